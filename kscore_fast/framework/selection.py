@@ -1,0 +1,88 @@
+"""Host selection: a seeded, uniform choice among the nodes with the top total score.
+
+Upstream ``selectHost`` (pkg/scheduler/generic_scheduler.go) does reservoir sampling
+with Go's global ``math/rand``, which kube-scheduler seeds from the clock. kscore_fast
+makes the choice reproducible instead: pod ``p`` of a run with seed ``s`` takes tie
+number ``draw(s, p, count)`` (0-based, in score-list order), where ``draw`` is an
+unbiased counter-based generator (SplitMix64 keyed by seed and pod position). Every pod
+gets its own draw, identical pods included, and a pod's host does not depend on which
+other pods are in the batch. The distribution over the tie set is uniform, as Go's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import inline_kernel, parallel_kernel, prange
+
+_MASK = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def _splitmix64_py(x: int) -> int:
+    x = (x + _GOLDEN) & _MASK
+    z = x
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+def draw(seed: int, stream: int, n: int) -> int:
+    """Uniform integer in ``[0, n)`` for (seed, stream): the reference of ``_draw``."""
+    key = _splitmix64_py(_splitmix64_py(seed & _MASK) ^ (stream & _MASK))
+    threshold = ((1 << 64) - n) % n  # 2**64 mod n: reject below it (no modulo bias)
+    counter = 0
+    while True:
+        x = _splitmix64_py((key + counter * _GOLDEN) & _MASK)
+        if x >= threshold:
+            return x % n
+        counter += 1
+
+
+@inline_kernel
+def _splitmix64(x):  # pragma: no cover - compiled
+    x = x + np.uint64(_GOLDEN)
+    z = x
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@inline_kernel
+def _draw(seed, stream, n):  # pragma: no cover - compiled
+    key = _splitmix64(_splitmix64(seed) ^ stream)
+    un = np.uint64(n)
+    threshold = (np.uint64(0) - un) % un
+    counter = np.uint64(0)
+    while True:
+        x = _splitmix64(key + counter * np.uint64(_GOLDEN))
+        if x >= threshold:
+            return np.int64(x % un)
+        counter += np.uint64(1)
+
+
+@parallel_kernel
+def select_hosts(ptr, nodes, total, seed, streams, out):  # pragma: no cover - compiled
+    """For each pod: ``out[i]`` = the chosen node index among its top-total entries.
+
+    ``seed`` is uint64, ``streams`` (uint64[C]) the pods' positions in the batch.
+    """
+    for i in prange(ptr.shape[0] - 1):
+        lo = ptr[i]
+        hi = ptr[i + 1]
+        best = total[lo]
+        count = 1
+        for e in range(lo + 1, hi):
+            t = total[e]
+            if t > best:
+                best = t
+                count = 1
+            elif t == best:
+                count += 1
+        k = _draw(seed, streams[i], count)
+        for e in range(lo, hi):
+            if total[e] == best:
+                if k == 0:
+                    out[i] = nodes[e]
+                    break
+                k -= 1

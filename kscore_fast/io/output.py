@@ -1,0 +1,94 @@
+"""Write results: the JSON document, or Parquet/Arrow tables; never a partial file.
+
+* ``json``: the document of docs/contract.md, to a file or stdout.
+* ``parquet`` / ``arrow``: ``-o DIR`` becomes a directory holding ``scores.<ext>`` (one
+  row per pod, node and plugin: pod, node, plugin, raw, normalized, weighted, total) and
+  ``placements.<ext>`` (one row per pod: pod, host, feasible, evaluated, error).
+
+Files are written under a temporary name in the destination's directory and renamed
+into place, so an interrupted run leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TextIO
+
+import pyarrow as pa
+import pyarrow.feather as feather
+import pyarrow.parquet as pq
+
+from ..errors import InputError
+from ..framework.result import ScoreResult
+
+FORMATS = ("json", "parquet", "arrow")
+
+
+def iter_json(result: ScoreResult) -> Iterator[str]:
+    """The JSON document in pieces (one pod's result at a time)."""
+    yield '{"results": ['
+    doc = result.to_dict()["results"]
+    for i, r in enumerate(doc):
+        yield ("" if i == 0 else ",\n") + json.dumps(r, separators=(",", ":"))
+    yield "]}\n"
+
+
+def write_json(result: ScoreResult, stream: TextIO) -> None:
+    for piece in iter_json(result):
+        stream.write(piece)
+
+
+def _atomic_file(path: Path) -> tuple[int, str]:
+    return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+
+
+def write_result(result: ScoreResult, fmt: str, output: str | None) -> None:
+    """Write ``result`` as ``fmt`` to ``output`` (stdout for JSON when None)."""
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if fmt == "json":
+        if output is None:
+            write_json(result, sys.stdout)
+            return
+        path = Path(output)
+        fd, tmp = _atomic_file(path)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                write_json(result, fh)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return
+    if output is None:
+        raise InputError(f"--format {fmt} writes a directory of tables: give it with -o DIR")
+    path = Path(output)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"-o {output}: exists and is not a directory")
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or "."))
+    try:
+        ext = "parquet" if fmt == "parquet" else "arrow"
+        for name, table in (
+            ("scores", result.scores_table()),
+            ("placements", result.placements_table()),
+        ):
+            _write_table(table, tmp / f"{name}.{ext}", fmt)
+        if path.exists():
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _write_table(table: pa.Table, path: Path, fmt: str) -> None:
+    if fmt == "parquet":
+        pq.write_table(table, path)
+    else:
+        feather.write_feather(table, path, compression="uncompressed")

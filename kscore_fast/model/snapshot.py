@@ -1,0 +1,266 @@
+"""The columnar cluster snapshot and the batch of pending pods.
+
+:func:`build_cluster` plays the part of kube-scheduler's cache and informers: nodes enter
+in the order given and are listed in node-tree order (:mod:`.topology`); pods bound to a
+node are the node's pods (pods bound to an unknown node are left out, as
+``cache.UpdateSnapshot`` skips node infos without a node); ``Succeeded``/``Failed`` pods
+are dropped as the scheduler's pod informer drops them; the rest is the pending batch.
+
+Everything per pod or per node is a NumPy column; label sets are ``uint64`` rows of one
+shared :class:`~kscore_fast.model.labels.LabelVocab`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .labels import LabelVocab
+from .objects import (
+    RC_KIND,
+    RS_KIND,
+    SS_KIND,
+    ControllerRecord,
+    NodeRecord,
+    PodRecord,
+    ServiceRecord,
+)
+from .topology import node_tree_order, zone_key
+
+#: codes of ``PodBatch.controller_kind``
+NO_CONTROLLER, RC_CONTROLLER, RS_CONTROLLER, SS_CONTROLLER = 0, 1, 2, 3
+_KIND_CODES = {RC_KIND: RC_CONTROLLER, RS_KIND: RS_CONTROLLER, SS_KIND: SS_CONTROLLER}
+
+TERMINATED_PHASES = ("Succeeded", "Failed")
+
+
+@dataclass(eq=False)
+class ClusterSnapshot:
+    """Nodes in node-tree order, the pods bound to them, services and controllers.
+
+    ``cache`` holds per-plugin preparations of this snapshot (the snapshot itself is
+    never modified after :func:`build_cluster`).
+    """
+
+    node_names: list[str]
+    node_labels: list[dict[str, str]]
+    #: int32[N]: index into ``zone_keys``, -1 for a node without zone
+    node_zone: np.ndarray
+    zone_keys: list[str]
+    namespaces: list[str]
+    vocab: LabelVocab
+    n_words: int
+    pods: list[PodRecord]
+    pod_ns: np.ndarray
+    pod_words: np.ndarray
+    pod_node: np.ndarray
+    pod_deleting: np.ndarray
+    services: list[ServiceRecord]
+    #: kind → records; ``controller_index`` maps (kind, namespace, name) → position
+    controllers: dict[str, list[ControllerRecord]]
+    controller_index: dict[tuple[str, str, str], int]
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.node_names)
+
+    def namespace_id(self, namespace: str) -> int:
+        return self.namespaces.index(namespace)
+
+
+@dataclass(eq=False)
+class PodBatch:
+    """The pending pods, in batch order, as columns over the snapshot's vocabularies."""
+
+    pods: list[PodRecord]
+    ns: np.ndarray
+    words: np.ndarray
+    #: int8[B]: NO/RC/RS/SS_CONTROLLER of the pod's controller reference
+    controller_kind: np.ndarray
+    #: int32[B]: position of that controller in ``snapshot.controllers[kind]``, -1 if absent
+    controller_idx: np.ndarray
+    #: bool[B]: the pod has ``spec.topologySpreadConstraints``
+    has_spread_constraints: np.ndarray
+    #: int32[B]: node index of ``status.nominatedNodeName``, -1 if none or unknown
+    nominated: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.pods)
+
+    @property
+    def names(self) -> list[str]:
+        return [p.key for p in self.pods]
+
+
+@dataclass(eq=False)
+class Cluster:
+    snapshot: ClusterSnapshot
+    batch: PodBatch
+    #: pods bound to nodes absent from the input (left out)
+    orphaned_pods: int = 0
+    #: Succeeded/Failed pods (ignored)
+    terminated_pods: int = 0
+    #: objects of kinds the scheduler does not read, by kind (filled by the loader)
+    skipped_kinds: dict[str, int] = field(default_factory=dict)
+
+    def warning(self) -> str | None:
+        """One line counting what the input held that is not scored, or None."""
+        parts = []
+        n_skipped = sum(self.skipped_kinds.values())
+        if n_skipped:
+            kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.skipped_kinds.items()))
+            parts.append(f"skipped {n_skipped} objects of unused kinds ({kinds})")
+        if self.orphaned_pods:
+            parts.append(
+                f"left out {self.orphaned_pods} pods bound to nodes absent from the input"
+            )
+        return "; ".join(parts) if parts else None
+
+
+def parse_group_version(gv: str) -> tuple[str, str] | None:
+    """``schema.ParseGroupVersion``: (group, version), or None on error."""
+    if gv in ("", "/"):
+        return ("", "")
+    n = gv.count("/")
+    if n == 0:
+        return ("", gv)
+    if n == 1:
+        group, version = gv.split("/")
+        return (group, version)
+    return None
+
+
+_CONTROLLER_GVK = {
+    ("", "v1", RC_KIND): RC_KIND,
+    ("apps", "v1", RS_KIND): RS_KIND,
+    ("apps", "v1", SS_KIND): SS_KIND,
+}
+
+
+def resolve_controller(
+    pod: PodRecord, index: dict[tuple[str, str, str], int]
+) -> tuple[int, int]:
+    """The (kind code, position) of the controller ``helper.DefaultSelector`` would use.
+
+    Mirrors the owner branch of pkg/scheduler/framework/plugins/helper/spread.go
+    ``DefaultSelector``: the first controller reference, its apiVersion parsed by
+    ``ParseGroupVersion``, compared exactly with v1 ReplicationController and apps/v1
+    ReplicaSet/StatefulSet, then a namespaced lister ``Get`` (a pod without namespace
+    never finds one). Returns ``(NO_CONTROLLER, -1)`` when no branch applies and
+    ``(kind, -1)`` when the lookup fails.
+    """
+    ref = pod.controller_ref()
+    if ref is None:
+        return NO_CONTROLLER, -1
+    gv = parse_group_version(ref.api_version)
+    if gv is None:
+        return NO_CONTROLLER, -1
+    kind = _CONTROLLER_GVK.get((gv[0], gv[1], ref.kind))
+    if kind is None:
+        return NO_CONTROLLER, -1
+    if pod.namespace == "":
+        return _KIND_CODES[kind], -1
+    return _KIND_CODES[kind], index.get((kind, pod.namespace, ref.name), -1)
+
+
+def build_cluster(
+    nodes: Iterable[NodeRecord],
+    pods: Iterable[PodRecord],
+    services: Iterable[ServiceRecord] = (),
+    controllers: Iterable[ControllerRecord] = (),
+) -> Cluster:
+    """Build the snapshot and the pending batch (names are assumed unique)."""
+    node_list = list(nodes)
+    zkeys = [zone_key(n.labels) for n in node_list]
+    order = node_tree_order(zkeys)
+    node_list = [node_list[i] for i in order]
+    zkeys = [zkeys[i] for i in order]
+    node_index = {n.name: i for i, n in enumerate(node_list)}
+    zone_keys: list[str] = []
+    zone_id: dict[str, int] = {}
+    node_zone = np.full(len(node_list), -1, dtype=np.int32)
+    for i, z in enumerate(zkeys):
+        if z:
+            node_zone[i] = zone_id.setdefault(z, len(zone_keys))
+            if node_zone[i] == len(zone_keys):
+                zone_keys.append(z)
+
+    existing: list[PodRecord] = []
+    pending: list[PodRecord] = []
+    orphaned = terminated = 0
+    for p in pods:
+        if p.phase in TERMINATED_PHASES:
+            terminated += 1
+        elif not p.node_name:
+            pending.append(p)
+        elif p.node_name in node_index:
+            existing.append(p)
+        else:
+            orphaned += 1
+
+    namespaces: list[str] = []
+    ns_index: dict[str, int] = {}
+
+    def ns_ids(ps: list[PodRecord]) -> np.ndarray:
+        out = np.empty(len(ps), dtype=np.int32)
+        for i, p in enumerate(ps):
+            out[i] = ns_index.setdefault(p.namespace, len(ns_index))
+        return out
+
+    pod_ns = ns_ids(existing)
+    batch_ns = ns_ids(pending)
+    namespaces = list(ns_index)
+
+    vocab = LabelVocab()
+    for p in existing:
+        vocab.add(p.labels)
+    for p in pending:
+        vocab.add(p.labels)
+
+    ctrl_lists: dict[str, list[ControllerRecord]] = {RC_KIND: [], RS_KIND: [], SS_KIND: []}
+    ctrl_index: dict[tuple[str, str, str], int] = {}
+    for c in controllers:
+        ctrl_index[(c.kind, c.namespace, c.name)] = len(ctrl_lists[c.kind])
+        ctrl_lists[c.kind].append(c)
+
+    snapshot = ClusterSnapshot(
+        node_names=[n.name for n in node_list],
+        node_labels=[n.labels for n in node_list],
+        node_zone=node_zone,
+        zone_keys=zone_keys,
+        namespaces=namespaces,
+        vocab=vocab,
+        n_words=vocab.n_words,
+        pods=existing,
+        pod_ns=pod_ns,
+        pod_words=vocab.encode_many(p.labels for p in existing),
+        pod_node=np.fromiter((node_index[p.node_name] for p in existing), np.int32, len(existing)),
+        pod_deleting=np.fromiter((p.deleting for p in existing), np.bool_, len(existing)),
+        services=list(services),
+        controllers=ctrl_lists,
+        controller_index=ctrl_index,
+    )
+
+    kinds = np.zeros(len(pending), dtype=np.int8)
+    idx = np.full(len(pending), -1, dtype=np.int32)
+    nominated = np.full(len(pending), -1, dtype=np.int32)
+    for i, p in enumerate(pending):
+        kinds[i], idx[i] = resolve_controller(p, ctrl_index)
+        if p.nominated_node_name:
+            nominated[i] = node_index.get(p.nominated_node_name, -1)
+    batch = PodBatch(
+        pods=pending,
+        ns=batch_ns,
+        words=vocab.encode_many(p.labels for p in pending),
+        controller_kind=kinds,
+        controller_idx=idx,
+        has_spread_constraints=np.fromiter(
+            (p.topology_spread_constraints > 0 for p in pending), np.bool_, len(pending)
+        ),
+        nominated=nominated,
+    )
+    return Cluster(snapshot, batch, orphaned_pods=orphaned, terminated_pods=terminated)

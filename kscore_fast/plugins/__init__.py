@@ -1,0 +1,1 @@
+"""Score and filter plugins, one folder each (pkg/scheduler/framework/plugins)."""

@@ -1,0 +1,5 @@
+"""SelectorSpread (pkg/scheduler/framework/plugins/selectorspread)."""
+
+from .plugin import NAME, SelectorSpread
+
+__all__ = ["NAME", "SelectorSpread"]

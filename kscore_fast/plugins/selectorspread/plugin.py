@@ -1,0 +1,224 @@
+"""SelectorSpread: spread a pod's replicas over nodes and zones.
+
+Wiring of pkg/scheduler/framework/plugins/selectorspread/selector_spread.go onto the
+batch framework. Per snapshot (cached): existing pods are aggregated into signatures and
+services/controllers compiled to bitmasks. Per chunk: every pod's ``DefaultSelector`` is
+built as bitmasks, pods with equal selectors share one count vector
+(``countMatchingPods`` on every node), then each pod gathers its raw scores and
+normalizes them over its own scored nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...framework.interface import Chunk
+from ...model.objects import RC_KIND, RS_KIND, SS_KIND
+from ...model.selectors import LabelSelector, compile_requirements, label_selector_as_selector
+from ...model.snapshot import RS_CONTROLLER, SS_CONTROLLER, ClusterSnapshot, PodBatch
+from . import kernels
+
+NAME = "SelectorSpread"
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """The snapshot compiled for SelectorSpread (see ``kernels`` for the layout)."""
+
+    all_ns: int
+    svc_ns_ptr: np.ndarray
+    svc_allof: np.ndarray
+    svc_ok: np.ndarray
+    svc_nonempty: np.ndarray
+    rc_allof: np.ndarray
+    rc_keymask: np.ndarray
+    rc_impossible: np.ndarray
+    rc_nonempty: np.ndarray
+    ctrl_offset: np.ndarray
+    ctrl_nonempty: np.ndarray
+    req_ptr: np.ndarray
+    req_any: np.ndarray
+    req_mask: np.ndarray
+    sig_ns_ptr: np.ndarray
+    sig_words: np.ndarray
+    sig_ptr: np.ndarray
+    ent_node: np.ndarray
+    ent_count: np.ndarray
+
+
+@dataclass(frozen=True)
+class _State:
+    skip: np.ndarray
+    pod_group: np.ndarray
+    counts: np.ndarray
+
+
+def _map_mask(vocab: Any, selector: dict[str, str], n_words: int) -> tuple[np.ndarray, bool]:
+    """(bits of the pairs, whether every pair has a bit)."""
+    bits = [vocab.bit(k, v) for k, v in selector.items()]
+    return vocab.mask([b for b in bits if b is not None], n_words), None not in bits
+
+
+def _selector_keys(snapshot: ClusterSnapshot) -> set[str]:
+    keys: set[str] = set()
+    for svc in snapshot.services:
+        keys.update(svc.selector or ())
+    for kind in (RC_KIND, RS_KIND, SS_KIND):
+        for c in snapshot.controllers[kind]:
+            if isinstance(c.selector, LabelSelector):
+                keys.update(k for k, _ in c.selector.match_labels)
+                keys.update(k for k, _, _ in c.selector.match_expressions)
+            elif c.selector:
+                keys.update(c.selector)
+    return keys
+
+
+def prepare(snapshot: ClusterSnapshot) -> _Prepared:
+    """Compile ``snapshot`` for SelectorSpread (cached on the snapshot)."""
+    cached = snapshot.cache.get(NAME)
+    if cached is not None:
+        return cached
+    vocab, W = snapshot.vocab, snapshot.n_words
+
+    # services grouped by namespace index (namespaces without pods get extra indices)
+    ns_ids = {ns: i for i, ns in enumerate(snapshot.namespaces)}
+    svcs = sorted(
+        (s for s in snapshot.services if s.selector is not None),
+        key=lambda s: ns_ids.setdefault(s.namespace, len(ns_ids)),
+    )
+    svc_ns = np.array([ns_ids[s.namespace] for s in svcs], dtype=np.int64)
+    svc_ns_ptr = np.searchsorted(svc_ns, np.arange(len(ns_ids) + 1)).astype(np.int64)
+    svc_allof = np.zeros((len(svcs), W), dtype=np.uint64)
+    svc_ok = np.zeros(len(svcs), dtype=np.bool_)
+    for i, s in enumerate(svcs):
+        svc_allof[i], svc_ok[i] = _map_mask(vocab, s.selector or {}, W)
+    svc_nonempty = np.array([bool(s.selector) for s in svcs], dtype=np.bool_)
+
+    rcs = snapshot.controllers[RC_KIND]
+    rc_allof = np.zeros((len(rcs), W), dtype=np.uint64)
+    rc_keymask = np.zeros((len(rcs), W), dtype=np.uint64)
+    rc_impossible = np.zeros(len(rcs), dtype=np.bool_)
+    for i, rc in enumerate(rcs):
+        sel = rc.selector if isinstance(rc.selector, dict) else {}
+        rc_allof[i], ok = _map_mask(vocab, sel, W)
+        rc_impossible[i] = not ok
+        rc_keymask[i] = vocab.key_mask(sel, W)
+    rc_nonempty = np.array([bool(rc.selector) for rc in rcs], dtype=np.bool_)
+
+    # ReplicaSets then StatefulSets: requirement lists of LabelSelectorAsSelector
+    ctrl_reqs = []
+    for kind in (RS_KIND, SS_KIND):
+        for c in snapshot.controllers[kind]:
+            ls = c.selector if isinstance(c.selector, LabelSelector) else None
+            ctrl_reqs.append(label_selector_as_selector(ls).requirements)
+    compiled = compile_requirements(ctrl_reqs, vocab, W)
+    ctrl_offset = np.zeros(4, dtype=np.int64)
+    ctrl_offset[RS_CONTROLLER] = 0
+    ctrl_offset[SS_CONTROLLER] = len(snapshot.controllers[RS_KIND])
+    ctrl_nonempty = np.array([len(r) > 0 for r in ctrl_reqs], dtype=np.bool_)
+
+    # signatures of the non-deleting existing pods, projected on the selector keys
+    live = ~snapshot.pod_deleting
+    proj = vocab.key_mask(_selector_keys(snapshot), W)
+    rows = np.empty((int(live.sum()), W + 1), dtype=np.uint64)
+    rows[:, 0] = snapshot.pod_ns[live].astype(np.uint64)
+    rows[:, 1:] = snapshot.pod_words[live] & proj
+    sig_rows, pod_sig = np.unique(rows, axis=0, return_inverse=True)
+    pod_sig = pod_sig.reshape(-1).astype(np.int64)
+    n_sig = sig_rows.shape[0]
+    sig_ns = sig_rows[:, 0].astype(np.int64)
+    sig_ns_ptr = np.searchsorted(sig_ns, np.arange(len(snapshot.namespaces) + 1)).astype(
+        np.int64
+    )
+    pair = pod_sig * max(snapshot.n_nodes, 1) + snapshot.pod_node[live].astype(np.int64)
+    pairs, ent_count = np.unique(pair, return_counts=True)
+    ent_sig = pairs // max(snapshot.n_nodes, 1)
+    prepared = _Prepared(
+        all_ns=snapshot.namespaces.index("") if "" in snapshot.namespaces else -1,
+        svc_ns_ptr=svc_ns_ptr,
+        svc_allof=svc_allof,
+        svc_ok=svc_ok,
+        svc_nonempty=svc_nonempty,
+        rc_allof=rc_allof,
+        rc_keymask=rc_keymask,
+        rc_impossible=rc_impossible,
+        rc_nonempty=rc_nonempty,
+        ctrl_offset=ctrl_offset,
+        ctrl_nonempty=ctrl_nonempty,
+        req_ptr=compiled.ptr,
+        req_any=compiled.any_of,
+        req_mask=compiled.mask,
+        sig_ns_ptr=sig_ns_ptr,
+        sig_words=np.ascontiguousarray(sig_rows[:, 1:]),
+        sig_ptr=np.searchsorted(ent_sig, np.arange(n_sig + 1)).astype(np.int64),
+        ent_node=(pairs % max(snapshot.n_nodes, 1)).astype(np.int32),
+        ent_count=ent_count.astype(np.int64),
+    )
+    snapshot.cache[NAME] = prepared
+    return prepared
+
+
+class SelectorSpread:
+    """The SelectorSpread score plugin (PreScore, Score, NormalizeScore)."""
+
+    name = NAME
+    normalizes = True
+
+    def pre_score(self, snapshot: ClusterSnapshot, batch: PodBatch, chunk: Chunk) -> _State:
+        prep = prepare(snapshot)
+        pods = chunk.pods
+        n, W = len(pods), snapshot.n_words
+        allof = np.empty((n, W), dtype=np.uint64)
+        impossible = np.empty(n, dtype=np.bool_)
+        nonempty = np.empty(n, dtype=np.bool_)
+        ctrl = np.empty(n, dtype=np.int32)
+        pod_ns = batch.ns[pods]
+        kernels.default_selectors(
+            pod_ns, batch.words[pods], batch.controller_kind[pods], batch.controller_idx[pods],
+            prep.svc_ns_ptr, prep.svc_allof, prep.svc_ok, prep.svc_nonempty,
+            prep.rc_allof, prep.rc_keymask, prep.rc_impossible, prep.rc_nonempty,
+            prep.ctrl_offset, prep.ctrl_nonempty, prep.all_ns,
+            allof, impossible, nonempty, ctrl,
+        )  # fmt: skip
+        skip = batch.has_spread_constraints[pods]
+        live = nonempty & ~impossible & ~skip
+        # one count vector per distinct (namespace, selector); dead pods share row 0
+        keys = np.zeros((n, W + 2), dtype=np.uint64)
+        keys[:, 0] = pod_ns.astype(np.uint64)
+        keys[:, 1:-1] = allof
+        keys[:, -1] = (ctrl.astype(np.int64) + 1).astype(np.uint64)
+        keys[~live] = 0
+        groups, pod_group = np.unique(keys, axis=0, return_inverse=True)
+        pod_group = pod_group.reshape(-1).astype(np.int64)
+        grp_live = np.zeros(len(groups), dtype=np.bool_)
+        grp_live[pod_group[live]] = True
+        counts = kernels.count_matching(
+            groups[:, 0].astype(np.int32), np.ascontiguousarray(groups[:, 1:-1]),
+            (groups[:, -1].astype(np.int64) - 1).astype(np.int32), grp_live,
+            prep.sig_ns_ptr, prep.sig_words, prep.sig_ptr, prep.ent_node, prep.ent_count,
+            prep.req_ptr, prep.req_any, prep.req_mask, snapshot.n_nodes,
+        )  # fmt: skip
+        return _State(skip=skip, pod_group=pod_group, counts=counts)
+
+    def score(
+        self, state: _State, snapshot: ClusterSnapshot, batch: PodBatch, chunk: Chunk
+    ) -> np.ndarray:
+        out = np.empty(len(chunk.nodes), dtype=np.int64)
+        kernels.gather_scores(chunk.ptr, chunk.nodes, state.pod_group, state.counts, out)
+        return out
+
+    def normalize(
+        self,
+        state: _State,
+        snapshot: ClusterSnapshot,
+        batch: PodBatch,
+        chunk: Chunk,
+        scores: np.ndarray,
+    ) -> None:
+        kernels.normalize(
+            chunk.ptr, chunk.nodes, snapshot.node_zone, len(snapshot.zone_keys), state.skip,
+            scores,
+        )

@@ -1,0 +1,80 @@
+"""Score profiles from the command line: ``--plugins NAME[=WEIGHT],...``.
+
+Weights follow kube-scheduler's ``getScoreWeights`` (pkg/scheduler/framework/runtime/
+framework.go): a weight of 0 means "not set" and becomes 1; the sum of
+``weight × MaxNodeScore`` must not overflow int64.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from .errors import ConfigError
+from .framework.runtime import Framework, WeightedPlugin
+from .goarith import INT64_MAX, MAX_NODE_SCORE
+from .plugins.registry import new_score_plugin
+
+DEFAULT_PLUGINS = "SelectorSpread"
+_ENTRY = re.compile(r"\s*([A-Za-z][A-Za-z0-9]*)\s*(?:=\s*(\S*))?\s*\Z")
+
+PluginsSpec = str | Mapping[str, int] | Iterable[tuple[str, int]]
+
+
+def parse_plugins(spec: str) -> list[tuple[str, int]]:
+    """Parse ``NAME[=WEIGHT],...`` (empty string: no score plugins)."""
+    if spec.strip() == "":
+        return []
+    out: list[tuple[str, int]] = []
+    for part in spec.split(","):
+        m = _ENTRY.match(part)
+        if m is None:
+            raise ConfigError(
+                f"--plugins: malformed entry {part!r}; expected NAME or NAME=WEIGHT, "
+                "e.g. SelectorSpread=2"
+            )
+        name, weight = m.group(1), m.group(2)
+        if weight is None:
+            w = 0
+        elif re.fullmatch(r"[0-9]+", weight):
+            w = int(weight)
+        else:
+            raise ConfigError(
+                f"--plugins: weight of {name} must be a non-negative integer, got {weight!r}"
+            )
+        out.append((name, w))
+    return out
+
+
+def build_framework(
+    plugins: PluginsSpec = DEFAULT_PLUGINS, percentage_of_nodes_to_score: int = 0
+) -> Framework:
+    """A framework with the given score plugins and weights."""
+    if isinstance(plugins, str):
+        entries = parse_plugins(plugins)
+    elif isinstance(plugins, Mapping):
+        entries = list(plugins.items())
+    else:
+        entries = list(plugins)
+    if not 0 <= percentage_of_nodes_to_score <= 100:
+        raise ConfigError(
+            f"percentageOfNodesToScore: Invalid value: {percentage_of_nodes_to_score}: "
+            "not in valid range [0-100]"
+        )
+    seen: set[str] = set()
+    weighted: list[WeightedPlugin] = []
+    total = 0
+    for name, weight in entries:
+        if not isinstance(weight, int) or isinstance(weight, bool) or weight < 0:
+            raise ConfigError(
+                f"weight of score plugin {name} must be an integer ≥ 0, got {weight!r}"
+            )
+        if name in seen:
+            raise ConfigError(f'plugin "{name}" already registered as "ScorePlugin"')
+        seen.add(name)
+        w = weight or 1
+        if w * MAX_NODE_SCORE > INT64_MAX - total:
+            raise ConfigError("total score of Score plugins could overflow")
+        total += w * MAX_NODE_SCORE
+        weighted.append(WeightedPlugin(new_score_plugin(name), w))
+    return Framework(weighted, percentage_of_nodes_to_score)
