@@ -32,9 +32,7 @@ class Progress:
         width = 30
         bar = "#" * int(frac * width) + "-" * (width - int(frac * width))
         rate = self.done / max(now - self._start, 1e-9)
-        self.stream.write(
-            f"\r{self.label} [{bar}] {self.done}/{self.total} ({rate:,.0f}/s)"
-        )
+        self.stream.write(f"\r{self.label} [{bar}] {self.done}/{self.total} ({rate:,.0f}/s)")
         self.stream.flush()
 
     def close(self) -> None:

@@ -15,9 +15,7 @@ from .plugins.registry import IN_TREE
 
 def warmup() -> int:
     """Compile all kernels; return how many kernels exist."""
-    nodes = [
-        NodeRecord(f"n{i}", {"topology.kubernetes.io/zone": f"z{i % 2}"}) for i in range(3)
-    ]
+    nodes = [NodeRecord(f"n{i}", {"topology.kubernetes.io/zone": f"z{i % 2}"}) for i in range(3)]
     ref = (OwnerReference("apps/v1", "ReplicaSet", "rs", True),)
     pods = [PodRecord("default", f"e{i}", {"app": "a"}, node_name=f"n{i % 3}") for i in range(4)]
     pods += [PodRecord("default", "p", {"app": "a"}, owner_references=ref)]

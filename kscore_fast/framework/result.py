@@ -86,9 +86,7 @@ class ScoreResult:
 
     # -- assembly (runtime) ---------------------------------------------------------------
 
-    def add_chunk(
-        self, chunk: Any, raw: np.ndarray, norm: np.ndarray, total: np.ndarray
-    ) -> None:
+    def add_chunk(self, chunk: Any, raw: np.ndarray, norm: np.ndarray, total: np.ndarray) -> None:
         """Keep the scores of a chunk (pods in increasing batch order)."""
         if self.keep == 0 or len(chunk) == 0:
             return
@@ -112,11 +110,13 @@ class ScoreResult:
             for pods, ls, *_ in self._parts:
                 lengths[pods] = ls
             self.nodes = np.concatenate([p[2] for p in self._parts]).astype(np.int32)
-            self.raw = np.concatenate([p[3].reshape(n_pl, -1) for p in self._parts], axis=1)
-            self.normalized = np.concatenate(
-                [p[4].reshape(n_pl, -1) for p in self._parts], axis=1
-            )
             self.total = np.concatenate([p[5] for p in self._parts])
+            if n_pl:
+                self.raw = np.concatenate([p[3] for p in self._parts], axis=1)
+                self.normalized = np.concatenate([p[4] for p in self._parts], axis=1)
+            else:
+                self.raw = np.zeros((0, len(self.total)), np.int64)
+                self.normalized = np.zeros((0, len(self.total)), np.int64)
         else:
             self.raw = np.zeros((n_pl, 0), np.int64)
             self.normalized = np.zeros((n_pl, 0), np.int64)

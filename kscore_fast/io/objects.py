@@ -87,8 +87,8 @@ def _labels(ctx: _Ctx, value: Any, path: str) -> dict[str, str]:
             raise ctx.error(path, f"label key {k!r} is not a string")
         if not isinstance(v, str):
             raise ctx.error(
-                f"{path}.{k}", f"label value must be a string, found {type(v).__name__} {v!r}"
-                " (quote it in YAML)"
+                f"{path}.{k}",
+                f"label value must be a string, found {type(v).__name__} {v!r} (quote it in YAML)",
             )
         if errs := is_qualified_name(k):
             raise ctx.error(path, f"invalid label key {k!r}: {'; '.join(errs)}")

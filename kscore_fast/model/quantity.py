@@ -52,9 +52,11 @@ _EXPECTED = (
 _HINTS = {"K": "k", "ki": "Ki", "mi": "Mi", "ei": "Ei"}
 # Characters Go's json.Marshal escapes (so UnmarshalJSON sees a backslash) and whitespace
 # that strings.TrimSpace strips (unicode.IsSpace).
-_JSON_ESCAPED = re.compile("[\x00-\x1f\"\\\\<>&\u2028\u2029\ud800-\udfff]")
-_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
+_JSON_ESCAPED = re.compile('[\x00-\x1f"\\\\<>&\u2028\u2029\ud800-\udfff]')
+_GO_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 def _wrap(v: int, bits: int = 64) -> int:

@@ -115,9 +115,7 @@ class Cluster:
             kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.skipped_kinds.items()))
             parts.append(f"skipped {n_skipped} objects of unused kinds ({kinds})")
         if self.orphaned_pods:
-            parts.append(
-                f"left out {self.orphaned_pods} pods bound to nodes absent from the input"
-            )
+            parts.append(f"left out {self.orphaned_pods} pods bound to nodes absent from the input")
         return "; ".join(parts) if parts else None
 
 
@@ -141,9 +139,7 @@ _CONTROLLER_GVK = {
 }
 
 
-def resolve_controller(
-    pod: PodRecord, index: dict[tuple[str, str, str], int]
-) -> tuple[int, int]:
+def resolve_controller(pod: PodRecord, index: dict[tuple[str, str, str], int]) -> tuple[int, int]:
     """The (kind code, position) of the controller ``helper.DefaultSelector`` would use.
 
     Mirrors the owner branch of pkg/scheduler/framework/plugins/helper/spread.go

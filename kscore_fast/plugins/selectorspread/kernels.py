@@ -44,11 +44,25 @@ def _requirements_hold(row, lo, hi, req_any, req_mask):  # pragma: no cover - co
 
 @kernel
 def default_selectors(
-    pod_ns, pod_words, ctrl_kind, ctrl_idx,
-    svc_ns_ptr, svc_allof, svc_ok, svc_nonempty,
-    rc_allof, rc_keymask, rc_impossible, rc_nonempty,
-    ctrl_offset, ctrl_nonempty, all_ns,
-    out_allof, out_impossible, out_nonempty, out_ctrl,
+    pod_ns,
+    pod_words,
+    ctrl_kind,
+    ctrl_idx,
+    svc_ns_ptr,
+    svc_allof,
+    svc_ok,
+    svc_nonempty,
+    rc_allof,
+    rc_keymask,
+    rc_impossible,
+    rc_nonempty,
+    ctrl_offset,
+    ctrl_nonempty,
+    all_ns,
+    out_allof,
+    out_impossible,
+    out_nonempty,
+    out_ctrl,
 ):  # pragma: no cover - compiled
     """``helper.DefaultSelector`` for each pod of a chunk, as bitmasks.
 
@@ -91,9 +105,19 @@ def default_selectors(
 
 @parallel_kernel
 def count_matching(
-    grp_ns, grp_allof, grp_ctrl, grp_live,
-    sig_ns_ptr, sig_words, sig_ptr, ent_node, ent_count,
-    req_ptr, req_any, req_mask, n_nodes,
+    grp_ns,
+    grp_allof,
+    grp_ctrl,
+    grp_live,
+    sig_ns_ptr,
+    sig_words,
+    sig_ptr,
+    ent_node,
+    ent_count,
+    req_ptr,
+    req_any,
+    req_mask,
+    n_nodes,
 ):  # pragma: no cover - compiled
     """``countMatchingPods`` on every node for each selector group: int64[G, N].
 

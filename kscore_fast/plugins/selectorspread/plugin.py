@@ -130,9 +130,7 @@ def prepare(snapshot: ClusterSnapshot) -> _Prepared:
     pod_sig = pod_sig.reshape(-1).astype(np.int64)
     n_sig = sig_rows.shape[0]
     sig_ns = sig_rows[:, 0].astype(np.int64)
-    sig_ns_ptr = np.searchsorted(sig_ns, np.arange(len(snapshot.namespaces) + 1)).astype(
-        np.int64
-    )
+    sig_ns_ptr = np.searchsorted(sig_ns, np.arange(len(snapshot.namespaces) + 1)).astype(np.int64)
     pair = pod_sig * max(snapshot.n_nodes, 1) + snapshot.pod_node[live].astype(np.int64)
     pairs, ent_count = np.unique(pair, return_counts=True)
     ent_sig = pairs // max(snapshot.n_nodes, 1)
@@ -219,6 +217,10 @@ class SelectorSpread:
         scores: np.ndarray,
     ) -> None:
         kernels.normalize(
-            chunk.ptr, chunk.nodes, snapshot.node_zone, len(snapshot.zone_keys), state.skip,
+            chunk.ptr,
+            chunk.nodes,
+            snapshot.node_zone,
+            len(snapshot.zone_keys),
+            state.skip,
             scores,
         )

@@ -83,9 +83,7 @@ def default_selector(snapshot: ClusterSnapshot, pod: PodRecord) -> Selector:
     return selector
 
 
-def count_matching_pods(
-    namespace: str, selector: Selector, node_pods: Sequence[PodRecord]
-) -> int:
+def count_matching_pods(namespace: str, selector: Selector, node_pods: Sequence[PodRecord]) -> int:
     """``countMatchingPods``."""
     if len(node_pods) == 0 or selector.empty():
         return 0
