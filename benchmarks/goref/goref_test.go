@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// runAll loads paths and schedules every pending pod.
+func runAll(t *testing.T, paths []string, opts scoreOptions) []resultJSON {
+	t.Helper()
+	in, err := loadInputs(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := newHarness(in, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.close()
+	var out []resultJSON
+	for _, p := range in.PendingPods {
+		r, err := h.schedule(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+var selectorSpread = []pluginSpec{{Name: "SelectorSpread", Weight: 1}}
+
+func hosts(rs []resultJSON) []string {
+	var h []string
+	for _, r := range rs {
+		if r.Host == nil {
+			h = append(h, "<nil>")
+		} else {
+			h = append(h, *r.Host)
+		}
+	}
+	return h
+}
+
+// TestSmallCluster checks testdata/small against values worked out by hand from the
+// SelectorSpread spec (node and zone counts, the float formula, truncation).
+func TestSmallCluster(t *testing.T) {
+	in, err := loadInputs([]string{"testdata/small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "goref: skipped 2 objects of unused kinds (ConfigMap 1, Deployment 1); left out 1 pods bound to nodes absent from the input"
+	if got := in.warningLine("goref"); got != want {
+		t.Errorf("warning line\n got %q\nwant %q", got, want)
+	}
+	rs := runAll(t, []string{"testdata/small"}, scoreOptions{Plugins: selectorSpread, Seed: 1})
+	type nodeWant struct {
+		node            string
+		raw, normalized int64
+	}
+	// Node tree order: zone-a, zone-b (n2's beta label wins), no zone; round robin.
+	wantScores := map[string][]nodeWant{
+		"default/p-svc":       {{"n1", 2, 0}, {"n2", 1, 61}, {"n5", 0, 100}, {"n3", 1, 16}, {"n4", 0, 77}},
+		"default/p-rs":        {{"n1", 2, 0}, {"n2", 1, 50}, {"n5", 0, 100}, {"n3", 0, 33}, {"n4", 0, 66}},
+		"default/p-tsc":       {{"n1", 0, 0}, {"n2", 0, 0}, {"n5", 0, 0}, {"n3", 0, 0}, {"n4", 0, 0}},
+		"default/p-nomatch":   {{"n1", 0, 100}, {"n2", 0, 100}, {"n5", 0, 100}, {"n3", 0, 100}, {"n4", 0, 100}},
+		"other/p-other":       {{"n1", 0, 100}, {"n2", 0, 33}, {"n5", 0, 100}, {"n3", 0, 100}, {"n4", 1, 0}},
+		"default/p-nominated": {},
+	}
+	if len(rs) != len(wantScores) {
+		t.Fatalf("got %d results, want %d", len(rs), len(wantScores))
+	}
+	for _, r := range rs {
+		w, ok := wantScores[r.Pod]
+		if !ok {
+			t.Errorf("unexpected pod %s", r.Pod)
+			continue
+		}
+		if r.Error != nil {
+			t.Errorf("%s: error %s", r.Pod, *r.Error)
+			continue
+		}
+		if len(r.Scores) != len(w) {
+			t.Errorf("%s: %d scores, want %d", r.Pod, len(r.Scores), len(w))
+			continue
+		}
+		for i, s := range r.Scores {
+			p := s.Plugins["SelectorSpread"]
+			if s.Node != w[i].node || p.Raw != w[i].raw || p.Normalized != w[i].normalized || p.Weighted != w[i].normalized || s.Total != w[i].normalized {
+				t.Errorf("%s: score %d = %s %+v total %d, want %+v", r.Pod, i, s.Node, p, s.Total, w[i])
+			}
+		}
+	}
+	if h := hosts(rs); h[0] != "n5" || h[1] != "n5" || h[5] != "n3" {
+		t.Errorf("hosts %v: want n5 (unique max) for p-svc and p-rs, n3 (nominated) for p-nominated", h)
+	}
+	if r := rs[5]; r.FeasibleNodes != 1 || r.EvaluatedNodes != 1 {
+		t.Errorf("nominated: feasible %d evaluated %d, want 1 1", r.FeasibleNodes, r.EvaluatedNodes)
+	}
+}
+
+// writeTieCluster writes n nodes in 2 zones, no existing pods, and pods pending pods:
+// with SelectorSpread (or no score plugin) every node ties.
+func writeTieCluster(t *testing.T, n, pods int, zones bool) string {
+	t.Helper()
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		labels := ""
+		if zones {
+			labels = fmt.Sprintf(", labels: {topology.kubernetes.io/zone: z%d}", i%2)
+		}
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Node\nmetadata: {name: node%03d%s}\n", i, labels)
+	}
+	for i := 0; i < pods; i++ {
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%03d, labels: {app: x}}\nspec: {containers: [{name: c, image: x}]}\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestSeed: rand.Seed(seed) of the global math/rand drives selectHost's tie-break, so
+// the same seed gives the same hosts and another seed other hosts (this needs the
+// module's go line < 1.24, else rand.Seed is a no-op).
+func TestSeed(t *testing.T) {
+	dir := writeTieCluster(t, 20, 40, true)
+	for _, pl := range [][]pluginSpec{selectorSpread, {}} {
+		a := hosts(runAll(t, []string{dir}, scoreOptions{Plugins: pl, Seed: 7}))
+		b := hosts(runAll(t, []string{dir}, scoreOptions{Plugins: pl, Seed: 7}))
+		c := hosts(runAll(t, []string{dir}, scoreOptions{Plugins: pl, Seed: 8}))
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("plugins %v: seed 7 twice gave different hosts:\n%v\n%v", pl, a, b)
+		}
+		if reflect.DeepEqual(a, c) {
+			t.Errorf("plugins %v: seeds 7 and 8 gave the same 40 hosts among 20 tied nodes: %v", pl, a)
+		}
+		distinct := map[string]bool{}
+		for _, h := range a {
+			distinct[h] = true
+		}
+		if len(distinct) < 5 {
+			t.Errorf("plugins %v: only %d distinct hosts over 40 tied pods", pl, len(distinct))
+		}
+	}
+}
+
+// TestRotation: with 250 nodes the adaptive percentage scores 120 nodes per pod and
+// nextStartNodeIndex moves 0, 120, 240, 110 (mod 250), with and without score plugins.
+func TestRotation(t *testing.T) {
+	dir := writeTieCluster(t, 250, 4, false)
+	for _, pl := range [][]pluginSpec{selectorSpread, {}} {
+		rs := runAll(t, []string{dir}, scoreOptions{Plugins: pl, Seed: 1})
+		for i, start := range []int{0, 120, 240, 110} {
+			r := rs[i]
+			if r.FeasibleNodes != 120 || r.EvaluatedNodes != 120 || len(r.Scores) != 120 {
+				t.Fatalf("plugins %v pod %d: feasible %d evaluated %d scores %d, want 120", pl, i, r.FeasibleNodes, r.EvaluatedNodes, len(r.Scores))
+			}
+			if want := fmt.Sprintf("node%03d", start); r.Scores[0].Node != want {
+				t.Errorf("plugins %v pod %d: first scored node %s, want %s", pl, i, r.Scores[0].Node, want)
+			}
+			if want := fmt.Sprintf("node%03d", (start+119)%250); r.Scores[119].Node != want {
+				t.Errorf("plugins %v pod %d: last scored node %s, want %s", pl, i, r.Scores[119].Node, want)
+			}
+		}
+	}
+	rs := runAll(t, []string{dir}, scoreOptions{Plugins: selectorSpread, Percentage: 100, PercentageSet: true})
+	if len(rs[1].Scores) != 250 || rs[1].Scores[0].Node != "node000" {
+		t.Errorf("percentage 100: %d scores starting at %s", len(rs[1].Scores), rs[1].Scores[0].Node)
+	}
+}
+
+func TestNoNodes(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "p.yaml"), []byte("kind: Pod\napiVersion: v1\nmetadata: {name: a}\nspec: {containers: [{name: c, image: x}]}\n"), 0o644)
+	rs := runAll(t, []string{dir}, scoreOptions{Plugins: selectorSpread})
+	b, _ := json.Marshal(rs[0])
+	want := `{"pod":"default/a","host":null,"feasibleNodes":0,"evaluatedNodes":0,"error":"no nodes available to schedule pods","scores":[]}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+}
+
+func TestInputErrors(t *testing.T) {
+	cases := []struct{ name, doc, want string }{
+		{"malformed", "kind: Pod\nmetadata: {name: [\n", "malformed YAML"},
+		{"nokind", "apiVersion: v1\nmetadata: {name: a}\n", "object without kind"},
+		{"noname", "kind: Node\nmetadata: {}\n", "Node without metadata.name"},
+		{"dup", "kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: a}\n", "duplicate name"},
+		{"label", "kind: Node\nmetadata: {name: a, labels: {\"bad key!\": x}}\n", "metadata.labels"},
+		{"labelvalue", "kind: Pod\nmetadata: {name: a, labels: {k: \"-bad\"}}\n", "metadata.labels"},
+		{"operator", "kind: ReplicaSet\napiVersion: apps/v1\nmetadata: {name: a}\nspec: {selector: {matchExpressions: [{key: k, operator: Gt, values: [\"1\"]}]}}\n", "spec.selector.matchExpressions[0].operator"},
+		{"quantity", "kind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, resources: {requests: {cpu: 1x}}}]}\n", "spec.containers[0].resources.requests[cpu]"},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		p := filepath.Join(dir, c.name+".yaml")
+		os.WriteFile(p, []byte(c.doc), 0o644)
+		_, err := loadInputs([]string{dir})
+		var ie *inputError
+		if !errors.As(err, &ie) {
+			t.Errorf("%s: got %v, want an input error", c.name, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: error %q does not name %q and the file", c.name, err, c.want)
+		}
+	}
+}
+
+func TestParsePlugins(t *testing.T) {
+	got, err := parsePlugins("SelectorSpread=2,ImageLocality,TaintToleration=0")
+	want := []pluginSpec{{"SelectorSpread", 2}, {"ImageLocality", 0}, {"TaintToleration", 0}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v %v", got, err)
+	}
+	if got, err := parsePlugins(""); err != nil || len(got) != 0 {
+		t.Errorf("empty: %v %v", got, err)
+	}
+	for _, bad := range []string{"A=-1", "A=1.5", "A,A", "A,,B", "A=x"} {
+		if _, err := parsePlugins(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestLists: items of a typed list without kind take the list's item kind; a *List
+// kind without items is an object of an unused kind; unused kinds need no name.
+func TestLists(t *testing.T) {
+	dir := t.TempDir()
+	doc := `kind: NodeList
+items:
+- metadata: {name: a}
+- kind: Node
+  metadata: {name: b}
+---
+kind: PodList
+items: null
+---
+kind: FooList
+metadata: {name: f}
+---
+kind: ConfigMap
+metadata: {}
+`
+	p := filepath.Join(dir, "in.txt") // named explicitly: read whatever its suffix
+	os.WriteFile(p, []byte(doc), 0o644)
+	in, err := loadInputs([]string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Nodes) != 2 || in.Nodes[0].Name != "a" || in.Nodes[1].Name != "b" {
+		t.Errorf("nodes %v", in.Nodes)
+	}
+	if !reflect.DeepEqual(in.SkippedKinds, map[string]int{"FooList": 1, "ConfigMap": 1}) {
+		t.Errorf("skipped %v", in.SkippedKinds)
+	}
+}

@@ -1,0 +1,490 @@
+package main
+
+// Input loading per docs/contract.md ("Input"): files and directories, multi-document
+// YAML, *List kinds, the six used kinds, namespace defaulting, phase filtering, bound
+// pods to absent nodes, pending pods in input order. YAML is turned into JSON by
+// sigs.k8s.io/yaml and JSON is decoded into the typed k8s.io/api structs.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// inputError is an error in the user's input: exit code 2.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string { return e.msg }
+
+func inputErrorf(format string, args ...interface{}) error {
+	return &inputError{msg: fmt.Sprintf(format, args...)}
+}
+
+// inputSet is everything goref takes from the input files.
+type inputSet struct {
+	Nodes       []*v1.Node
+	BoundPods   []*v1.Pod // spec.nodeName names a node of the input, input order
+	PendingPods []*v1.Pod // batch order
+	Services    []*v1.Service
+	RCs         []*v1.ReplicationController
+	RSs         []*appsv1.ReplicaSet
+	SSs         []*appsv1.StatefulSet
+
+	SkippedKinds map[string]int // objects of unused kinds, by kind
+	LeftOutPods  int            // bound to nodes absent from the input
+}
+
+// loader holds the state of one load.
+type loader struct {
+	in    *inputSet
+	seen  map[string]string // duplicate key -> where first seen
+	pods  []podAt           // all non-terminal pods in input order
+	uids  map[types.UID]string
+	count int
+}
+
+type podAt struct {
+	pod *v1.Pod
+	loc string
+}
+
+// location names where an object sits: file, document, list item.
+type location struct {
+	file string
+	doc  int    // 1-based YAML document number, 0 for a JSON file
+	item string // e.g. "items[3]" or "items[3].items[0]", "" at top level
+}
+
+func (l location) String() string {
+	s := l.file
+	if l.doc > 0 {
+		s += fmt.Sprintf(": document %d", l.doc)
+	}
+	if l.item != "" {
+		s += ": " + l.item
+	}
+	return s
+}
+
+func loadInputs(paths []string) (*inputSet, error) {
+	ld := &loader{
+		in:   &inputSet{SkippedKinds: map[string]int{}},
+		seen: map[string]string{},
+		uids: map[types.UID]string{},
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, inputErrorf("%s: %v", p, err)
+		}
+		if st.IsDir() {
+			if err := ld.walkDir(p); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		// A file named explicitly is read whatever its suffix (.json as JSON, else YAML).
+		if err := ld.loadFile(p); err != nil {
+			return nil, err
+		}
+	}
+	// Pods after nodes: a pod bound to a node of the input (anywhere in the input)
+	// is an existing pod; one bound to an absent node is left out.
+	nodeNames := make(map[string]bool, len(ld.in.Nodes))
+	for _, n := range ld.in.Nodes {
+		nodeNames[n.Name] = true
+	}
+	for _, pa := range ld.pods {
+		switch {
+		case pa.pod.Spec.NodeName == "":
+			ld.in.PendingPods = append(ld.in.PendingPods, pa.pod)
+		case nodeNames[pa.pod.Spec.NodeName]:
+			ld.in.BoundPods = append(ld.in.BoundPods, pa.pod)
+		default:
+			ld.in.LeftOutPods++
+		}
+	}
+	return ld.in, nil
+}
+
+func hasInputSuffix(name string) bool {
+	return strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") || strings.HasSuffix(name, ".json")
+}
+
+// walkDir visits dir depth first, entries in byte-lexical order of their names
+// (os.ReadDir sorts by name), skipping names that start with ".".
+func (ld *loader) walkDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return inputErrorf("%s: %v", dir, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		st, err := os.Stat(p) // follows symlinks
+		if err != nil {
+			return inputErrorf("%s: %v", p, err)
+		}
+		if st.IsDir() {
+			if err := ld.walkDir(p); err != nil {
+				return err
+			}
+			continue
+		}
+		if !hasInputSuffix(name) {
+			continue
+		}
+		if err := ld.loadFile(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ld *loader) loadFile(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return inputErrorf("%s: %v", path, err)
+	}
+	if strings.HasSuffix(path, ".json") {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var obj interface{}
+		if err := dec.Decode(&obj); err != nil {
+			if err == io.EOF {
+				return nil // empty file
+			}
+			return inputErrorf("%s: malformed JSON: %v", path, err)
+		}
+		var extra interface{}
+		if err := dec.Decode(&extra); err != io.EOF {
+			return inputErrorf("%s: malformed JSON: data after the first JSON value", path)
+		}
+		return ld.addValue(obj, location{file: path}, "")
+	}
+	rd := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	for doc := 1; ; doc++ {
+		chunk, err := rd.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return inputErrorf("%s: document %d: malformed YAML: %v", path, doc, err)
+		}
+		js, err := yaml.YAMLToJSON(chunk)
+		if err != nil {
+			return inputErrorf("%s: document %d: malformed YAML: %v", path, doc, err)
+		}
+		js = bytes.TrimSpace(js)
+		if len(js) == 0 || string(js) == "null" {
+			continue // empty document
+		}
+		dec := json.NewDecoder(bytes.NewReader(js))
+		dec.UseNumber()
+		var obj interface{}
+		if err := dec.Decode(&obj); err != nil {
+			return inputErrorf("%s: document %d: malformed YAML: %v", path, doc, err)
+		}
+		if err := ld.addValue(obj, location{file: path, doc: doc}, ""); err != nil {
+			return err
+		}
+	}
+}
+
+// addValue handles one decoded document or list item. itemKind is the kind a typed
+// list (e.g. PodList) gives to its items that carry no kind of their own.
+func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
+	obj, ok := v.(map[string]interface{})
+	if !ok {
+		return inputErrorf("%s: not an object", loc)
+	}
+	kind, _ := obj["kind"].(string)
+	if _, has := obj["kind"]; !has && itemKind != "" {
+		kind = itemKind
+	}
+	if kind == "" {
+		return inputErrorf("%s: object without kind", loc)
+	}
+	if items, isList := obj["items"]; isList && strings.HasSuffix(kind, "List") {
+		if items == nil {
+			return nil
+		}
+		arr, ok := items.([]interface{})
+		if !ok {
+			return inputErrorf("%s: %s: field items: not an array", loc, kind)
+		}
+		inner := strings.TrimSuffix(kind, "List") // "" for kind List: items carry their kind
+		for i, it := range arr {
+			sub := loc
+			if sub.item != "" {
+				sub.item += "."
+			}
+			sub.item += fmt.Sprintf("items[%d]", i)
+			if err := ld.addValue(it, sub, inner); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	switch kind {
+	case "Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet":
+	default:
+		ld.in.SkippedKinds[kind]++
+		return nil
+	}
+	meta, _ := obj["metadata"].(map[string]interface{})
+	name, _ := meta["name"].(string)
+	if name == "" {
+		return inputErrorf("%s: %s without metadata.name", loc, kind)
+	}
+	if _, has := obj["kind"]; !has {
+		obj["kind"] = kind
+	}
+	ns, _ := meta["namespace"].(string)
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	what := fmt.Sprintf("%s %s/%s", kind, ns, name)
+	if kind == "Node" {
+		what = "Node " + name
+	}
+	if err := checkQuantities(kind, obj); err != nil {
+		return inputErrorf("%s: %s: %v", loc, what, err)
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return inputErrorf("%s: %s: %v", loc, what, err)
+	}
+	var target interface{}
+	switch kind {
+	case "Node":
+		target = &v1.Node{}
+	case "Pod":
+		target = &v1.Pod{}
+	case "Service":
+		target = &v1.Service{}
+	case "ReplicationController":
+		target = &v1.ReplicationController{}
+	case "ReplicaSet":
+		target = &appsv1.ReplicaSet{}
+	case "StatefulSet":
+		target = &appsv1.StatefulSet{}
+	}
+	if err := json.Unmarshal(raw, target); err != nil {
+		return inputErrorf("%s: %s: %v", loc, what, err)
+	}
+	// Duplicates: nodes by name, namespaced objects by kind + namespace + name.
+	key := kind + "\x00" + ns + "\x00" + name
+	if kind == "Node" {
+		key = "Node\x00" + name
+	}
+	if first, dup := ld.seen[key]; dup {
+		return inputErrorf("%s: %s: duplicate name (first seen at %s)", loc, what, first)
+	}
+	ld.seen[key] = loc.String()
+
+	var errs field.ErrorList
+	labelsPath := field.NewPath("metadata", "labels")
+	switch o := target.(type) {
+	case *v1.Node:
+		o.Namespace = ""
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		if len(errs) == 0 {
+			ld.in.Nodes = append(ld.in.Nodes, o)
+		}
+	case *v1.Pod:
+		o.Namespace = ns
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		errs = append(errs, validatePodSelectors(o)...)
+		if len(errs) == 0 {
+			if o.Status.Phase == v1.PodSucceeded || o.Status.Phase == v1.PodFailed {
+				return nil // the scheduler's informer drops them
+			}
+			if o.UID == "" {
+				// The scheduler cache keys pods by UID; real pods always have one.
+				o.UID = types.UID("goref-" + ns + "/" + name)
+			}
+			if prev, dup := ld.uids[o.UID]; dup {
+				return inputErrorf("%s: %s: field metadata.uid: %q already used by %s", loc, what, o.UID, prev)
+			}
+			ld.uids[o.UID] = what
+			ld.pods = append(ld.pods, podAt{pod: o, loc: loc.String()})
+		}
+	case *v1.Service:
+		o.Namespace = ns
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		errs = append(errs, metav1validation.ValidateLabels(o.Spec.Selector, field.NewPath("spec", "selector"))...)
+		if len(errs) == 0 {
+			ld.in.Services = append(ld.in.Services, o)
+		}
+	case *v1.ReplicationController:
+		o.Namespace = ns
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		errs = append(errs, metav1validation.ValidateLabels(o.Spec.Selector, field.NewPath("spec", "selector"))...)
+		if len(errs) == 0 {
+			ld.in.RCs = append(ld.in.RCs, o)
+		}
+	case *appsv1.ReplicaSet:
+		o.Namespace = ns
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		errs = append(errs, metav1validation.ValidateLabelSelector(o.Spec.Selector, field.NewPath("spec", "selector"))...)
+		if len(errs) == 0 {
+			ld.in.RSs = append(ld.in.RSs, o)
+		}
+	case *appsv1.StatefulSet:
+		o.Namespace = ns
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		errs = append(errs, metav1validation.ValidateLabelSelector(o.Spec.Selector, field.NewPath("spec", "selector"))...)
+		if len(errs) == 0 {
+			ld.in.SSs = append(ld.in.SSs, o)
+		}
+	}
+	if len(errs) != 0 {
+		return inputErrorf("%s: %s: field %v", loc, what, errs[0])
+	}
+	return nil
+}
+
+// validatePodSelectors checks the label selectors a pod carries (topology spread
+// constraints, pod (anti-)affinity terms) the way the API server would.
+func validatePodSelectors(p *v1.Pod) field.ErrorList {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	for i, c := range p.Spec.TopologySpreadConstraints {
+		errs = append(errs, metav1validation.ValidateLabelSelector(c.LabelSelector, spec.Child("topologySpreadConstraints").Index(i).Child("labelSelector"))...)
+	}
+	a := p.Spec.Affinity
+	if a == nil {
+		return errs
+	}
+	terms := func(path *field.Path, req []v1.PodAffinityTerm, pref []v1.WeightedPodAffinityTerm) {
+		for i, t := range req {
+			tp := path.Child("requiredDuringSchedulingIgnoredDuringExecution").Index(i)
+			errs = append(errs, metav1validation.ValidateLabelSelector(t.LabelSelector, tp.Child("labelSelector"))...)
+			errs = append(errs, metav1validation.ValidateLabelSelector(t.NamespaceSelector, tp.Child("namespaceSelector"))...)
+		}
+		for i, w := range pref {
+			tp := path.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i).Child("podAffinityTerm")
+			errs = append(errs, metav1validation.ValidateLabelSelector(w.PodAffinityTerm.LabelSelector, tp.Child("labelSelector"))...)
+			errs = append(errs, metav1validation.ValidateLabelSelector(w.PodAffinityTerm.NamespaceSelector, tp.Child("namespaceSelector"))...)
+		}
+	}
+	if a.PodAffinity != nil {
+		terms(spec.Child("affinity", "podAffinity"), a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	if a.PodAntiAffinity != nil {
+		terms(spec.Child("affinity", "podAntiAffinity"), a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	return errs
+}
+
+// checkQuantities parses the resource quantities of pods and nodes before the typed
+// decode, so that a malformed one is reported with its field path.
+func checkQuantities(kind string, obj map[string]interface{}) error {
+	var check func(v interface{}, path string) error
+	check = func(v interface{}, path string) error {
+		m, ok := v.(map[string]interface{})
+		if !ok {
+			return nil
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			var s string
+			switch q := m[k].(type) {
+			case string:
+				s = q
+			case json.Number:
+				s = q.String()
+			case nil:
+				continue
+			default:
+				return fmt.Errorf("field %s[%s]: not a quantity", path, k)
+			}
+			if _, err := resource.ParseQuantity(s); err != nil {
+				return fmt.Errorf("field %s[%s]: malformed quantity %q: %v", path, k, s, err)
+			}
+		}
+		return nil
+	}
+	get := func(m interface{}, key string) interface{} {
+		if mm, ok := m.(map[string]interface{}); ok {
+			return mm[key]
+		}
+		return nil
+	}
+	switch kind {
+	case "Node":
+		st := obj["status"]
+		for _, f := range []string{"capacity", "allocatable"} {
+			if err := check(get(st, f), "status."+f); err != nil {
+				return err
+			}
+		}
+	case "Pod":
+		spec := obj["spec"]
+		if err := check(get(spec, "overhead"), "spec.overhead"); err != nil {
+			return err
+		}
+		for _, cf := range []string{"initContainers", "containers"} {
+			cs, _ := get(spec, cf).([]interface{})
+			for i, c := range cs {
+				res := get(c, "resources")
+				for _, f := range []string{"requests", "limits"} {
+					if err := check(get(res, f), fmt.Sprintf("spec.%s[%d].resources.%s", cf, i, f)); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// warningLine is the one stderr line counting what was skipped ("" when nothing was).
+func (in *inputSet) warningLine(prog string) string {
+	var parts []string
+	if len(in.SkippedKinds) > 0 {
+		kinds := make([]string, 0, len(in.SkippedKinds))
+		total := 0
+		for k, n := range in.SkippedKinds {
+			kinds = append(kinds, k)
+			total += n
+		}
+		sort.Strings(kinds)
+		var each []string
+		for _, k := range kinds {
+			each = append(each, fmt.Sprintf("%s %d", k, in.SkippedKinds[k]))
+		}
+		parts = append(parts, fmt.Sprintf("skipped %d objects of unused kinds (%s)", total, strings.Join(each, ", ")))
+	}
+	if in.LeftOutPods > 0 {
+		parts = append(parts, fmt.Sprintf("left out %d pods bound to nodes absent from the input", in.LeftOutPods))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return prog + ": " + strings.Join(parts, "; ")
+}

@@ -1,0 +1,335 @@
+// Command goref runs the real kube-scheduler v1.23.6 scoring code on kscore_fast's
+// inputs (see docs/contract.md and benchmarks/goref/README.md).
+//
+//	goref score PATH... [--plugins NAME[=WEIGHT],...] [--config FILE] [--seed N]
+//	                    [--format json] [--scores all|top:K|none]
+//	                    [--percentage-of-nodes-to-score P] [-o FILE] [--quiet]
+//	goref bench [--shapes 100x1000,1000x10000 | --nodes N --pods P]
+//	            [--iterations K] [--warmup W] [--runs R] [--json]
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"k8s.io/klog/v2"
+)
+
+const usage = `usage:
+  goref score PATH... [--plugins NAME[=WEIGHT],...] [--config FILE] [--seed N]
+                      [--format json] [--scores all|top:K|none]
+                      [--percentage-of-nodes-to-score P] [-o FILE] [--quiet]
+  goref bench [--shapes NODESxPODS,...] [--nodes N --pods P] [--iterations K]
+              [--warmup W] [--runs R] [--json]
+`
+
+func main() {
+	silenceKlog()
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "score":
+		err = scoreMain(os.Args[2:])
+	case "bench":
+		err = benchMain(os.Args[2:])
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+		return
+	default:
+		err = usageErrorf("unknown command %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "goref: %v\n", err)
+		var ie *inputError
+		if errors.As(err, &ie) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// silenceKlog keeps the scheduler's own klog lines (e.g. "Evaluation failed on
+// nominated node") off stderr, which carries only goref's warning line; set
+// GOREF_KLOG=1 to see them.
+func silenceKlog() {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	if os.Getenv("GOREF_KLOG") == "1" {
+		return
+	}
+	_ = fs.Set("logtostderr", "false")
+	_ = fs.Set("alsologtostderr", "false")
+	_ = fs.Set("stderrthreshold", "FATAL")
+	klog.SetOutput(io.Discard)
+}
+
+func usageErrorf(format string, args ...interface{}) error {
+	return &inputError{msg: fmt.Sprintf(format, args...) + "\n" + usage}
+}
+
+// argParser handles "--flag value", "--flag=value" and flags mixed with positionals.
+type argParser struct {
+	args []string
+	i    int
+}
+
+func (p *argParser) value(name, inline string, hasInline bool) (string, error) {
+	if hasInline {
+		return inline, nil
+	}
+	if p.i+1 >= len(p.args) {
+		return "", usageErrorf("%s needs a value", name)
+	}
+	p.i++
+	return p.args[p.i], nil
+}
+
+type scoreFlags struct {
+	paths      []string
+	opts       scoreOptions
+	pluginsSet bool
+	format     string
+	scores     string
+	topK       int
+	output     string
+	quiet      bool
+}
+
+func parseScoreFlags(args []string) (*scoreFlags, error) {
+	f := &scoreFlags{format: "json", scores: "all"}
+	f.opts.Plugins = []pluginSpec{{Name: "SelectorSpread", Weight: 1}}
+	p := &argParser{args: args}
+	onlyPaths := false
+	for ; p.i < len(args); p.i++ {
+		a := args[p.i]
+		if onlyPaths || a == "-" || !strings.HasPrefix(a, "-") {
+			f.paths = append(f.paths, a)
+			continue
+		}
+		if a == "--" {
+			onlyPaths = true
+			continue
+		}
+		name, inline, hasInline := a, "", false
+		if eq := strings.IndexByte(a, '='); eq >= 0 {
+			name, inline, hasInline = a[:eq], a[eq+1:], true
+		}
+		var err error
+		var v string
+		switch name {
+		case "--plugins":
+			if v, err = p.value(name, inline, hasInline); err == nil {
+				f.pluginsSet = true
+				f.opts.Plugins, err = parsePlugins(v)
+			}
+		case "--config":
+			if v, err = p.value(name, inline, hasInline); err == nil {
+				f.opts.ConfigFile = v
+				if v == "" {
+					err = usageErrorf("--config needs a file")
+				}
+			}
+		case "--seed":
+			if v, err = p.value(name, inline, hasInline); err == nil {
+				f.opts.Seed, err = strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					err = usageErrorf("--seed: not an integer: %q", v)
+				}
+			}
+		case "--format":
+			if v, err = p.value(name, inline, hasInline); err == nil {
+				f.format = v
+				if v != "json" {
+					err = usageErrorf("--format %q: goref writes only json", v)
+				}
+			}
+		case "--scores":
+			if v, err = p.value(name, inline, hasInline); err == nil {
+				switch {
+				case v == "all" || v == "none":
+					f.scores = v
+				case strings.HasPrefix(v, "top:"):
+					k, perr := strconv.Atoi(v[4:])
+					if perr != nil || k < 0 {
+						err = usageErrorf("--scores %q: K must be a non-negative integer", v)
+					}
+					f.scores, f.topK = "top", k
+				default:
+					err = usageErrorf("--scores %q: want all, top:K or none", v)
+				}
+			}
+		case "--percentage-of-nodes-to-score":
+			if v, err = p.value(name, inline, hasInline); err == nil {
+				n, perr := strconv.ParseInt(v, 10, 32)
+				if perr != nil || n < 0 || n > 100 {
+					err = usageErrorf("--percentage-of-nodes-to-score %q: not in valid range [0-100]", v)
+				}
+				f.opts.Percentage, f.opts.PercentageSet = int32(n), true
+			}
+		case "-o", "--output":
+			if v, err = p.value(name, inline, hasInline); err == nil {
+				f.output = v
+				if v == "" {
+					err = usageErrorf("-o needs a file")
+				}
+			}
+		case "--quiet", "-q":
+			if hasInline {
+				err = usageErrorf("--quiet takes no value")
+			}
+			f.quiet = true
+		default:
+			err = usageErrorf("unknown flag %q", a)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(f.paths) == 0 {
+		return nil, usageErrorf("score needs at least one PATH")
+	}
+	if f.opts.ConfigFile != "" && f.pluginsSet {
+		return nil, usageErrorf("--config and --plugins cannot be used together")
+	}
+	return f, nil
+}
+
+// parsePlugins parses NAME[=WEIGHT],... ; "" means no score plugin. Weight 0 stays 0
+// here and becomes 1 in the framework's getScoreWeights.
+func parsePlugins(s string) ([]pluginSpec, error) {
+	specs := []pluginSpec{}
+	if s == "" {
+		return specs, nil
+	}
+	seen := map[string]bool{}
+	for _, item := range strings.Split(s, ",") {
+		name, w := item, int64(0)
+		if eq := strings.IndexByte(item, '='); eq >= 0 {
+			name = item[:eq]
+			var err error
+			w, err = strconv.ParseInt(item[eq+1:], 10, 32)
+			if err != nil {
+				return nil, usageErrorf("--plugins: weight of %q is not an integer: %q", name, item[eq+1:])
+			}
+			if w < 0 {
+				return nil, usageErrorf("--plugins: weight of %q is negative: %d", name, w)
+			}
+		}
+		if name == "" {
+			return nil, usageErrorf("--plugins: empty plugin name in %q", s)
+		}
+		if seen[name] {
+			return nil, usageErrorf("--plugins: %q listed twice", name)
+		}
+		seen[name] = true
+		specs = append(specs, pluginSpec{Name: name, Weight: int32(w)})
+	}
+	return specs, nil
+}
+
+func scoreMain(args []string) error {
+	f, err := parseScoreFlags(args)
+	if err != nil {
+		return err
+	}
+	in, err := loadInputs(f.paths)
+	if err != nil {
+		return err
+	}
+	if !f.quiet {
+		if w := in.warningLine("goref"); w != "" {
+			fmt.Fprintln(os.Stderr, w)
+		}
+	}
+	h, err := newHarness(in, f.opts)
+	if err != nil {
+		return err
+	}
+	defer h.close()
+
+	return writeOutput(f.output, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if _, err := io.WriteString(bw, `{"results": [`); err != nil {
+			return err
+		}
+		ctx := context.Background()
+		for i, pod := range in.PendingPods {
+			r, err := h.schedule(ctx, pod)
+			if err != nil {
+				return err
+			}
+			switch f.scores {
+			case "none":
+				r.Scores = []nodeScoreJSON{}
+			case "top":
+				sort.SliceStable(r.Scores, func(a, b int) bool { return r.Scores[a].Total > r.Scores[b].Total })
+				if len(r.Scores) > f.topK {
+					r.Scores = r.Scores[:f.topK]
+				}
+			}
+			b, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				bw.WriteString(",")
+			}
+			bw.WriteString("\n")
+			bw.Write(b)
+		}
+		if len(in.PendingPods) > 0 {
+			bw.WriteString("\n")
+		}
+		bw.WriteString("]}\n")
+		return bw.Flush()
+	})
+}
+
+// writeOutput writes to stdout, or to a temporary file beside path renamed onto it.
+func writeOutput(path string, write func(io.Writer) error) error {
+	if path == "" {
+		return write(os.Stdout)
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := write(tmp); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
