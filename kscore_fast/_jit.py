@@ -8,7 +8,10 @@ Policy:
 * ``cache=True`` unless ``KSCORE_NUMBA_CACHE=0``: the compiled code is kept in numba's
   cache directory (``NUMBA_CACHE_DIR`` or ``__pycache__``), so only the first run of a
   machine pays compile time. ``kscore warmup`` fills the cache.
-* threads: numba's default (all cores) unless ``KSCORE_THREADS`` is set.
+* threads: numba's default (all cores) unless ``KSCORE_THREADS`` is set. Hot kernels are
+  compiled twice (:func:`dual_kernel`), serial and parallel, and the parallel variant runs
+  only when the work is large enough to pay for waking the thread pool
+  (``KSCORE_PARALLEL_MIN_WORK`` entries, default 131072).
 
 Kernels never read mutable module globals (numba freezes them at compile time); every
 input is an argument.
@@ -29,6 +32,8 @@ if _threads:
     numba.set_num_threads(max(1, min(int(_threads), numba.config.NUMBA_NUM_THREADS)))
 
 prange = numba.prange
+get_thread_id = numba.get_thread_id
+PARALLEL_MIN_WORK = int(os.environ.get("KSCORE_PARALLEL_MIN_WORK", 1 << 17))
 
 #: every kernel compiled so far, for ``warmup`` and the one-signature test
 REGISTERED: list[Any] = []
@@ -51,3 +56,32 @@ def parallel_kernel(fn: Callable[..., Any]) -> Any:
 def inline_kernel(fn: Callable[..., Any]) -> Any:
     """Compile a small helper that other kernels call (inlined by LLVM)."""
     return numba.njit(cache=_CACHE, nogil=True, fastmath=False, inline="always")(fn)
+
+
+class DualKernel:
+    """A kernel compiled serial and parallel; :meth:`pick` chooses by amount of work.
+
+    Written with ``prange`` (a plain ``range`` in the serial variant). Per-thread scratch
+    is indexed by :data:`get_thread_id`, which is 0 in the serial variant.
+    """
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.serial = numba.njit(cache=_CACHE, nogil=True, fastmath=False)(fn)
+        self.parallel = numba.njit(cache=_CACHE, nogil=True, fastmath=False, parallel=True)(fn)
+        self.py_func = fn
+        REGISTERED.extend((self.serial, self.parallel))
+
+    def pick(self, work: int) -> Any:
+        if work >= PARALLEL_MIN_WORK and numba.get_num_threads() > 1:
+            return self.parallel
+        return self.serial
+
+
+def dual_kernel(fn: Callable[..., Any]) -> DualKernel:
+    """Compile ``fn`` both serial and parallel (see :class:`DualKernel`)."""
+    return DualKernel(fn)
+
+
+def num_threads() -> int:
+    """Threads a parallel kernel may use (size of per-thread scratch)."""
+    return numba.get_num_threads()

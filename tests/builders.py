@@ -90,10 +90,21 @@ def full_chunk(c: Cluster, pods: list[int] | None = None) -> Chunk:
     return Chunk(idx, ptr, nodes)
 
 
-def run_plugin(plugin, c: Cluster, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
-    """PreScore, Score and NormalizeScore of one plugin on a chunk: (raw, normalized)."""
+def run_plugin(
+    plugin, c: Cluster, chunk: Chunk, fused: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """PreScore, Score and NormalizeScore of one plugin on a chunk: (raw, normalized).
+
+    ``fused``: through the plugin's ``score_normalize`` instead.
+    """
     state = plugin.pre_score(c.snapshot, c.batch, chunk)
-    raw = plugin.score(state, c.snapshot, c.batch, chunk)
+    if fused:
+        raw = np.empty(len(chunk.nodes), dtype=np.int64)
+        norm = np.empty(len(chunk.nodes), dtype=np.int64)
+        plugin.score_normalize(state, c.snapshot, c.batch, chunk, raw, norm)
+        return raw, norm
+    raw = np.empty(len(chunk.nodes), dtype=np.int64)
+    plugin.score(state, c.snapshot, c.batch, chunk, raw)
     norm = raw.copy()
     if plugin.normalizes:
         plugin.normalize(state, c.snapshot, c.batch, chunk, norm)

@@ -3,10 +3,14 @@
 A score plugin sees a *chunk*: ``pods`` (int64 indices into the batch), and for chunk
 pod ``i`` the nodes ``nodes[ptr[i]:ptr[i+1]]`` it is scored on. ``pre_score`` prepares
 whatever the plugin needs for the chunk (upstream: ``PreScore`` writing ``CycleState``);
-``score`` returns one raw int64 score per entry (upstream: ``Score`` per node);
+``score`` writes one raw int64 score per entry into ``out`` (upstream: ``Score`` per node);
 ``normalize`` rewrites them in place, per pod, over that pod's entries only (upstream:
 ``ScoreExtensions().NormalizeScore`` over the feasible node list). Plugins without
 ``NormalizeScore`` set ``normalizes = False``.
+
+A plugin may also offer ``score_normalize(state, snapshot, batch, chunk, raw_out,
+norm_out)``, equal to ``score`` followed by ``normalize`` on a copy but fused into one
+pass; the runtime then uses it (tests check the two paths agree).
 """
 
 from __future__ import annotations
@@ -47,9 +51,14 @@ class ScorePlugin(Protocol):
         ...
 
     def score(
-        self, state: Any, snapshot: ClusterSnapshot, batch: PodBatch, chunk: Chunk
-    ) -> np.ndarray:
-        """int64 raw score of every entry of the chunk (upstream ``Score``)."""
+        self,
+        state: Any,
+        snapshot: ClusterSnapshot,
+        batch: PodBatch,
+        chunk: Chunk,
+        out: np.ndarray,
+    ) -> None:
+        """Write the int64 raw score of every entry of the chunk to ``out`` (``Score``)."""
         ...
 
     def normalize(

@@ -51,7 +51,12 @@ def windows_without_filters(n_nodes, num_to_find, nominated, start):  # pragma: 
             nodes[ptr[i]] = nominated[i]
             start = 0
         else:
-            for j in range(num_to_find):
-                nodes[ptr[i] + j] = (start + j) % n_nodes
+            # (start + j) % n_nodes for j < num_to_find, without a division per node
+            e = ptr[i]
+            first = min(num_to_find, n_nodes - start)
+            for j in range(first):
+                nodes[e + j] = start + j
+            for j in range(num_to_find - first):
+                nodes[e + first + j] = j
             start = (start + num_to_find) % n_nodes
     return ptr, nodes, start

@@ -37,7 +37,12 @@ def parse_scores_mode(mode: str) -> int | None:
 
 @dataclass(eq=False)
 class ScoreResult:
-    """What ``score`` returns: one placement per pending pod and the scores kept."""
+    """What ``score`` returns: one placement per pending pod and the scores kept.
+
+    Kept scores: for pod ``i`` the entries ``ptr[i]:ptr[i+1]`` of ``nodes`` (int32 node
+    indices), ``raw`` (int64[n_plugins, E]) and ``normalized`` (uint8[n_plugins, E],
+    checked to lie in [0, 100]); ``weighted`` and ``total`` are derived.
+    """
 
     pod_names: list[str]
     node_names: list[str]
@@ -52,11 +57,10 @@ class ScoreResult:
     ptr: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
     nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     raw: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
-    normalized: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
-    total: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    _parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = (
-        field(default_factory=list, repr=False)
-    )
+    normalized: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.uint8))
+    #: int64[B]: entries kept per pod (while filling)
+    _lengths: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)
+    _pos: int = field(default=0, repr=False)
 
     @classmethod
     def empty(
@@ -79,50 +83,46 @@ class ScoreResult:
             evaluated=np.zeros(n, dtype=np.int64),
             errors=[None] * n,
             keep=parse_scores_mode(scores),
+            _lengths=np.zeros(n, dtype=np.int64),
         )
 
     def __len__(self) -> int:
         return len(self.pod_names)
 
-    # -- assembly (runtime) ---------------------------------------------------------------
+    # -- filling (runtime) ----------------------------------------------------------------
 
-    def add_chunk(self, chunk: Any, raw: np.ndarray, norm: np.ndarray, total: np.ndarray) -> None:
-        """Keep the scores of a chunk (pods in increasing batch order)."""
-        if self.keep == 0 or len(chunk) == 0:
-            return
-        lengths = np.diff(chunk.ptr)
-        nodes = chunk.nodes
-        if self.keep is not None:
-            # sort each pod's entries by total (descending, stable), keep the first K
-            pod_of = np.repeat(np.arange(len(lengths)), lengths)
-            order = np.lexsort((np.arange(len(total)), -total, pod_of))
-            rank = np.arange(len(order)) - np.repeat(chunk.ptr[:-1], lengths)
-            sel = order[rank < self.keep]
-            lengths = np.minimum(lengths, self.keep)
-            nodes, raw, norm, total = nodes[sel], raw[:, sel], norm[:, sel], total[sel]
-        self._parts.append((chunk.pods, lengths, nodes, raw, norm, total))
+    def reserve(self, capacity: int) -> None:
+        """Allocate room for ``capacity`` kept entries."""
+        k = len(self.plugin_names)
+        self.nodes = np.empty(capacity, dtype=np.int32)
+        self.raw = np.empty((k, capacity), dtype=np.int64)
+        self.normalized = np.empty((k, capacity), dtype=np.uint8)
+
+    def free_slice(self, n: int) -> slice:
+        """The next ``n`` free entries (the runtime writes there, then calls ``commit``)."""
+        return slice(self._pos, self._pos + n)
+
+    def commit(self, pods: np.ndarray, lengths: np.ndarray) -> None:
+        """Mark the next ``lengths.sum()`` entries as the scores of ``pods``."""
+        self._lengths[pods] = lengths
+        self._pos += int(lengths.sum())
 
     def finish(self) -> None:
-        """Concatenate the kept chunks into the ragged arrays."""
-        lengths = np.zeros(len(self), dtype=np.int64)
-        n_pl = len(self.plugin_names)
-        if self._parts:
-            for pods, ls, *_ in self._parts:
-                lengths[pods] = ls
-            self.nodes = np.concatenate([p[2] for p in self._parts]).astype(np.int32)
-            self.total = np.concatenate([p[5] for p in self._parts])
-            if n_pl:
-                self.raw = np.concatenate([p[3] for p in self._parts], axis=1)
-                self.normalized = np.concatenate([p[4] for p in self._parts], axis=1)
-            else:
-                self.raw = np.zeros((0, len(self.total)), np.int64)
-                self.normalized = np.zeros((0, len(self.total)), np.int64)
-        else:
-            self.raw = np.zeros((n_pl, 0), np.int64)
-            self.normalized = np.zeros((n_pl, 0), np.int64)
+        """Fix ``ptr`` and trim the buffers to what was kept (views, no copies)."""
         self.ptr = np.zeros(len(self) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=self.ptr[1:])
-        self._parts = []
+        np.cumsum(self._lengths, out=self.ptr[1:])
+        n = self._pos
+        self.nodes = self.nodes[:n]
+        self.raw = self.raw[:, :n]
+        self.normalized = self.normalized[:, :n]
+
+    @property
+    def total(self) -> np.ndarray:
+        """int64[E]: Σ normalized × weight (1 everywhere without score plugins)."""
+        if not self.plugin_names:
+            return np.ones(self.nodes.shape[0], dtype=np.int64)
+        w = np.asarray(self.weights, dtype=np.int64)[:, None]
+        return (self.normalized.astype(np.int64) * w).sum(axis=0)
 
     # -- views ------------------------------------------------------------------------------
 
@@ -138,7 +138,7 @@ class ScoreResult:
         weights = self.weights
         nodes = self.nodes.tolist()
         raw = self.raw.tolist()
-        norm = self.normalized.tolist()
+        norm = self.normalized.astype(np.int64).tolist()
         total = self.total.tolist()
         ptr = self.ptr.tolist()
         for i, pod in enumerate(self.pod_names):
@@ -199,8 +199,9 @@ class ScoreResult:
         if n_pl:
             plugin_idx = np.tile(np.arange(n_pl, dtype=np.int32), n_e)
             raw = self.raw.T.reshape(-1)
-            norm = self.normalized.T.reshape(-1)
-            weighted = (self.normalized * np.asarray(self.weights, np.int64)[:, None]).T.reshape(-1)
+            norm = self.normalized.astype(np.int64).T.reshape(-1)
+            w = np.asarray(self.weights, np.int64)[:, None]
+            weighted = (self.normalized.astype(np.int64) * w).T.reshape(-1)
             plugin = pa.DictionaryArray.from_arrays(
                 pa.array(plugin_idx), pa.array(self.plugin_names, pa.string())
             )

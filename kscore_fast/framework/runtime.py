@@ -11,6 +11,9 @@ framework.go, chunk by chunk:
 4. else per plugin PreScore, Score, NormalizeScore (over each pod's feasible nodes), the
    [0, 100] check, × weight; totals are the sums;
 5. the host: a seeded uniform choice among the top totals (:mod:`.selection`).
+
+Scores are written straight into the result's buffers (``scores="all"``) or into
+chunk-sized scratch (``top:K``, ``none``), so memory stays bounded by the chunk.
 """
 
 from __future__ import annotations
@@ -20,21 +23,33 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..goarith import MAX_NODE_SCORE, MIN_NODE_SCORE
 from ..model.snapshot import ClusterSnapshot, PodBatch
 from .interface import Chunk, ScorePlugin
+from .kernels import apply_weight, top_k
 from .nodeorder import num_feasible_nodes_to_find, windows_without_filters
 from .result import ScoreResult, ScoresMode
 from .selection import select_hosts
 
 ERR_NO_NODES = "no nodes available to schedule pods"
-DEFAULT_CHUNK = 512
+#: entries (pod × node) per chunk: small enough for the chunk's work arrays to stay in
+#: cache, large enough to amortize the per-chunk Python overhead
+CHUNK_ENTRIES = 1 << 16
 
 
 @dataclass(frozen=True)
 class WeightedPlugin:
     plugin: ScorePlugin
     weight: int
+
+
+class _Scratch:
+    """Chunk-sized work arrays, reused from chunk to chunk."""
+
+    def __init__(self, n_plugins: int, capacity: int) -> None:
+        self.norm = np.empty(capacity, dtype=np.int64)
+        self.total = np.empty(capacity, dtype=np.int64)
+        self.raw = np.empty((n_plugins, capacity), dtype=np.int64)
+        self.norm_u8 = np.empty((n_plugins, capacity), dtype=np.uint8)
 
 
 class Framework:
@@ -57,7 +72,7 @@ class Framework:
         *,
         seed: int = 0,
         scores: ScoresMode = "all",
-        chunk_size: int = DEFAULT_CHUNK,
+        chunk_size: int | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> ScoreResult:
         """Schedule every pod of ``batch`` against ``snapshot`` (nothing is bound)."""
@@ -71,16 +86,23 @@ class Framework:
         )
         if n_nodes == 0:
             result.errors[:] = [ERR_NO_NODES] * n_pods
+            result.reserve(0)
             result.finish()
             return result
         num_to_find = num_feasible_nodes_to_find(n_nodes, self.percentage_of_nodes_to_score)
+        if chunk_size is None:
+            chunk_size = max(1, CHUNK_ENTRIES // num_to_find)
+        per_pod = num_to_find if result.keep is None else min(result.keep, num_to_find)
+        result.reserve(n_pods * per_pod)
+        scratch = _Scratch(len(self.score_plugins), min(n_pods, chunk_size) * num_to_find)
+        seed_u64 = np.uint64(seed % 2**64)
         start = 0
         for lo in range(0, n_pods, chunk_size):
             pods = np.arange(lo, min(n_pods, lo + chunk_size), dtype=np.int64)
             ptr, nodes, start = windows_without_filters(
                 n_nodes, num_to_find, batch.nominated[pods], start
             )
-            self._run_chunk(snapshot, batch, Chunk(pods, ptr, nodes), seed, result)
+            self._run_chunk(snapshot, batch, Chunk(pods, ptr, nodes), seed_u64, result, scratch)
             if progress is not None:
                 progress(len(pods))
         result.finish()
@@ -91,79 +113,108 @@ class Framework:
         snapshot: ClusterSnapshot,
         batch: PodBatch,
         chunk: Chunk,
-        seed: int,
+        seed: np.uint64,
         result: ScoreResult,
+        scratch: _Scratch,
     ) -> None:
         counts = np.diff(chunk.ptr)
         result.feasible[chunk.pods] = counts
         result.evaluated[chunk.pods] = counts  # no filter failures without filters
         single = counts == 1
-        result.hosts[chunk.pods[single]] = chunk.nodes[chunk.ptr[:-1][single]]
-        sub = _subchunk(chunk, counts >= 2)
-        if len(sub) == 0:
-            result.add_chunk(sub, np.empty((0, 0), np.int64), np.empty((0, 0), np.int64),
-                             np.empty(0, np.int64))  # fmt: skip
+        if single.any():
+            result.hosts[chunk.pods[single]] = chunk.nodes[chunk.ptr[:-1][single]]
+            chunk = _subchunk(chunk, counts >= 2)
+        n = len(chunk.nodes)
+        if len(chunk) == 0:
             return
-        n_entries = len(sub.nodes)
-        raw = np.empty((len(self.score_plugins), n_entries), dtype=np.int64)
-        norm = np.empty_like(raw)
-        if not self.score_plugins:
-            total = np.ones(n_entries, dtype=np.int64)
+        keep_all = result.keep is None
+        if keep_all:
+            where = result.free_slice(n)
+            raw, norm_u8 = result.raw[:, where], result.normalized[:, where]
         else:
-            total = np.zeros(n_entries, dtype=np.int64)
-            failed = np.zeros(len(sub), dtype=np.bool_)
-            for k, wp in enumerate(self.score_plugins):
-                state = wp.plugin.pre_score(snapshot, batch, sub)
-                raw[k] = wp.plugin.score(state, snapshot, batch, sub)
-                norm[k] = raw[k]
-                if wp.plugin.normalizes:
-                    wp.plugin.normalize(state, snapshot, batch, sub, norm[k])
-                self._check_range(wp.plugin.name, norm[k], sub, snapshot, batch, failed, result)
-                total += norm[k] * wp.weight
-            if failed.any():
-                keep = ~failed
-                entry_keep = np.repeat(keep, np.diff(sub.ptr))
-                sub = _subchunk(sub, keep)
-                raw, norm, total = raw[:, entry_keep], norm[:, entry_keep], total[entry_keep]
-        hosts = np.empty(len(sub), dtype=np.int32)
-        select_hosts(sub.ptr, sub.nodes, total, np.uint64(seed % 2**64),
-                     sub.pods.astype(np.uint64), hosts)  # fmt: skip
-        result.hosts[sub.pods] = hosts
-        result.add_chunk(sub, raw, norm, total)
+            raw, norm_u8 = scratch.raw[:, :n], scratch.norm_u8[:, :n]
+        total = scratch.total[:n]
+        best = np.empty(len(chunk), dtype=np.int64)
+        count = np.empty(len(chunk), dtype=np.int64)
+        if not self.score_plugins:
+            total[:] = 1
+            best[:] = 1
+            count[:] = np.diff(chunk.ptr)
+        bad = np.full(len(chunk), -1, dtype=np.int64)
+        for k, wp in enumerate(self.score_plugins):
+            plugin = wp.plugin
+            state = plugin.pre_score(snapshot, batch, chunk)
+            norm = scratch.norm[:n]
+            fused = getattr(plugin, "score_normalize", None)
+            if fused is not None:
+                fused(state, snapshot, batch, chunk, raw[k], norm)
+            else:
+                plugin.score(state, snapshot, batch, chunk, raw[k])
+                norm[:] = raw[k]
+                if plugin.normalizes:
+                    plugin.normalize(state, snapshot, batch, chunk, norm)
+            plugin_bad = np.full(len(chunk), -1, dtype=np.int64)
+            apply_weight.pick(n)(
+                chunk.ptr, norm, wp.weight, k == 0, total, norm_u8[k], plugin_bad, best, count
+            )
+            for i in np.flatnonzero((plugin_bad >= 0) & (bad < 0)):
+                bad[i] = e = plugin_bad[i]
+                pod = int(chunk.pods[i])
+                result.feasible[pod] = result.evaluated[pod] = 0  # Schedule returns no result
+                result.errors[pod] = _invalid_score(
+                    plugin.name, int(norm[e]), batch.pods[pod].key,
+                    snapshot.node_names[chunk.nodes[e]],
+                )  # fmt: skip
+        if (bad >= 0).any():  # pods whose scoring failed keep no scores and no host
+            ok = bad < 0
+            entry_ok = np.repeat(ok, np.diff(chunk.ptr))
+            m = int(entry_ok.sum())
+            raw[:, :m], norm_u8[:, :m] = raw[:, entry_ok], norm_u8[:, entry_ok]
+            total[:m] = total[:n][entry_ok]
+            chunk, n = _subchunk(chunk, ok), m
+            total, best, count = total[:n], best[ok], count[ok]
+            if len(chunk) == 0:
+                return
+        hosts = np.empty(len(chunk), dtype=np.int32)
+        select_hosts.pick(n)(
+            chunk.ptr, chunk.nodes, total, best, count, seed, chunk.pods.astype(np.uint64), hosts
+        )
+        result.hosts[chunk.pods] = hosts
+        self._keep(chunk, raw[:, :n], norm_u8[:, :n], total, result)
 
     @staticmethod
-    def _check_range(
-        name: str,
-        scores: np.ndarray,
-        chunk: Chunk,
-        snapshot: ClusterSnapshot,
-        batch: PodBatch,
-        failed: np.ndarray,
-        result: ScoreResult,
+    def _keep(
+        chunk: Chunk, raw: np.ndarray, norm_u8: np.ndarray, total: np.ndarray, result: ScoreResult
     ) -> None:
-        """RunScorePlugins' weight phase check: a normalized score outside [0, 100]."""
-        bad = (scores < MIN_NODE_SCORE) | (scores > MAX_NODE_SCORE)
-        if not bad.any():
+        """Record the chunk's kept entries (already in place for ``scores="all"``)."""
+        lengths = np.diff(chunk.ptr)
+        if result.keep == 0:
             return
-        for e in np.flatnonzero(bad):
-            i = int(np.searchsorted(chunk.ptr, e, side="right") - 1)
-            if failed[i]:
-                continue
-            failed[i] = True
-            pod = int(chunk.pods[i])
-            result.feasible[pod] = result.evaluated[pod] = 0  # Schedule returns no result
-            result.errors[pod] = (
-                f'applying score defaultWeights on Score plugins: plugin "{name}" returns an '
-                f"invalid score {int(scores[e])}, it should in the range of "
-                f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing "
-                f"(pod {batch.pods[pod].key}, node {snapshot.node_names[chunk.nodes[e]]})"
-            )
+        if result.keep is None:
+            result.nodes[result.free_slice(len(chunk.nodes))] = chunk.nodes
+            result.commit(chunk.pods, lengths)
+            return
+        order = np.empty(len(chunk.nodes), dtype=np.int64)
+        n = top_k(chunk.ptr, total, result.keep, order, lengths)
+        order = order[:n]
+        where = result.free_slice(n)
+        result.nodes[where] = chunk.nodes[order]
+        result.raw[:, where] = raw[:, order]
+        result.normalized[:, where] = norm_u8[:, order]
+        result.commit(chunk.pods, lengths)
+
+
+def _invalid_score(plugin: str, value: int, pod: str, node: str) -> str:
+    """RunScorePlugins' weight-phase error, plus the pod and node it happened on."""
+    return (
+        f'applying score defaultWeights on Score plugins: plugin "{plugin}" returns an '
+        f"invalid score {value}, it should in the range of [0, 100] after normalizing "
+        f"(pod {pod}, node {node})"
+    )
 
 
 def _subchunk(chunk: Chunk, keep: np.ndarray) -> Chunk:
     """The pods of ``chunk`` where ``keep`` is true, with their entries."""
-    if keep.all():
-        return chunk
     lengths = np.diff(chunk.ptr)[keep]
     ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=ptr[1:])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import inline_kernel, parallel_kernel, prange
+from .._jit import dual_kernel, inline_kernel, prange
 
 _MASK = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -61,27 +61,19 @@ def _draw(seed, stream, n):  # pragma: no cover - compiled
         counter += np.uint64(1)
 
 
-@parallel_kernel
-def select_hosts(ptr, nodes, total, seed, streams, out):  # pragma: no cover - compiled
+@dual_kernel
+def select_hosts(ptr, nodes, total, best, count, seed, streams, out):  # pragma: no cover
     """For each pod: ``out[i]`` = the chosen node index among its top-total entries.
 
-    ``seed`` is uint64, ``streams`` (uint64[C]) the pods' positions in the batch.
+    ``best[i]``/``count[i]``: the pod's top total and how many entries have it (computed
+    with the totals, see ``kernels.apply_weight``); ``seed`` is uint64, ``streams``
+    (uint64[C]) the pods' positions in the batch.
     """
     for i in prange(ptr.shape[0] - 1):
-        lo = ptr[i]
-        hi = ptr[i + 1]
-        best = total[lo]
-        count = 1
-        for e in range(lo + 1, hi):
-            t = total[e]
-            if t > best:
-                best = t
-                count = 1
-            elif t == best:
-                count += 1
-        k = _draw(seed, streams[i], count)
-        for e in range(lo, hi):
-            if total[e] == best:
+        k = _draw(seed, streams[i], count[i])
+        b = best[i]
+        for e in range(ptr[i], ptr[i + 1]):
+            if total[e] == b:
                 if k == 0:
                     out[i] = nodes[e]
                     break

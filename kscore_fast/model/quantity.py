@@ -9,9 +9,11 @@ Go keeps a parsed quantity in one of two forms and its conversions differ by for
 :class:`Quantity` records the form too (checked against the Go code on amd64):
 
 * fast path (``is_dec=False``, Go ``int64Amount``): at most 18 significant digits and
-  scale >= nano. ``Value()``/``MilliValue()`` round away from zero and return **0** when the
-  result overflows int64 (``"1e19"`` -> 0). The exponent is truncated to int32 at parse
-  (``"1e4294967296"`` == 1) and scale arithmetic wraps in int32.
+  scale >= nano. ``Value()``/``MilliValue()`` round away from zero; on int64 overflow they
+  return the product wrapped modulo 2**64 when the power of ten is 1, 2, 3, 6 or 9
+  (``MilliValue("9300000000000000")`` < 0) and **0** for other powers (``Value("1e19")``).
+  The exponent is truncated to int32 at parse (``"1e4294967296"`` == 1) and scale
+  arithmetic wraps in int32.
 * ``inf.Dec`` path (``is_dec=True``): everything else. Non-zero values are rounded up, away
   from zero, to a multiple of 1n; BinarySI magnitudes are capped at 2**63-1 (``"9Ei"``);
   decimal ones are never capped. Conversions wrap modulo 2**64 on overflow
@@ -110,10 +112,12 @@ class Quantity:
                 return v
             q = -(-abs(v) // 10**n) if n < 19 else 1  # |v| / 10**n rounded up
             return q if v > 0 else -q
-        n = _wrap(self.scale - scale, 32)  # positiveScaleInt64: 0 when it overflows
+        n = _wrap(self.scale - scale, 32)  # positiveScaleInt64, ok flag ignored by Go
         if n <= 0 or v == 0:
             return v
-        v = v * 10**n if n < 19 else 1 << 64
+        if n in (1, 2, 3, 6, 9):  # the unrolled cases hand back the wrapped product
+            return _wrap(v * 10**n)
+        v = v * 10**n if n < 19 else 1 << 64  # the generic loop gives 0 on overflow
         return v if -_INT64_MAX - 1 <= v <= _INT64_MAX else 0
 
     def _dec_scaled(self, new_scale: int) -> int:

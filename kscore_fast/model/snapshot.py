@@ -87,6 +87,8 @@ class PodBatch:
     has_spread_constraints: np.ndarray
     #: int32[B]: node index of ``status.nominatedNodeName``, -1 if none or unknown
     nominated: np.ndarray
+    #: per-plugin preparations of this batch (the batch is never modified)
+    cache: dict[str, Any] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.pods)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from kscore_fast.framework.runtime import ERR_NO_NODES, Framework, WeightedPlugin
@@ -24,8 +23,8 @@ class ConstPlugin:
     def pre_score(self, snapshot, batch, chunk):
         return None
 
-    def score(self, state, snapshot, batch, chunk):
-        return np.full(len(chunk.nodes), self.value, dtype=np.int64)
+    def score(self, state, snapshot, batch, chunk, out):
+        out[:] = self.value
 
     def normalize(self, state, snapshot, batch, chunk, scores):  # pragma: no cover
         raise AssertionError("not a normalizing plugin")

@@ -14,7 +14,11 @@ def _select(total, seed, streams):
     ptr = np.arange(n_pods + 1, dtype=np.int64) * n
     nodes = np.tile(np.arange(n, dtype=np.int32), n_pods)
     out = np.empty(n_pods, dtype=np.int32)
-    select_hosts(ptr, nodes, total, np.uint64(seed), np.asarray(streams, np.uint64), out)
+    per_pod = total.reshape(n_pods, n)
+    best = per_pod.max(axis=1)
+    count = (per_pod == best[:, None]).sum(axis=1)
+    streams = np.asarray(streams, np.uint64)
+    select_hosts.serial(ptr, nodes, total, best, count, np.uint64(seed), streams, out)
     return out
 
 

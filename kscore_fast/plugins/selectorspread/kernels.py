@@ -11,14 +11,19 @@ Shapes and dtypes (W = label words, C = pods in the chunk, E = scored entries):
   service/RC label set requires), flags ``impossible`` (a required pair no pod carries)
   and ``nonempty`` (the selector has requirements, i.e. not ``Selector.Empty()``), and
   ``ctrl`` (int32: a ReplicaSet/StatefulSet requirement list, -1 for none) whose
-  requirements are ``(req_any, req_mask)`` rows delimited by ``req_ptr``.
+  requirements are ``(req_any, req_mask)`` rows delimited by ``req_ptr``;
+* ``post_ptr``/``post_sig`` (int64) list, for every label bit, the signatures carrying
+  it, so that a selector only visits the signatures of its rarest required bit.
+
+Selector groups are numbered over the whole batch (``grp_*`` arrays indexed by group);
+a chunk passes its pods' group ids and the kernels group them again locally.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..._jit import inline_kernel, kernel, parallel_kernel, prange
+from ..._jit import dual_kernel, get_thread_id, inline_kernel, kernel, prange
 
 
 @inline_kernel
@@ -103,13 +108,52 @@ def default_selectors(
         out_ctrl[i] = ctrl
 
 
-@parallel_kernel
-def count_matching(
-    grp_ns,
-    grp_allof,
-    grp_ctrl,
-    grp_live,
-    sig_ns_ptr,
+@inline_kernel
+def _rarest_postings(allof, c, req_ptr, req_any, req_mask, post_ptr):  # pragma: no cover
+    """The cheapest candidate list: (bit, -1) for one required bit, (-1, r) for an
+    ``In``/``Exists`` requirement ``r`` (union of its bits), or (-1, -1): scan all."""
+    best_len = -1
+    best_bit = -1
+    best_req = -1
+    for w in range(allof.shape[0]):
+        x = allof[w]
+        b = 0
+        while x != 0:
+            if x & np.uint64(1):
+                bit = w * 64 + b
+                n = post_ptr[bit + 1] - post_ptr[bit]
+                if best_len < 0 or n < best_len:
+                    best_len, best_bit, best_req = n, bit, -1
+            x >>= np.uint64(1)
+            b += 1
+    if c >= 0:
+        for r in range(req_ptr[c], req_ptr[c + 1]):
+            if not req_any[r]:
+                continue
+            n = 0
+            for w in range(req_mask.shape[1]):
+                x = req_mask[r, w]
+                b = 0
+                while x != 0:
+                    if x & np.uint64(1):
+                        bit = w * 64 + b
+                        n += post_ptr[bit + 1] - post_ptr[bit]
+                    x >>= np.uint64(1)
+                    b += 1
+            if best_len < 0 or n < best_len:
+                best_len, best_bit, best_req = n, -1, r
+    return best_bit, best_req
+
+
+@inline_kernel
+def _visit(
+    s,
+    row,
+    add,
+    ns,
+    allof,
+    c,
+    sig_ns,
     sig_words,
     sig_ptr,
     ent_node,
@@ -117,84 +161,306 @@ def count_matching(
     req_ptr,
     req_any,
     req_mask,
-    n_nodes,
 ):  # pragma: no cover - compiled
-    """``countMatchingPods`` on every node for each selector group: int64[G, N].
+    if sig_ns[s] != ns or not _contains_all(sig_words[s], allof):
+        return
+    if c >= 0 and not _requirements_hold(
+        sig_words[s], req_ptr[c], req_ptr[c + 1], req_any, req_mask
+    ):
+        return
+    for e in range(sig_ptr[s], sig_ptr[s + 1]):
+        if add:
+            row[ent_node[e]] += ent_count[e]
+        else:
+            row[ent_node[e]] = 0
 
-    Groups that are not ``live`` (empty selector, impossible requirement, or a pod that
-    skips SelectorSpread) count 0 everywhere.
-    """
-    n_groups = grp_ns.shape[0]
-    counts = np.zeros((n_groups, n_nodes), dtype=np.int64)
-    for g in prange(n_groups):
-        if not grp_live[g]:
-            continue
-        ns = grp_ns[g]
-        c = grp_ctrl[g]
+
+@inline_kernel
+def _add_matching(
+    row,
+    add,
+    ns,
+    allof,
+    c,
+    sig_ns,
+    sig_ns_ptr,
+    sig_words,
+    sig_ptr,
+    ent_node,
+    ent_count,
+    post_ptr,
+    post_sig,
+    req_ptr,
+    req_any,
+    req_mask,
+):  # pragma: no cover - compiled
+    """``add`` = 1: count the pods of the signatures matching the selector into ``row``;
+    0: zero those nodes again. Only the rarest candidate list is visited."""
+    bit, r = _rarest_postings(allof, c, req_ptr, req_any, req_mask, post_ptr)
+    if bit >= 0:
+        for q in range(post_ptr[bit], post_ptr[bit + 1]):
+            _visit(
+                post_sig[q],
+                row,
+                add,
+                ns,
+                allof,
+                c,
+                sig_ns,
+                sig_words,
+                sig_ptr,
+                ent_node,
+                ent_count,
+                req_ptr,
+                req_any,
+                req_mask,
+            )
+    elif r >= 0:
+        for w in range(req_mask.shape[1]):
+            x = req_mask[r, w]
+            b = 0
+            while x != 0:
+                if x & np.uint64(1):
+                    bt = w * 64 + b
+                    for q in range(post_ptr[bt], post_ptr[bt + 1]):
+                        _visit(
+                            post_sig[q],
+                            row,
+                            add,
+                            ns,
+                            allof,
+                            c,
+                            sig_ns,
+                            sig_words,
+                            sig_ptr,
+                            ent_node,
+                            ent_count,
+                            req_ptr,
+                            req_any,
+                            req_mask,
+                        )
+                x >>= np.uint64(1)
+                b += 1
+    else:
         for s in range(sig_ns_ptr[ns], sig_ns_ptr[ns + 1]):
-            if not _contains_all(sig_words[s], grp_allof[g]):
-                continue
-            if c >= 0 and not _requirements_hold(
-                sig_words[s], req_ptr[c], req_ptr[c + 1], req_any, req_mask
-            ):
-                continue
-            for e in range(sig_ptr[s], sig_ptr[s + 1]):
-                counts[g, ent_node[e]] += ent_count[e]
-    return counts
+            _visit(
+                s,
+                row,
+                add,
+                ns,
+                allof,
+                c,
+                sig_ns,
+                sig_words,
+                sig_ptr,
+                ent_node,
+                ent_count,
+                req_ptr,
+                req_any,
+                req_mask,
+            )
 
 
-@parallel_kernel
-def gather_scores(ptr, nodes, pod_group, counts, out):  # pragma: no cover - compiled
-    """Raw score of every entry: the count of its pod's group on its node."""
-    for i in prange(ptr.shape[0] - 1):
-        g = pod_group[i]
-        for e in range(ptr[i], ptr[i + 1]):
-            out[e] = counts[g, nodes[e]]
+@inline_kernel
+def _runs(pod_group):  # pragma: no cover - compiled
+    """Chunk pods ordered by group: (order, run_ptr) with one run per group."""
+    order = np.argsort(pod_group, kind="mergesort")
+    run_ptr = np.empty(pod_group.shape[0] + 1, dtype=np.int64)
+    n_runs = 0
+    for q in range(order.shape[0]):
+        if q == 0 or pod_group[order[q]] != pod_group[order[q - 1]]:
+            run_ptr[n_runs] = q
+            n_runs += 1
+    run_ptr[n_runs] = order.shape[0]
+    return order, run_ptr[: n_runs + 1]
 
 
-@parallel_kernel
-def normalize(ptr, nodes, node_zone, n_zones, skip, scores):  # pragma: no cover - compiled
-    """``NormalizeScore`` in place, pod by pod, over each pod's entries.
+@inline_kernel
+def _node_part(s, max_node):  # pragma: no cover - compiled
+    """selector_spread.go: ``fScore`` before the zone term."""
+    f = 100.0
+    if max_node > 0:
+        f = 100.0 * (float(max_node - s) / float(max_node))
+    return f
 
-    The float expressions are written exactly as in selector_spread.go; numba keeps
-    their order and rounding (fastmath off).
-    """
+
+@inline_kernel
+def _zone_part(zone_count, max_zone):  # pragma: no cover - compiled
+    """selector_spread.go: ``zoneScore``."""
+    zs = 100.0
+    if max_zone > 0:
+        zs = 100.0 * (float(max_zone - zone_count) / float(max_zone))
+    return zs
+
+
+@inline_kernel
+def _mix(f, zs):  # pragma: no cover - compiled
+    """selector_spread.go: ``(fScore * (1.0 - zoneWeighting)) + (zoneWeighting * zoneScore)``."""
     zone_weighting = 2.0 / 3.0
-    max_score = 100.0
-    n_pods = ptr.shape[0] - 1
-    zone_sum = np.zeros((n_pods, max(n_zones, 1)), dtype=np.int64)
-    zone_seen = np.zeros((n_pods, max(n_zones, 1)), dtype=np.bool_)
-    for i in prange(n_pods):
-        if skip[i]:
-            continue
-        lo = ptr[i]
-        hi = ptr[i + 1]
-        max_node = 0
-        have_zones = False
+    return (f * (1.0 - zone_weighting)) + (zone_weighting * zs)
+
+
+#: zone accumulators pack (nodes seen << 40) + (sum of counts): one add per node
+_SEEN = np.uint64(1) << np.uint64(40)
+_SUM = _SEEN - np.uint64(1)
+
+
+@inline_kernel
+def _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out):  # pragma: no cover
+    """``NormalizeScore`` of one pod once its maxima are known: ``out[lo:hi]``.
+
+    ``acc[z + 1]`` packs the pod's nodes in zone ``z`` and their count sum (``_SEEN``).
+    Every float is computed by the same expression as in Go, in the same order; values
+    that only depend on the count (node part) or on the zone (zone part) are computed
+    once per distinct count or zone and reused, which changes no bit of the result.
+    """
+    have_zones = False
+    max_zone = 0
+    for z in range(1, n_zones + 1):
+        if acc[z] != 0:
+            have_zones = True
+            max_zone = max(max_zone, np.int64(acc[z] & _SUM))
+    zs = np.empty(n_zones + 1, dtype=np.float64)
+    for z in range(1, n_zones + 1):
+        zs[z] = _zone_part(np.int64(acc[z] & _SUM), max_zone)
+    width = max_node + 1
+    if width * (n_zones + 1) <= 2 * (hi - lo):
+        table = np.empty((n_zones + 1) * width, dtype=np.int64)
+        for s in range(width):
+            f = _node_part(s, max_node)
+            table[s] = np.int64(f)
+            for z in range(1, n_zones + 1):
+                table[z * width + s] = np.int64(_mix(f, zs[z]) if have_zones else f)
         for e in range(lo, hi):
-            s = scores[e]
-            if s > max_node:
-                max_node = s
-            z = node_zone[nodes[e]]
-            if z >= 0:
-                zone_sum[i, z] += s
-                zone_seen[i, z] = True
-                have_zones = True
-        max_zone = 0
-        for z in range(n_zones):
-            if zone_seen[i, z] and zone_sum[i, z] > max_zone:
-                max_zone = zone_sum[i, z]
-        max_node_f = float(max_node)
-        max_zone_f = float(max_zone)
+            out[e] = table[np.int64(node_zone[nodes[e]] + 1) * width + raw[e]]
+    else:
         for e in range(lo, hi):
-            s = scores[e]
-            f = max_score
-            if max_node > 0:
-                f = max_score * (float(max_node - s) / max_node_f)
-            z = node_zone[nodes[e]]
-            if have_zones and z >= 0:
-                zs = max_score
-                if max_zone > 0:
-                    zs = max_score * (float(max_zone - zone_sum[i, z]) / max_zone_f)
-                f = (f * (1.0 - zone_weighting)) + (zone_weighting * zs)
-            scores[e] = np.int64(f)
+            f = _node_part(raw[e], max_node)
+            z = node_zone[nodes[e]] + 1
+            if have_zones and z > 0:
+                f = _mix(f, zs[z])
+            out[e] = np.int64(f)
+
+
+@inline_kernel
+def _normalize_pod(lo, hi, raw, nodes, node_zone, n_zones, out):  # pragma: no cover
+    """``NormalizeScore`` of one pod: ``out[lo:hi]`` from ``raw[lo:hi]`` (may alias)."""
+    acc = np.zeros(n_zones + 1, dtype=np.uint64)  # slot 0: nodes without zone
+    max_node = 0
+    for e in range(lo, hi):
+        s = raw[e]
+        max_node = max(max_node, s)
+        acc[node_zone[nodes[e]] + 1] += _SEEN + np.uint64(s)
+    _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out)
+
+
+@dual_kernel
+def normalize(ptr, nodes, node_zone, n_zones, skip, scores):  # pragma: no cover - compiled
+    """``NormalizeScore`` in place, pod by pod, over each pod's entries (skipping pods
+    that skip SelectorSpread: their scores stay 0)."""
+    for i in prange(ptr.shape[0] - 1):
+        if not skip[i]:
+            _normalize_pod(ptr[i], ptr[i + 1], scores, nodes, node_zone, n_zones, scores)
+
+
+@dual_kernel
+def score_chunk(
+    pod_group,
+    skip,
+    grp_ns,
+    grp_allof,
+    grp_ctrl,
+    sig_ns,
+    sig_ns_ptr,
+    sig_words,
+    sig_ptr,
+    ent_node,
+    ent_count,
+    post_ptr,
+    post_sig,
+    req_ptr,
+    req_any,
+    req_mask,
+    ptr,
+    nodes,
+    node_zone,
+    n_zones,
+    n_nodes,
+    n_threads,
+    normalize_too,
+    raw_out,
+    norm_out,
+):  # pragma: no cover - compiled
+    """Raw scores (``countMatchingPods`` of each pod's selector on each of its nodes) and,
+    if ``normalize_too``, their ``NormalizeScore`` into ``norm_out``, in one pass.
+
+    Chunk pods of one selector group share one count vector, built in per-thread scratch
+    from the matching signatures and cleared after the group. A negative group means the
+    selector matches nothing (empty or impossible) or the pod skips SelectorSpread
+    (``skip``: normalized scores stay 0, as NormalizeScore returns early).
+    """
+    order, run_ptr = _runs(pod_group)
+    scratch = np.zeros((n_threads, max(n_nodes, 1)), dtype=np.int64)
+    for q in prange(run_ptr.shape[0] - 1):
+        row = scratch[get_thread_id()]
+        g = pod_group[order[run_ptr[q]]]
+        if g >= 0:
+            _add_matching(
+                row,
+                1,
+                grp_ns[g],
+                grp_allof[g],
+                grp_ctrl[g],
+                sig_ns,
+                sig_ns_ptr,
+                sig_words,
+                sig_ptr,
+                ent_node,
+                ent_count,
+                post_ptr,
+                post_sig,
+                req_ptr,
+                req_any,
+                req_mask,
+            )
+        acc = np.zeros(n_zones + 1, dtype=np.uint64)
+        for j in range(run_ptr[q], run_ptr[q + 1]):
+            i = order[j]
+            lo = ptr[i]
+            hi = ptr[i + 1]
+            if not normalize_too:
+                for e in range(lo, hi):
+                    raw_out[e] = row[nodes[e]]
+            elif skip[i]:
+                for e in range(lo, hi):
+                    raw_out[e] = row[nodes[e]]
+                    norm_out[e] = 0
+            else:  # gather and collect NormalizeScore's maxima in one pass
+                acc[:] = 0
+                max_node = 0
+                for e in range(lo, hi):
+                    n = nodes[e]
+                    s = row[n]
+                    raw_out[e] = s
+                    max_node = max(max_node, s)
+                    acc[node_zone[n] + 1] += _SEEN + np.uint64(s)
+                _finish_pod(lo, hi, raw_out, nodes, node_zone, n_zones, acc, max_node, norm_out)
+        if g >= 0:
+            _add_matching(
+                row,
+                0,
+                grp_ns[g],
+                grp_allof[g],
+                grp_ctrl[g],
+                sig_ns,
+                sig_ns_ptr,
+                sig_words,
+                sig_ptr,
+                ent_node,
+                ent_count,
+                post_ptr,
+                post_sig,
+                req_ptr,
+                req_any,
+                req_mask,
+            )

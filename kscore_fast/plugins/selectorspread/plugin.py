@@ -15,10 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from ..._jit import num_threads
 from ...framework.interface import Chunk
 from ...model.objects import RC_KIND, RS_KIND, SS_KIND
 from ...model.selectors import LabelSelector, compile_requirements, label_selector_as_selector
 from ...model.snapshot import RS_CONTROLLER, SS_CONTROLLER, ClusterSnapshot, PodBatch
+from ..helper.grouping import group_rows
 from . import kernels
 
 NAME = "SelectorSpread"
@@ -42,18 +44,37 @@ class _Prepared:
     req_ptr: np.ndarray
     req_any: np.ndarray
     req_mask: np.ndarray
+    sig_ns: np.ndarray
     sig_ns_ptr: np.ndarray
     sig_words: np.ndarray
+    post_ptr: np.ndarray
+    post_sig: np.ndarray
     sig_ptr: np.ndarray
     ent_node: np.ndarray
     ent_count: np.ndarray
 
 
 @dataclass(frozen=True)
-class _State:
+class _BatchState:
+    """Every pending pod's default selector, grouped: pods of one group share counts.
+
+    ``group`` (int64[B]) is -1 for pods whose selector matches nothing (empty or
+    impossible) or that skip SelectorSpread; groups are described by ``grp_ns``,
+    ``grp_allof`` and ``grp_ctrl`` (see ``kernels``).
+    """
+
+    group: np.ndarray
     skip: np.ndarray
+    grp_ns: np.ndarray
+    grp_allof: np.ndarray
+    grp_ctrl: np.ndarray
+
+
+@dataclass(frozen=True)
+class _State:
     pod_group: np.ndarray
-    counts: np.ndarray
+    skip: np.ndarray
+    batch: _BatchState
 
 
 def _map_mask(vocab: Any, selector: dict[str, str], n_words: int) -> tuple[np.ndarray, bool]:
@@ -74,6 +95,20 @@ def _selector_keys(snapshot: ClusterSnapshot) -> set[str]:
             elif c.selector:
                 keys.update(c.selector)
     return keys
+
+
+def _postings(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every bit, the rows of ``words`` (uint64[S, W]) that carry it (CSR)."""
+    n_rows, n_words = words.shape
+    bits = np.unpackbits(
+        np.ascontiguousarray(words).view(np.uint8).reshape(n_rows, n_words * 8),
+        axis=1,
+        bitorder="little",
+    )
+    rows, cols = np.nonzero(bits)
+    order = np.argsort(cols, kind="stable")
+    ptr = np.searchsorted(cols[order], np.arange(n_words * 64 + 1)).astype(np.int64)
+    return ptr, rows[order].astype(np.int64)
 
 
 def prepare(snapshot: ClusterSnapshot) -> _Prepared:
@@ -131,6 +166,8 @@ def prepare(snapshot: ClusterSnapshot) -> _Prepared:
     n_sig = sig_rows.shape[0]
     sig_ns = sig_rows[:, 0].astype(np.int64)
     sig_ns_ptr = np.searchsorted(sig_ns, np.arange(len(snapshot.namespaces) + 1)).astype(np.int64)
+    sig_words = np.ascontiguousarray(sig_rows[:, 1:])
+    post_ptr, post_sig = _postings(sig_words)
     pair = pod_sig * max(snapshot.n_nodes, 1) + snapshot.pod_node[live].astype(np.int64)
     pairs, ent_count = np.unique(pair, return_counts=True)
     ent_sig = pairs // max(snapshot.n_nodes, 1)
@@ -149,14 +186,57 @@ def prepare(snapshot: ClusterSnapshot) -> _Prepared:
         req_ptr=compiled.ptr,
         req_any=compiled.any_of,
         req_mask=compiled.mask,
+        sig_ns=sig_ns,
         sig_ns_ptr=sig_ns_ptr,
-        sig_words=np.ascontiguousarray(sig_rows[:, 1:]),
+        sig_words=sig_words,
+        post_ptr=post_ptr,
+        post_sig=post_sig,
         sig_ptr=np.searchsorted(ent_sig, np.arange(n_sig + 1)).astype(np.int64),
         ent_node=(pairs % max(snapshot.n_nodes, 1)).astype(np.int32),
         ent_count=ent_count.astype(np.int64),
     )
     snapshot.cache[NAME] = prepared
     return prepared
+
+
+def batch_state(snapshot: ClusterSnapshot, batch: PodBatch) -> _BatchState:
+    """``DefaultSelector`` of every pending pod, grouped (cached on the batch)."""
+    cached = batch.cache.get(NAME)
+    if cached is not None:
+        return cached
+    prep = prepare(snapshot)
+    n, W = len(batch), snapshot.n_words
+    allof = np.empty((n, W), dtype=np.uint64)
+    impossible = np.empty(n, dtype=np.bool_)
+    nonempty = np.empty(n, dtype=np.bool_)
+    ctrl = np.empty(n, dtype=np.int32)
+    kernels.default_selectors(
+        batch.ns, batch.words, batch.controller_kind, batch.controller_idx,
+        prep.svc_ns_ptr, prep.svc_allof, prep.svc_ok, prep.svc_nonempty,
+        prep.rc_allof, prep.rc_keymask, prep.rc_impossible, prep.rc_nonempty,
+        prep.ctrl_offset, prep.ctrl_nonempty, prep.all_ns,
+        allof, impossible, nonempty, ctrl,
+    )  # fmt: skip
+    skip = batch.has_spread_constraints
+    live = nonempty & ~impossible & ~skip
+    keys = np.empty((n, W + 2), dtype=np.uint64)
+    keys[:, 0] = batch.ns
+    keys[:, 1:-1] = allof
+    keys[:, -1] = ctrl + 1
+    live_idx = np.flatnonzero(live)
+    group_of, grp_ptr, members = group_rows(keys[live_idx])
+    group = np.full(n, -1, dtype=np.int64)
+    group[live_idx] = group_of
+    rep = live_idx[members[grp_ptr[:-1]]]
+    state = _BatchState(
+        group=group,
+        skip=skip,
+        grp_ns=batch.ns[rep].astype(np.int64),
+        grp_allof=np.ascontiguousarray(allof[rep]),
+        grp_ctrl=ctrl[rep].astype(np.int64),
+    )
+    batch.cache[NAME] = state
+    return state
 
 
 class SelectorSpread:
@@ -166,57 +246,31 @@ class SelectorSpread:
     normalizes = True
 
     def pre_score(self, snapshot: ClusterSnapshot, batch: PodBatch, chunk: Chunk) -> _State:
+        bs = batch_state(snapshot, batch)
+        return _State(bs.group[chunk.pods], bs.skip[chunk.pods], bs)
+
+    def _score(self, state, snapshot, chunk, normalize_too, raw_out, norm_out) -> None:
         prep = prepare(snapshot)
-        pods = chunk.pods
-        n, W = len(pods), snapshot.n_words
-        allof = np.empty((n, W), dtype=np.uint64)
-        impossible = np.empty(n, dtype=np.bool_)
-        nonempty = np.empty(n, dtype=np.bool_)
-        ctrl = np.empty(n, dtype=np.int32)
-        pod_ns = batch.ns[pods]
-        kernels.default_selectors(
-            pod_ns, batch.words[pods], batch.controller_kind[pods], batch.controller_idx[pods],
-            prep.svc_ns_ptr, prep.svc_allof, prep.svc_ok, prep.svc_nonempty,
-            prep.rc_allof, prep.rc_keymask, prep.rc_impossible, prep.rc_nonempty,
-            prep.ctrl_offset, prep.ctrl_nonempty, prep.all_ns,
-            allof, impossible, nonempty, ctrl,
+        bs = state.batch
+        kernels.score_chunk.pick(len(raw_out))(
+            state.pod_group, state.skip, bs.grp_ns, bs.grp_allof, bs.grp_ctrl,
+            prep.sig_ns, prep.sig_ns_ptr, prep.sig_words, prep.sig_ptr, prep.ent_node,
+            prep.ent_count, prep.post_ptr, prep.post_sig, prep.req_ptr, prep.req_any,
+            prep.req_mask, chunk.ptr, chunk.nodes, snapshot.node_zone, len(snapshot.zone_keys),
+            snapshot.n_nodes, num_threads(), normalize_too, raw_out, norm_out,
         )  # fmt: skip
-        skip = batch.has_spread_constraints[pods]
-        live = nonempty & ~impossible & ~skip
-        # one count vector per distinct (namespace, selector); dead pods share row 0
-        keys = np.zeros((n, W + 2), dtype=np.uint64)
-        keys[:, 0] = pod_ns.astype(np.uint64)
-        keys[:, 1:-1] = allof
-        keys[:, -1] = (ctrl.astype(np.int64) + 1).astype(np.uint64)
-        keys[~live] = 0
-        groups, pod_group = np.unique(keys, axis=0, return_inverse=True)
-        pod_group = pod_group.reshape(-1).astype(np.int64)
-        grp_live = np.zeros(len(groups), dtype=np.bool_)
-        grp_live[pod_group[live]] = True
-        counts = kernels.count_matching(
-            groups[:, 0].astype(np.int32), np.ascontiguousarray(groups[:, 1:-1]),
-            (groups[:, -1].astype(np.int64) - 1).astype(np.int32), grp_live,
-            prep.sig_ns_ptr, prep.sig_words, prep.sig_ptr, prep.ent_node, prep.ent_count,
-            prep.req_ptr, prep.req_any, prep.req_mask, snapshot.n_nodes,
-        )  # fmt: skip
-        return _State(skip=skip, pod_group=pod_group, counts=counts)
 
     def score(
-        self, state: _State, snapshot: ClusterSnapshot, batch: PodBatch, chunk: Chunk
-    ) -> np.ndarray:
-        out = np.empty(len(chunk.nodes), dtype=np.int64)
-        kernels.gather_scores(chunk.ptr, chunk.nodes, state.pod_group, state.counts, out)
-        return out
+        self, state: _State, snapshot: ClusterSnapshot, batch: PodBatch, chunk: Chunk,
+        out: np.ndarray,
+    ) -> None:  # fmt: skip
+        self._score(state, snapshot, chunk, False, out, out)
 
     def normalize(
-        self,
-        state: _State,
-        snapshot: ClusterSnapshot,
-        batch: PodBatch,
-        chunk: Chunk,
+        self, state: _State, snapshot: ClusterSnapshot, batch: PodBatch, chunk: Chunk,
         scores: np.ndarray,
-    ) -> None:
-        kernels.normalize(
+    ) -> None:  # fmt: skip
+        kernels.normalize.pick(len(scores))(
             chunk.ptr,
             chunk.nodes,
             snapshot.node_zone,
@@ -224,3 +278,10 @@ class SelectorSpread:
             state.skip,
             scores,
         )
+
+    def score_normalize(
+        self, state: _State, snapshot: ClusterSnapshot, batch: PodBatch, chunk: Chunk,
+        raw_out: np.ndarray, norm_out: np.ndarray,
+    ) -> None:  # fmt: skip
+        """``score`` then ``normalize``, fused into one pass over each pod's nodes."""
+        self._score(state, snapshot, chunk, True, raw_out, norm_out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kscore_fast import _jit
 from kscore_fast.api import load_cluster
 from kscore_fast.framework.interface import Chunk
 from kscore_fast.framework.nodeorder import windows_without_filters
@@ -14,8 +15,16 @@ from ...builders import full_chunk, run_plugin
 from ...scenarios import scenario
 
 
-def _check(c, chunk):
-    raw, norm = run_plugin(SelectorSpread(), c, chunk)
+@pytest.fixture(params=["protocol", "fused", "fused-parallel"])
+def path(request, monkeypatch):
+    """Score+Normalize as separate phases, fused, and fused with the parallel kernels."""
+    if request.param.endswith("parallel"):
+        monkeypatch.setattr(_jit, "PARALLEL_MIN_WORK", 0)
+    return request.param
+
+
+def _check(c, chunk, path):
+    raw, norm = run_plugin(SelectorSpread(), c, chunk, fused=path != "protocol")
     for i, p in enumerate(chunk.pods):
         lo, hi = chunk.ptr[i], chunk.ptr[i + 1]
         nodes = chunk.nodes[lo:hi].tolist()
@@ -25,15 +34,15 @@ def _check(c, chunk):
 
 
 @pytest.mark.parametrize("seed", range(300))
-def test_kernels_equal_reference_on_all_nodes(seed):
+def test_kernels_equal_reference_on_all_nodes(seed, path):
     c = load_cluster(objects=scenario(seed))
     if c.snapshot.n_nodes == 0:
         pytest.skip("no nodes")
-    _check(c, full_chunk(c))
+    _check(c, full_chunk(c), path)
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_kernels_equal_reference_on_rotating_windows(seed):
+def test_kernels_equal_reference_on_rotating_windows(seed, path):
     """Normalization runs over each pod's own node subset (numFeasibleNodesToFind)."""
     c = load_cluster(objects=scenario(seed, max_nodes=260, max_pods=600, max_pending=8))
     n = c.snapshot.n_nodes
@@ -43,11 +52,12 @@ def test_kernels_equal_reference_on_rotating_windows(seed):
     k = int(rng.integers(1, n + 1))
     pods = np.arange(len(c.batch), dtype=np.int64)
     ptr, nodes, _ = windows_without_filters(n, k, c.batch.nominated, int(rng.integers(0, n)))
-    _check(c, Chunk(pods, ptr, nodes))
+    _check(c, Chunk(pods, ptr, nodes), path)
 
 
+@pytest.mark.parametrize("variant", ["serial", "parallel"])
 @pytest.mark.parametrize("seed", range(20))
-def test_normalize_kernel_equals_reference_on_wide_counts(seed):
+def test_normalize_kernel_equals_reference_on_wide_counts(seed, variant):
     """Large counts reach float rounding edges such as 100 * (29/100) = 28.999999999999996."""
     from kscore_fast.plugins.selectorspread import kernels
 
@@ -65,7 +75,7 @@ def test_normalize_kernel_equals_reference_on_wide_counts(seed):
     raw = rng.integers(0, hi + 1, ptr[-1]).astype(np.int64)
     skip = np.zeros(n_pods, dtype=np.bool_)
     got = raw.copy()
-    kernels.normalize(ptr, nodes, node_zone, n_zones, skip, got)
+    getattr(kernels.normalize, variant)(ptr, nodes, node_zone, n_zones, skip, got)
     keys = [f"z{z}" if z >= 0 else "" for z in range(-1, n_zones)]
     for i in range(n_pods):
         sl = slice(ptr[i], ptr[i + 1])

@@ -1,0 +1,71 @@
+"""Kernels of the runtime: the weight phase of ``RunScorePlugins`` and top-K selection."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import dual_kernel, kernel, prange
+
+
+@dual_kernel
+def apply_weight(ptr, norm, weight, first, total, out_u8, bad, best, count):  # pragma: no cover
+    """Range check, × weight and sum, for one plugin (framework.go ``RunScorePlugins``).
+
+    For every entry of pod ``i``: a normalized score outside [0, 100] records its entry
+    index in ``bad[i]`` (first one only); otherwise it is stored in ``out_u8`` and
+    ``total`` becomes (``first``: 0, else ``total``) + score × weight. ``best[i]`` and
+    ``count[i]`` receive the pod's top total and how many entries reach it (meaningful
+    after the last plugin: what ``selectHost`` needs).
+    """
+    for i in prange(ptr.shape[0] - 1):
+        top = np.int64(-1)
+        n_top = 0
+        for e in range(ptr[i], ptr[i + 1]):
+            v = norm[e]
+            if v < 0 or v > 100:
+                if bad[i] < 0:
+                    bad[i] = e
+                continue
+            out_u8[e] = v
+            t = v * weight
+            if not first:
+                t += total[e]
+            total[e] = t
+            if t > top:
+                top = t
+                n_top = 1
+            elif t == top:
+                n_top += 1
+        best[i] = top
+        count[i] = n_top
+
+
+@kernel
+def top_k(ptr, total, k, order_out, lengths_out):  # pragma: no cover - compiled
+    """Per pod, the entries of the ``k`` highest totals (descending, ties in list order).
+
+    Writes entry indices to ``order_out`` (pod after pod) and their count per pod to
+    ``lengths_out``; returns the number written.
+    """
+    pos = 0
+    for i in range(ptr.shape[0] - 1):
+        lo = ptr[i]
+        hi = ptr[i + 1]
+        n = min(k, hi - lo)
+        # selection by repeated scan is O(n·k); a stable argsort is O(n log n)
+        if k * 8 < hi - lo:
+            taken = np.zeros(hi - lo, dtype=np.bool_)
+            for j in range(n):
+                best = -1
+                for e in range(lo, hi):
+                    if not taken[e - lo] and (best < 0 or total[e] > total[best]):
+                        best = e
+                taken[best - lo] = True
+                order_out[pos + j] = best
+        else:
+            idx = np.argsort(-total[lo:hi], kind="mergesort")
+            for j in range(n):
+                order_out[pos + j] = lo + idx[j]
+        lengths_out[i] = n
+        pos += n
+    return pos

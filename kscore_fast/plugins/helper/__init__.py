@@ -1,0 +1,1 @@
+"""Helpers shared by plugins (pkg/scheduler/framework/plugins/helper)."""
