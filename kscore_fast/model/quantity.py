@@ -1,9 +1,8 @@
 """Kubernetes resource quantities, parsed and converted exactly as apimachinery v1.23 does.
 
-Mirrors ``k8s.io/apimachinery/pkg/api/resource`` (quantity.go ``ParseQuantity`` /
-``parseQuantityString`` / ``Value`` / ``MilliValue`` / ``ScaledValue``, suffix.go
-``interpret``, amount.go ``int64Amount.AsScaledInt64``, math.go ``positiveScaleInt64`` /
-``negativeScaleInt64``, scale_int.go ``scaledValue``). Arithmetic is Python ``int`` only.
+Mirrors ``k8s.io/apimachinery/pkg/api/resource``: quantity.go ``ParseQuantity``,
+``parseQuantityString``, ``ScaledValue``; suffix.go ``interpret``; amount.go ``AsScaledInt64``;
+math.go ``positiveScaleInt64``/``negativeScaleInt64``; scale_int.go ``scaledValue``.
 
 Go keeps a parsed quantity in one of two forms and its conversions differ by form, so
 :class:`Quantity` records the form too (checked against the Go code on amd64):
@@ -17,9 +16,11 @@ Go keeps a parsed quantity in one of two forms and its conversions differ by for
 * ``inf.Dec`` path (``is_dec=True``): everything else. Non-zero values are rounded up, away
   from zero, to a multiple of 1n; BinarySI magnitudes are capped at 2**63-1 (``"9Ei"``);
   decimal ones are never capped. Conversions wrap modulo 2**64 on overflow
-  (``MilliValue("8Ei") == -1000``, ``Value("100000000000000000000") == 7766279631452241920``)
-  and negative non-integers round to truncation + 1 (``Value("-1e-10") == 1``, not -1).
-  ``int64(math.Pow10(n))`` for n >= 19 is taken as -2**63, as amd64 does.
+  (``MilliValue("8Ei") == -1000``, ``Value("100000000000000000000") == 7766279631452241920``,
+  ``Value("-1000000000000000000") == 6930898828``) and negative non-integers round to
+  truncation + 1 (``Value("-1e-10") == 1``). ``int64(math.Pow10(n))``, n >= 19, is -2**63
+  as on amd64. Where Go would build 10**n for n near 2**31 and never finish (``1e-100000000``,
+  ``1e2147483648``) the result it would reach is computed symbolically.
 
 ``Quantity`` equality compares the Go representation, not the number; use
 :meth:`Quantity.as_fraction` for the exact value.
@@ -39,7 +40,6 @@ DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"
 DECIMAL_EXPONENT = "DecimalExponent"
 
-_MASK64 = (1 << 64) - 1
 _INT64_MAX = (1 << 63) - 1
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
@@ -65,15 +65,6 @@ def _wrap(v: int, bits: int = 64) -> int:
     """Go's two's-complement truncation of ``v`` to a signed ``bits``-bit integer."""
     v &= (1 << bits) - 1
     return v - (1 << bits) if v >> (bits - 1) else v
-
-
-def _digits(s: str) -> int:
-    """int(s) for a digit string of any length (Python caps int(str) at 4300 digits)."""
-    v = 0
-    for i in range(0, len(s), 4000):
-        chunk = s[i : i + 4000]
-        v = v * 10 ** len(chunk) + int(chunk)
-    return v
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +152,7 @@ def parse_quantity(s: str) -> Quantity:
     """Go ``resource.ParseQuantity``: same accepted strings, same value and representation.
 
     Raises ValueError for everything Go rejects (empty, whitespace, ``K``, ``ki``, ``1.2.3``).
-    Oddities Go accepts are accepted too: ``"."``, ``"+"``, ``"-"`` and ``"1.G"``.
+    Oddities Go accepts are accepted too: ``1.G``, and zero for ``.``, ``-``, ``m``, ``Ki``, ``e3``.
     """
     if not isinstance(s, str):
         raise _invalid(s, f"a {type(s).__name__}, not a string")
@@ -191,17 +182,11 @@ def parse_quantity(s: str) -> Quantity:
         hint = f" (did you mean {_HINTS[suf]!r}?)" if suf in _HINTS else ""
         raise _invalid(s, f"unknown suffix {suf!r}{hint}")
 
-    mantissa = 1
-    if fmt == BINARY_SI:
-        scale = 0
-        if denom == "":
-            mantissa = 1 << exponent
-            precision = 15 - len(num) - exponent * 3 // 10 - 1
-        else:
-            precision = -1
+    if fmt == BINARY_SI:  # Go: 15 - len(num) - int32(float32(exponent)*3/10) - 1
+        scale, mantissa = 0, 1 << exponent
+        precision = 14 - len(num) - exponent * 3 // 10 if denom == "" else -1
     else:
-        scale = exponent
-        precision = 18 - (len(num) + len(denom))
+        scale, mantissa, precision = exponent, 1, 18 - len(num) - len(denom)
     if precision >= 0:
         scale = _wrap(scale - len(denom), 32)
         if scale >= -9:
@@ -213,7 +198,7 @@ def parse_quantity(s: str) -> Quantity:
     digits = zeros + (m.group(3) or "") + denom
     if digits == "":
         raise _invalid(s, "no digits in the numeric part")
-    unscaled = _digits(digits)  # magnitude; the sign is applied at the end
+    unscaled = int(Decimal(digits))  # magnitude, sign applied last; int(str) caps digits
     inf_scale = len(denom) if dot else 0
     if base == 10:
         inf_scale = _wrap(inf_scale + _wrap(-exponent, 32), 32)
@@ -238,25 +223,12 @@ def parse_quantity(s: str) -> Quantity:
 
 
 def _go_json_float(f: float) -> str:
-    """The text encoding/json's ``Marshal`` writes for a float64 (shortest repr digits)."""
-    if math.isnan(f) or math.isinf(f):
+    """The text encoding/json's ``Marshal`` writes for a float64: shortest round-trip digits
+    (as ``repr``), exponent form below 1e-6 and from 1e21 (``1e-7``, ``1.5e+300``)."""
+    if not math.isfinite(f):
         raise _invalid(f, "not a finite number")
-    if f == 0:
-        return "-0" if math.copysign(1.0, f) < 0 else "0"
-    _, digit_tuple, exp = Decimal(repr(f)).as_tuple()
-    ds = "".join(map(str, digit_tuple)).rstrip("0")
-    exp = int(exp) + len(digit_tuple) - len(ds)
-    neg = "-" if f < 0 else ""
-    if abs(f) < 1e-6 or abs(f) >= 1e21:  # strconv 'e' format, then "e-07" -> "e-7"
-        e10 = exp + len(ds) - 1
-        mant = ds[0] + ("." + ds[1:] if len(ds) > 1 else "")
-        return f"{neg}{mant}e{'-' if e10 < 0 else '+'}{abs(e10):0{1 if e10 < 0 else 2}d}"
-    if exp >= 0:
-        return neg + ds + "0" * exp
-    point = len(ds) + exp
-    if point > 0:
-        return f"{neg}{ds[:point]}.{ds[point:]}"
-    return f"{neg}0.{'0' * -point}{ds}"
+    exponent_form = f != 0 and (abs(f) < 1e-6 or abs(f) >= 1e21)
+    return format(Decimal(repr(f)).normalize(), "e" if exponent_form else "f")
 
 
 def quantity_from_yaml(v: object) -> Quantity:
