@@ -136,3 +136,15 @@ def test_warning_line_and_quiet(tmp_path):
 def test_missing_path():
     proc = _run("score", "/nonexistent/x.yaml")
     assert proc.returncode == 2 and "no such file or directory" in proc.stderr
+
+
+def test_streamed_json_equals_result_dict():
+    from kscore_fast.api import load_cluster, score
+    from kscore_fast.io.output import iter_json
+
+    from .scenarios import scenario
+
+    for seed in range(30):
+        for plugins in ("SelectorSpread=2", ""):
+            r = score(load_cluster(objects=scenario(seed)), plugins=plugins)
+            assert json.loads("".join(iter_json(r))) == r.to_dict()

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pyarrow as pa
 
 from ..errors import ConfigError
+
+if TYPE_CHECKING:  # pyarrow is imported when tables are asked for
+    import pyarrow as pa
 
 ScoresMode = Literal["all", "none"] | str
 
@@ -137,7 +139,7 @@ class ScoreResult:
         plugins = self.plugin_names
         weights = self.weights
         nodes = self.nodes.tolist()
-        raw = self.raw.tolist()
+        raw = self.raw.tolist()  # (total below is computed once)
         norm = self.normalized.astype(np.int64).tolist()
         total = self.total.tolist()
         ptr = self.ptr.tolist()
@@ -173,6 +175,8 @@ class ScoreResult:
 
     def placements_table(self) -> pa.Table:
         """One row per pending pod: pod, host, feasible, evaluated, error."""
+        import pyarrow as pa
+
         return pa.table(
             {
                 "pod": pa.array(self.pod_names, pa.string()),
@@ -189,6 +193,8 @@ class ScoreResult:
 
         ``pod``, ``node`` and ``plugin`` are dictionary-encoded.
         """
+        import pyarrow as pa
+
         n_e = len(self.nodes)
         n_pl = len(self.plugin_names)
         pod_of = np.repeat(np.arange(len(self), dtype=np.int32), np.diff(self.ptr))

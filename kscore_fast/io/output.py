@@ -18,24 +18,52 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
-
-import pyarrow as pa
-import pyarrow.feather as feather
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import InputError
 from ..framework.result import ScoreResult
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 FORMATS = ("json", "parquet", "arrow")
 
 
 def iter_json(result: ScoreResult) -> Iterator[str]:
-    """The JSON document in pieces (one pod's result at a time)."""
+    """The JSON document in pieces, one pod's result at a time, without building it.
+
+    Equal to ``json.dumps(result.to_dict())`` once parsed; a batch of 10,000 pods on 5,000
+    nodes never holds 50 million Python dicts.
+    """
+    dumps = json.dumps
+    node_names = [dumps(n) for n in result.node_names]
+    plugin_keys = [dumps(p) for p in result.plugin_names]
+    weights = result.weights
+    ptr = result.ptr.tolist()
+    all_totals = result.total
     yield '{"results": ['
-    doc = result.to_dict()["results"]
-    for i, r in enumerate(doc):
-        yield ("" if i == 0 else ",\n") + json.dumps(r, separators=(",", ":"))
+    for i, pod in enumerate(result.pod_names):
+        lo, hi = ptr[i], ptr[i + 1]
+        nodes = result.nodes[lo:hi].tolist()
+        total = all_totals[lo:hi].tolist()
+        raw = [r[lo:hi].tolist() for r in result.raw]
+        norm = [r[lo:hi].tolist() for r in result.normalized]
+        entries = []
+        for j, n in enumerate(nodes):
+            plugins = ",".join(
+                f'{key}:{{"raw":{raw[k][j]},"normalized":{norm[k][j]},'
+                f'"weighted":{norm[k][j] * weights[k]}}}'
+                for k, key in enumerate(plugin_keys)
+            )
+            entries.append(f'{{"node":{node_names[n]},"total":{total[j]},"plugins":{{{plugins}}}}}')
+        h = int(result.hosts[i])
+        yield (
+            ("" if i == 0 else ",\n")
+            + f'{{"pod":{dumps(pod)},"host":{node_names[h] if h >= 0 else "null"},'
+            f'"feasibleNodes":{int(result.feasible[i])},'
+            f'"evaluatedNodes":{int(result.evaluated[i])},"error":{dumps(result.errors[i])},'
+            f'"scores":[{",".join(entries)}]}}'
+        )
     yield "]}\n"
 
 
@@ -88,6 +116,9 @@ def write_result(result: ScoreResult, fmt: str, output: str | None) -> None:
 
 
 def _write_table(table: pa.Table, path: Path, fmt: str) -> None:
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+
     if fmt == "parquet":
         pq.write_table(table, path)
     else:

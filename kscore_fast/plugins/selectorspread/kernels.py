@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._jit import dual_kernel, get_thread_id, inline_kernel, kernel, prange
+from ..._jit import dual_kernel, inline_kernel, kernel, prange
 
 
 @inline_kernel
@@ -48,27 +48,10 @@ def _requirements_hold(row, lo, hi, req_any, req_mask):  # pragma: no cover - co
 
 
 @kernel
-def default_selectors(
-    pod_ns,
-    pod_words,
-    ctrl_kind,
-    ctrl_idx,
-    svc_ns_ptr,
-    svc_allof,
-    svc_ok,
-    svc_nonempty,
-    rc_allof,
-    rc_keymask,
-    rc_impossible,
-    rc_nonempty,
-    ctrl_offset,
-    ctrl_nonempty,
-    all_ns,
-    out_allof,
-    out_impossible,
-    out_nonempty,
-    out_ctrl,
-):  # pragma: no cover - compiled
+def default_selectors(pod_ns, pod_words, ctrl_kind, ctrl_idx, svc_ns_ptr, svc_allof, svc_ok,
+                      svc_nonempty, rc_allof, rc_keymask, rc_impossible, rc_nonempty,
+                      ctrl_offset, ctrl_nonempty, all_ns, out_allof, out_impossible,
+                      out_nonempty, out_ctrl):  # pragma: no cover - compiled
     """``helper.DefaultSelector`` for each pod of a chunk, as bitmasks.
 
     ``pod_ns`` (int32[C]) indexes ``svc_ns_ptr`` (services grouped by namespace); a pod
@@ -146,75 +129,32 @@ def _rarest_postings(allof, c, req_ptr, req_any, req_mask, post_ptr):  # pragma:
 
 
 @inline_kernel
-def _visit(
-    s,
-    row,
-    add,
-    ns,
-    allof,
-    c,
-    sig_ns,
-    sig_words,
-    sig_ptr,
-    ent_node,
-    ent_count,
-    req_ptr,
-    req_any,
-    req_mask,
-):  # pragma: no cover - compiled
+def _add_signature(s, row, ns, allof, c, index):  # pragma: no cover - compiled
+    """Add signature ``s``'s pods to ``row`` if it matches the selector."""
+    sig_ns, _, sig_words, sig_ptr, ent_node, ent_count, _, _, req_ptr, req_any, req_mask = index
     if sig_ns[s] != ns or not _contains_all(sig_words[s], allof):
         return
-    if c >= 0 and not _requirements_hold(
-        sig_words[s], req_ptr[c], req_ptr[c + 1], req_any, req_mask
-    ):
+    if c >= 0 and not _requirements_hold(sig_words[s], req_ptr[c], req_ptr[c + 1], req_any,
+                                         req_mask):
         return
     for e in range(sig_ptr[s], sig_ptr[s + 1]):
-        if add:
-            row[ent_node[e]] += ent_count[e]
-        else:
-            row[ent_node[e]] = 0
+        row[ent_node[e]] += ent_count[e]
 
 
 @inline_kernel
-def _add_matching(
-    row,
-    add,
-    ns,
-    allof,
-    c,
-    sig_ns,
-    sig_ns_ptr,
-    sig_words,
-    sig_ptr,
-    ent_node,
-    ent_count,
-    post_ptr,
-    post_sig,
-    req_ptr,
-    req_any,
-    req_mask,
-):  # pragma: no cover - compiled
-    """``add`` = 1: count the pods of the signatures matching the selector into ``row``;
-    0: zero those nodes again. Only the rarest candidate list is visited."""
+def _count_matching(row, ns, allof, c, index):  # pragma: no cover - compiled
+    """Add to ``row`` (int64[N]) the pods of every signature matching the selector
+    (namespace ``ns``, required bits ``allof``, requirement list ``c``): the per-node
+    ``countMatchingPods``. Only the rarest candidate list of signatures is visited.
+
+    ``index`` = (sig_ns, sig_ns_ptr, sig_words, sig_ptr, ent_node, ent_count, post_ptr,
+    post_sig, req_ptr, req_any, req_mask), see the module docstring.
+    """
+    _, sig_ns_ptr, _, _, _, _, post_ptr, post_sig, req_ptr, req_any, req_mask = index
     bit, r = _rarest_postings(allof, c, req_ptr, req_any, req_mask, post_ptr)
     if bit >= 0:
         for q in range(post_ptr[bit], post_ptr[bit + 1]):
-            _visit(
-                post_sig[q],
-                row,
-                add,
-                ns,
-                allof,
-                c,
-                sig_ns,
-                sig_words,
-                sig_ptr,
-                ent_node,
-                ent_count,
-                req_ptr,
-                req_any,
-                req_mask,
-            )
+            _add_signature(post_sig[q], row, ns, allof, c, index)
     elif r >= 0:
         for w in range(req_mask.shape[1]):
             x = req_mask[r, w]
@@ -223,42 +163,12 @@ def _add_matching(
                 if x & np.uint64(1):
                     bt = w * 64 + b
                     for q in range(post_ptr[bt], post_ptr[bt + 1]):
-                        _visit(
-                            post_sig[q],
-                            row,
-                            add,
-                            ns,
-                            allof,
-                            c,
-                            sig_ns,
-                            sig_words,
-                            sig_ptr,
-                            ent_node,
-                            ent_count,
-                            req_ptr,
-                            req_any,
-                            req_mask,
-                        )
+                        _add_signature(post_sig[q], row, ns, allof, c, index)
                 x >>= np.uint64(1)
                 b += 1
     else:
         for s in range(sig_ns_ptr[ns], sig_ns_ptr[ns + 1]):
-            _visit(
-                s,
-                row,
-                add,
-                ns,
-                allof,
-                c,
-                sig_ns,
-                sig_words,
-                sig_ptr,
-                ent_node,
-                ent_count,
-                req_ptr,
-                req_any,
-                req_mask,
-            )
+            _add_signature(s, row, ns, allof, c, index)
 
 
 @inline_kernel
@@ -364,103 +274,44 @@ def normalize(ptr, nodes, node_zone, n_zones, skip, scores):  # pragma: no cover
 
 
 @dual_kernel
-def score_chunk(
-    pod_group,
-    skip,
-    grp_ns,
-    grp_allof,
-    grp_ctrl,
-    sig_ns,
-    sig_ns_ptr,
-    sig_words,
-    sig_ptr,
-    ent_node,
-    ent_count,
-    post_ptr,
-    post_sig,
-    req_ptr,
-    req_any,
-    req_mask,
-    ptr,
-    nodes,
-    node_zone,
-    n_zones,
-    n_nodes,
-    n_threads,
-    normalize_too,
-    raw_out,
-    norm_out,
-):  # pragma: no cover - compiled
+def score_chunk(pod_group, skip, grp_ns, grp_allof, grp_ctrl, index, ptr, nodes, node_zone,
+                n_zones, n_nodes, normalize_too, raw_out, norm_out):  # pragma: no cover
     """Raw scores (``countMatchingPods`` of each pod's selector on each of its nodes) and,
     if ``normalize_too``, their ``NormalizeScore`` into ``norm_out``, in one pass.
 
-    Chunk pods of one selector group share one count vector, built in per-thread scratch
-    from the matching signatures and cleared after the group. A negative group means the
-    selector matches nothing (empty or impossible) or the pod skips SelectorSpread
-    (``skip``: normalized scores stay 0, as NormalizeScore returns early).
+    The chunk's pods of one selector group share one count vector (built first, one per
+    group present). A negative group means the selector matches nothing (empty or
+    impossible) or the pod skips SelectorSpread (``skip``: its normalized scores stay 0,
+    as NormalizeScore returns early).
     """
     order, run_ptr = _runs(pod_group)
-    scratch = np.zeros((n_threads, max(n_nodes, 1)), dtype=np.int64)
-    for q in prange(run_ptr.shape[0] - 1):
-        row = scratch[get_thread_id()]
+    n_runs = run_ptr.shape[0] - 1
+    local = np.empty(pod_group.shape[0], dtype=np.int64)
+    counts = np.zeros((n_runs, max(n_nodes, 1)), dtype=np.int64)
+    for q in prange(n_runs):
         g = pod_group[order[run_ptr[q]]]
-        if g >= 0:
-            _add_matching(
-                row,
-                1,
-                grp_ns[g],
-                grp_allof[g],
-                grp_ctrl[g],
-                sig_ns,
-                sig_ns_ptr,
-                sig_words,
-                sig_ptr,
-                ent_node,
-                ent_count,
-                post_ptr,
-                post_sig,
-                req_ptr,
-                req_any,
-                req_mask,
-            )
-        acc = np.zeros(n_zones + 1, dtype=np.uint64)
         for j in range(run_ptr[q], run_ptr[q + 1]):
-            i = order[j]
-            lo = ptr[i]
-            hi = ptr[i + 1]
-            if not normalize_too:
-                for e in range(lo, hi):
-                    raw_out[e] = row[nodes[e]]
-            elif skip[i]:
-                for e in range(lo, hi):
-                    raw_out[e] = row[nodes[e]]
-                    norm_out[e] = 0
-            else:  # gather and collect NormalizeScore's maxima in one pass
-                acc[:] = 0
-                max_node = 0
-                for e in range(lo, hi):
-                    n = nodes[e]
-                    s = row[n]
-                    raw_out[e] = s
-                    max_node = max(max_node, s)
-                    acc[node_zone[n] + 1] += _SEEN + np.uint64(s)
-                _finish_pod(lo, hi, raw_out, nodes, node_zone, n_zones, acc, max_node, norm_out)
+            local[order[j]] = q
         if g >= 0:
-            _add_matching(
-                row,
-                0,
-                grp_ns[g],
-                grp_allof[g],
-                grp_ctrl[g],
-                sig_ns,
-                sig_ns_ptr,
-                sig_words,
-                sig_ptr,
-                ent_node,
-                ent_count,
-                post_ptr,
-                post_sig,
-                req_ptr,
-                req_any,
-                req_mask,
-            )
+            _count_matching(counts[q], grp_ns[g], grp_allof[g], grp_ctrl[g], index)
+    for i in prange(pod_group.shape[0]):
+        row = counts[local[i]]
+        lo = ptr[i]
+        hi = ptr[i + 1]
+        if not normalize_too:
+            for e in range(lo, hi):
+                raw_out[e] = row[nodes[e]]
+        elif skip[i]:
+            for e in range(lo, hi):
+                raw_out[e] = row[nodes[e]]
+                norm_out[e] = 0
+        else:  # gather and collect NormalizeScore's maxima in one pass
+            acc = np.zeros(n_zones + 1, dtype=np.uint64)
+            max_node = 0
+            for e in range(lo, hi):
+                n = nodes[e]
+                s = row[n]
+                raw_out[e] = s
+                max_node = max(max_node, s)
+                acc[node_zone[n] + 1] += _SEEN + np.uint64(s)
+            _finish_pod(lo, hi, raw_out, nodes, node_zone, n_zones, acc, max_node, norm_out)

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from ..._jit import num_threads
 from ...framework.interface import Chunk
 from ...model.objects import RC_KIND, RS_KIND, SS_KIND
 from ...model.selectors import LabelSelector, compile_requirements, label_selector_as_selector
@@ -49,6 +48,16 @@ class _Prepared:
     sig_words: np.ndarray
     post_ptr: np.ndarray
     post_sig: np.ndarray
+
+    @property
+    def index(self) -> tuple[np.ndarray, ...]:
+        """The signature index, as the kernels take it (see ``kernels``)."""
+        return (
+            self.sig_ns, self.sig_ns_ptr, self.sig_words, self.sig_ptr, self.ent_node,
+            self.ent_count, self.post_ptr, self.post_sig, self.req_ptr, self.req_any,
+            self.req_mask,
+        )  # fmt: skip
+
     sig_ptr: np.ndarray
     ent_node: np.ndarray
     ent_count: np.ndarray
@@ -253,11 +262,9 @@ class SelectorSpread:
         prep = prepare(snapshot)
         bs = state.batch
         kernels.score_chunk.pick(len(raw_out))(
-            state.pod_group, state.skip, bs.grp_ns, bs.grp_allof, bs.grp_ctrl,
-            prep.sig_ns, prep.sig_ns_ptr, prep.sig_words, prep.sig_ptr, prep.ent_node,
-            prep.ent_count, prep.post_ptr, prep.post_sig, prep.req_ptr, prep.req_any,
-            prep.req_mask, chunk.ptr, chunk.nodes, snapshot.node_zone, len(snapshot.zone_keys),
-            snapshot.n_nodes, num_threads(), normalize_too, raw_out, norm_out,
+            state.pod_group, state.skip, bs.grp_ns, bs.grp_allof, bs.grp_ctrl, prep.index,
+            chunk.ptr, chunk.nodes, snapshot.node_zone, len(snapshot.zone_keys),
+            snapshot.n_nodes, normalize_too, raw_out, norm_out,
         )  # fmt: skip
 
     def score(

@@ -1,0 +1,98 @@
+"""Go and kscore_fast side by side, on the same machine, in one run.
+
+    python benchmarks/compare_go.py [--json FILE] [--shapes 100x1000,1000x10000]
+
+Runs ``goref bench`` (upstream's BenchmarkTestSelectorSpreadPriority loop through the
+real plugin code: PreScore, parallel Score over every node, NormalizeScore; one op = one
+pod) and times kscore_fast on the same shapes: one pod alone, and a batch of 1,000
+pending pods with distinct label sets (µs per pod). Prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.shapes import go_shape  # noqa: E402
+from benchmarks.timing import best_of, scorer  # noqa: E402
+
+GOREF = ROOT / "benchmarks" / "goref" / "bin" / "goref"
+
+
+def go_bench(shapes: str) -> dict[str, float]:
+    proc = subprocess.run(
+        [str(GOREF), "bench", "--shapes", shapes, "--json", "--runs", "5"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    doc = json.loads(proc.stdout)
+    return {f"{r['nodes']}x{r['existingPods']}": r["minNsPerOp"] / 1e3 for r in doc["results"]}
+
+
+def kscore_bench(nodes: int, existing: int) -> dict[str, float]:
+    lone, _ = scorer(go_shape(nodes, existing, 1))
+    batch, _ = scorer(go_shape(nodes, existing, 1000))
+    distinct, _ = scorer(go_shape(nodes, existing, 1000, distinct_selectors=True))
+    return {
+        "lone_us": best_of(lone, 7, 50) * 1e6,
+        "batch_us_per_pod": best_of(batch, 7) * 1e6 / 1000,
+        "distinct_us_per_pod": best_of(distinct, 7) * 1e6 / 1000,
+    }
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} CPUs, {cpu}, Python {platform.python_version()}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shapes", default="100x1000,1000x10000")
+    ap.add_argument("--json", metavar="FILE")
+    args = ap.parse_args()
+    if not GOREF.exists():
+        print(f"{GOREF} missing: run benchmarks/goref/build.sh", file=sys.stderr)
+        return 1
+    go = go_bench(args.shapes)
+    rows = []
+    for shape in args.shapes.split(","):
+        nodes, existing = map(int, shape.split("x"))
+        ks = kscore_bench(nodes, existing)
+        rows.append({"shape": shape, "go_us_per_pod": go[shape], **ks})
+    print(f"machine: {machine()}\n")
+    print(
+        "| nodes × existing pods | Go µs/pod | kscore lone pod µs | ratio | "
+        "kscore batch µs/pod | ratio | batch, distinct selectors µs/pod | ratio |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        g = r["go_us_per_pod"]
+        print(
+            f"| {r['shape'].replace('x', ' × ')} | {g:,.1f} | {r['lone_us']:,.1f} | "
+            f"{g / r['lone_us']:,.1f}× | {r['batch_us_per_pod']:,.2f} | "
+            f"{g / r['batch_us_per_pod']:,.0f}× | {r['distinct_us_per_pod']:,.2f} | "
+            f"{g / r['distinct_us_per_pod']:,.0f}× |"
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps({"machine": machine(), "rows": rows}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

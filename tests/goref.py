@@ -1,0 +1,66 @@
+"""Run the Go reference harness (benchmarks/goref) and compare its output with kscore's."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+GOREF = Path(os.environ.get("KSCORE_GOREF", ROOT / "benchmarks" / "goref" / "bin" / "goref"))
+
+
+def goref_missing() -> str | None:
+    """Why goref cannot run here, or None."""
+    if not GOREF.exists():
+        return f"goref is not built ({GOREF}): run benchmarks/goref/build.sh (needs Go)"
+    return None
+
+
+def run_goref(paths: list[str | Path], flags: list[str]) -> dict[str, Any]:
+    proc = subprocess.run(
+        [str(GOREF), "score", *map(str, paths), "--quiet", *flags],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"goref failed ({proc.returncode}): {proc.stderr.strip()}")
+    return json.loads(proc.stdout)
+
+
+def compare(kscore: dict[str, Any], go: dict[str, Any], top_k: int | None = None) -> list[str]:
+    """Differences between two documents of docs/contract.md, as readable lines.
+
+    Everything must be equal except the host, which must be one of Go's top-total nodes
+    (both sides choose uniformly among them, from different random sources). With
+    ``--scores top:K`` (``top_k``) a list of K equal totals may hide more tied nodes.
+    """
+    diffs: list[str] = []
+    kr, gr = kscore["results"], go["results"]
+    if [r["pod"] for r in kr] != [r["pod"] for r in gr]:
+        return [f"pods differ: {[r['pod'] for r in kr]} vs {[r['pod'] for r in gr]}"]
+    for k, g in zip(kr, gr, strict=True):
+        pod = k["pod"]
+        for field in ("feasibleNodes", "evaluatedNodes", "error"):
+            if k[field] != g[field]:
+                diffs.append(f"{pod}: {field} {k[field]!r} != go {g[field]!r}")
+        if k["scores"] != g["scores"]:
+            kmap = {s["node"]: s for s in k["scores"]}
+            gmap = {s["node"]: s for s in g["scores"]}
+            if list(kmap) != list(gmap):
+                diffs.append(f"{pod}: scored nodes {list(kmap)} != go {list(gmap)}")
+            for node in kmap.keys() & gmap.keys():
+                if kmap[node] != gmap[node]:
+                    diffs.append(f"{pod} on {node}: {kmap[node]} != go {gmap[node]}")
+        if g["scores"]:
+            top = max(s["total"] for s in g["scores"])
+            ties = {s["node"] for s in g["scores"] if s["total"] == top}
+            hidden = top_k is not None and len(ties) == top_k
+            if k["host"] not in ties and not hidden:
+                diffs.append(f"{pod}: host {k['host']!r} not among go's top nodes {sorted(ties)}")
+        elif k["host"] != g["host"]:
+            diffs.append(f"{pod}: host {k['host']!r} != go {g['host']!r}")
+    return diffs
