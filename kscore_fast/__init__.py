@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from ._memory import retain_freed_memory
 from .api import load_cluster, score
 from .errors import ConfigError, InputError, KScoreError, UnsupportedError
 from .framework.result import ScoreResult
@@ -26,5 +27,6 @@ __all__ = [
     "UnsupportedError",
     "__version__",
     "load_cluster",
+    "retain_freed_memory",
     "score",
 ]

@@ -11,7 +11,7 @@ Policy:
 * threads: numba's default (all cores) unless ``KSCORE_THREADS`` is set. Hot kernels are
   compiled twice (:func:`dual_kernel`), serial and parallel, and the parallel variant runs
   only when the work is large enough to pay for waking the thread pool
-  (``KSCORE_PARALLEL_MIN_WORK`` entries, default 131072).
+  (``KSCORE_PARALLEL_MIN_WORK`` entries, default 32768).
 
 Kernels never read mutable module globals (numba freezes them at compile time); every
 input is an argument.
@@ -20,6 +20,7 @@ input is an argument.
 from __future__ import annotations
 
 import os
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -33,10 +34,12 @@ if _threads:
 
 prange = numba.prange
 get_thread_id = numba.get_thread_id
-PARALLEL_MIN_WORK = int(os.environ.get("KSCORE_PARALLEL_MIN_WORK", 1 << 17))
+PARALLEL_MIN_WORK = int(os.environ.get("KSCORE_PARALLEL_MIN_WORK", 1 << 15))
 
 #: every kernel compiled so far, for ``warmup`` and the one-signature test
 REGISTERED: list[Any] = []
+#: every serial/parallel pair
+DUALS: list[DualKernel] = []
 
 
 def kernel(fn: Callable[..., Any]) -> Any:
@@ -67,9 +70,18 @@ class DualKernel:
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.serial = numba.njit(cache=_CACHE, nogil=True, fastmath=False)(fn)
-        self.parallel = numba.njit(cache=_CACHE, nogil=True, fastmath=False, parallel=True)(fn)
+        # a twin function object: numba's on-disk cache is keyed by the function's
+        # qualified name, and must not hand the serial machine code to the parallel variant
+        twin = types.FunctionType(
+            fn.__code__, fn.__globals__, fn.__name__ + "_parallel", fn.__defaults__,
+            fn.__closure__,
+        )  # fmt: skip
+        twin.__qualname__ = fn.__qualname__ + "_parallel"
+        twin.__doc__ = fn.__doc__
+        self.parallel = numba.njit(cache=_CACHE, nogil=True, fastmath=False, parallel=True)(twin)
         self.py_func = fn
         REGISTERED.extend((self.serial, self.parallel))
+        DUALS.append(self)
 
     def pick(self, work: int) -> Any:
         if work >= PARALLEL_MIN_WORK and numba.get_num_threads() > 1:

@@ -1,7 +1,8 @@
 """Compile every kernel once (``kscore warmup``), filling numba's cache.
 
-Runs a tiny cluster through every registered score plugin, so each kernel is compiled
-with the dtypes the engine uses. Later processes load the cached machine code.
+Runs a tiny cluster through every registered score plugin, serial and parallel, so each
+kernel is compiled with the dtypes the engine uses. Later processes load the cached
+machine code.
 """
 
 from __future__ import annotations
@@ -21,6 +22,13 @@ def warmup() -> int:
     pods += [PodRecord("default", "p", {"app": "a"}, owner_references=ref)]
     cluster = build_cluster(nodes, pods, [ServiceRecord("default", "s", {"app": "a"})])
     framework = Framework([WeightedPlugin(factory(), 1) for factory in IN_TREE.values()])
-    framework.run(cluster.snapshot, cluster.batch)
-    Framework([]).run(cluster.snapshot, cluster.batch)
+    threshold = _jit.PARALLEL_MIN_WORK
+    try:
+        for _jit.PARALLEL_MIN_WORK in (threshold, 0):  # serial, then parallel variants
+            for scores in ("all", "top:1"):
+                cluster.batch.cache.clear()
+                framework.run(cluster.snapshot, cluster.batch, scores=scores)
+            Framework([]).run(cluster.snapshot, cluster.batch)
+    finally:
+        _jit.PARALLEL_MIN_WORK = threshold
     return len(_jit.REGISTERED)

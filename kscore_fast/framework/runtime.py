@@ -4,7 +4,7 @@ Mirrors pkg/scheduler/generic_scheduler.go (``Schedule``, ``findNodesThatFitPod`
 ``prioritizeNodes``) and ``RunScorePlugins`` of pkg/scheduler/framework/runtime/
 framework.go, chunk by chunk:
 
-1. node lists (no filter plugins yet: ``windows_without_filters``);
+1. node lists (no filter plugins yet: ``window_starts``, ``fill_windows``);
 2. no nodes at all → ``no nodes available to schedule pods``; one feasible node → it is
    the host, nothing is scored;
 3. no score plugins → every feasible node scores 1 (PreScore is not run);
@@ -26,14 +26,14 @@ import numpy as np
 from ..model.snapshot import ClusterSnapshot, PodBatch
 from .interface import Chunk, ScorePlugin
 from .kernels import apply_weight, top_k
-from .nodeorder import num_feasible_nodes_to_find, windows_without_filters
+from .nodeorder import fill_windows, num_feasible_nodes_to_find, window_starts
 from .result import ScoreResult, ScoresMode
 from .selection import select_hosts
 
 ERR_NO_NODES = "no nodes available to schedule pods"
 #: entries (pod × node) per chunk: small enough for the chunk's work arrays to stay in
 #: cache, large enough to amortize the per-chunk Python overhead
-CHUNK_ENTRIES = 1 << 16
+CHUNK_ENTRIES = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,7 @@ class _Scratch:
         self.total = np.empty(capacity, dtype=np.int64)
         self.raw = np.empty((n_plugins, capacity), dtype=np.int64)
         self.norm_u8 = np.empty((n_plugins, capacity), dtype=np.uint8)
+        self.nodes = np.empty(capacity, dtype=np.int32)
 
 
 class Framework:
@@ -99,9 +100,11 @@ class Framework:
         start = 0
         for lo in range(0, n_pods, chunk_size):
             pods = np.arange(lo, min(n_pods, lo + chunk_size), dtype=np.int64)
-            ptr, nodes, start = windows_without_filters(
-                n_nodes, num_to_find, batch.nominated[pods], start
-            )
+            nominated = batch.nominated[pods]
+            ptr, starts, start = window_starts(n_nodes, num_to_find, nominated, start)
+            n = int(ptr[-1])  # the node lists go straight where the result keeps them
+            nodes = result.nodes[result.free_slice(n)] if result.keep is None else scratch.nodes[:n]
+            fill_windows.pick(n)(ptr, starts, nominated, n_nodes, nodes)
             self._run_chunk(snapshot, batch, Chunk(pods, ptr, nodes), seed_u64, result, scratch)
             if progress is not None:
                 progress(len(pods))
@@ -121,7 +124,8 @@ class Framework:
         result.feasible[chunk.pods] = counts
         result.evaluated[chunk.pods] = counts  # no filter failures without filters
         single = counts == 1
-        if single.any():
+        compacted = bool(single.any())
+        if compacted:  # the one feasible node is the host; nothing is scored
             result.hosts[chunk.pods[single]] = chunk.nodes[chunk.ptr[:-1][single]]
             chunk = _subchunk(chunk, counts >= 2)
         n = len(chunk.nodes)
@@ -171,7 +175,7 @@ class Framework:
             m = int(entry_ok.sum())
             raw[:, :m], norm_u8[:, :m] = raw[:, entry_ok], norm_u8[:, entry_ok]
             total[:m] = total[:n][entry_ok]
-            chunk, n = _subchunk(chunk, ok), m
+            chunk, n, compacted = _subchunk(chunk, ok), m, True
             total, best, count = total[:n], best[ok], count[ok]
             if len(chunk) == 0:
                 return
@@ -180,18 +184,25 @@ class Framework:
             chunk.ptr, chunk.nodes, total, best, count, seed, chunk.pods.astype(np.uint64), hosts
         )
         result.hosts[chunk.pods] = hosts
-        self._keep(chunk, raw[:, :n], norm_u8[:, :n], total, result)
+        self._keep(chunk, raw[:, :n], norm_u8[:, :n], total, result, compacted)
 
     @staticmethod
     def _keep(
-        chunk: Chunk, raw: np.ndarray, norm_u8: np.ndarray, total: np.ndarray, result: ScoreResult
+        chunk: Chunk,
+        raw: np.ndarray,
+        norm_u8: np.ndarray,
+        total: np.ndarray,
+        result: ScoreResult,
+        compacted: bool,
     ) -> None:
-        """Record the chunk's kept entries (already in place for ``scores="all"``)."""
+        """Record the chunk's kept entries (already in place for ``scores="all"``, unless
+        the chunk was ``compacted`` after its node lists were written)."""
         lengths = np.diff(chunk.ptr)
         if result.keep == 0:
             return
         if result.keep is None:
-            result.nodes[result.free_slice(len(chunk.nodes))] = chunk.nodes
+            if compacted:
+                result.nodes[result.free_slice(len(chunk.nodes))] = chunk.nodes
             result.commit(chunk.pods, lengths)
             return
         order = np.empty(len(chunk.nodes), dtype=np.int64)

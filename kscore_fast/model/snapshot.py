@@ -87,15 +87,13 @@ class PodBatch:
     has_spread_constraints: np.ndarray
     #: int32[B]: node index of ``status.nominatedNodeName``, -1 if none or unknown
     nominated: np.ndarray
+    #: ``namespace/name`` of every pod
+    names: list[str] = field(default_factory=list)
     #: per-plugin preparations of this batch (the batch is never modified)
     cache: dict[str, Any] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.pods)
-
-    @property
-    def names(self) -> list[str]:
-        return [p.key for p in self.pods]
 
 
 @dataclass(eq=False)
@@ -260,5 +258,6 @@ def build_cluster(
             (p.topology_spread_constraints > 0 for p in pending), np.bool_, len(pending)
         ),
         nominated=nominated,
+        names=[p.key for p in pending],
     )
     return Cluster(snapshot, batch, orphaned_pods=orphaned, terminated_pods=terminated)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import dual_kernel, inline_kernel, kernel, prange
+from ..helper.grouping import group_rows
 
 
 @inline_kernel
@@ -89,6 +90,55 @@ def default_selectors(pod_ns, pod_words, ctrl_kind, ctrl_idx, svc_ns_ptr, svc_al
         out_impossible[i] = impossible
         out_nonempty[i] = nonempty
         out_ctrl[i] = ctrl
+
+
+@kernel
+def selector_groups(pod_ns, pod_words, ctrl_kind, ctrl_idx, skip, services, controllers,
+                    all_ns):  # pragma: no cover - compiled
+    """Every pod's ``DefaultSelector``, grouped: pods with equal (namespace, selector).
+
+    ``services`` = (svc_ns_ptr, svc_allof, svc_ok, svc_nonempty) and ``controllers`` =
+    (rc_allof, rc_keymask, rc_impossible, rc_nonempty, ctrl_offset, ctrl_nonempty), see
+    ``default_selectors``. Returns ``group`` (int64[B], -1: the selector matches nothing,
+    or the pod skips SelectorSpread) and per group its namespace, required bits and
+    requirement list (``grp_ns``, ``grp_allof``, ``grp_ctrl``).
+    """
+    svc_ns_ptr, svc_allof, svc_ok, svc_nonempty = services
+    rc_allof, rc_keymask, rc_impossible, rc_nonempty, ctrl_offset, ctrl_nonempty = controllers
+    n, n_words = pod_words.shape
+    allof = np.empty((n, n_words), dtype=np.uint64)
+    impossible = np.empty(n, dtype=np.bool_)
+    nonempty = np.empty(n, dtype=np.bool_)
+    ctrl = np.empty(n, dtype=np.int32)
+    default_selectors(pod_ns, pod_words, ctrl_kind, ctrl_idx, svc_ns_ptr, svc_allof, svc_ok,
+                      svc_nonempty, rc_allof, rc_keymask, rc_impossible, rc_nonempty,
+                      ctrl_offset, ctrl_nonempty, all_ns, allof, impossible, nonempty, ctrl)
+    live = np.empty(n, dtype=np.int64)
+    n_live = 0
+    for i in range(n):
+        if nonempty[i] and not impossible[i] and not skip[i]:
+            live[n_live] = i
+            n_live += 1
+    keys = np.empty((n_live, n_words + 2), dtype=np.uint64)
+    for q in range(n_live):
+        i = live[q]
+        keys[q, 0] = pod_ns[i]
+        keys[q, 1:n_words + 1] = allof[i]
+        keys[q, n_words + 1] = ctrl[i] + 1
+    group_of, grp_ptr, members = group_rows(keys)
+    group = np.full(n, -1, dtype=np.int64)
+    for q in range(n_live):
+        group[live[q]] = group_of[q]
+    n_groups = grp_ptr.shape[0] - 1
+    grp_ns = np.empty(n_groups, dtype=np.int64)
+    grp_allof = np.empty((n_groups, n_words), dtype=np.uint64)
+    grp_ctrl = np.empty(n_groups, dtype=np.int64)
+    for g in range(n_groups):
+        rep = live[members[grp_ptr[g]]]
+        grp_ns[g] = pod_ns[rep]
+        grp_allof[g] = allof[rep]
+        grp_ctrl[g] = ctrl[rep]
+    return group, grp_ns, grp_allof, grp_ctrl
 
 
 @inline_kernel
@@ -186,21 +236,14 @@ def _runs(pod_group):  # pragma: no cover - compiled
 
 
 @inline_kernel
-def _node_part(s, max_node):  # pragma: no cover - compiled
-    """selector_spread.go: ``fScore`` before the zone term."""
+def _spread_score(count, max_count):  # pragma: no cover - compiled
+    """selector_spread.go, both for nodes (``fScore``) and zones (``zoneScore``):
+    ``MaxNodeScore * (float64(max - count) / float64(max))``, or ``MaxNodeScore`` when
+    the maximum is 0."""
     f = 100.0
-    if max_node > 0:
-        f = 100.0 * (float(max_node - s) / float(max_node))
+    if max_count > 0:
+        f = 100.0 * (float(max_count - count) / float(max_count))
     return f
-
-
-@inline_kernel
-def _zone_part(zone_count, max_zone):  # pragma: no cover - compiled
-    """selector_spread.go: ``zoneScore``."""
-    zs = 100.0
-    if max_zone > 0:
-        zs = 100.0 * (float(max_zone - zone_count) / float(max_zone))
-    return zs
 
 
 @inline_kernel
@@ -216,10 +259,12 @@ _SUM = _SEEN - np.uint64(1)
 
 
 @inline_kernel
-def _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out):  # pragma: no cover
+def _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out, zone_in_out):
     """``NormalizeScore`` of one pod once its maxima are known: ``out[lo:hi]``.
 
     ``acc[z + 1]`` packs the pod's nodes in zone ``z`` and their count sum (``_SEEN``).
+    With ``zone_in_out`` the caller left each entry's ``zone + 1`` in ``out`` already
+    (saves looking it up again); otherwise ``out`` may alias ``raw``.
     Every float is computed by the same expression as in Go, in the same order; values
     that only depend on the count (node part) or on the zone (zone part) are computed
     once per distinct count or zone and reused, which changes no bit of the result.
@@ -232,21 +277,25 @@ def _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out):  # 
             max_zone = max(max_zone, np.int64(acc[z] & _SUM))
     zs = np.empty(n_zones + 1, dtype=np.float64)
     for z in range(1, n_zones + 1):
-        zs[z] = _zone_part(np.int64(acc[z] & _SUM), max_zone)
+        zs[z] = _spread_score(np.int64(acc[z] & _SUM), max_zone)
     width = max_node + 1
     if width * (n_zones + 1) <= 2 * (hi - lo):
         table = np.empty((n_zones + 1) * width, dtype=np.int64)
         for s in range(width):
-            f = _node_part(s, max_node)
+            f = _spread_score(s, max_node)
             table[s] = np.int64(f)
             for z in range(1, n_zones + 1):
                 table[z * width + s] = np.int64(_mix(f, zs[z]) if have_zones else f)
-        for e in range(lo, hi):
-            out[e] = table[np.int64(node_zone[nodes[e]] + 1) * width + raw[e]]
+        if zone_in_out:
+            for e in range(lo, hi):
+                out[e] = table[out[e] * width + raw[e]]
+        else:
+            for e in range(lo, hi):
+                out[e] = table[np.int64(node_zone[nodes[e]] + 1) * width + raw[e]]
     else:
         for e in range(lo, hi):
-            f = _node_part(raw[e], max_node)
-            z = node_zone[nodes[e]] + 1
+            f = _spread_score(raw[e], max_node)
+            z = out[e] if zone_in_out else node_zone[nodes[e]] + 1
             if have_zones and z > 0:
                 f = _mix(f, zs[z])
             out[e] = np.int64(f)
@@ -261,7 +310,7 @@ def _normalize_pod(lo, hi, raw, nodes, node_zone, n_zones, out):  # pragma: no c
         s = raw[e]
         max_node = max(max_node, s)
         acc[node_zone[nodes[e]] + 1] += _SEEN + np.uint64(s)
-    _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out)
+    _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out, False)
 
 
 @dual_kernel
@@ -313,5 +362,8 @@ def score_chunk(pod_group, skip, grp_ns, grp_allof, grp_ctrl, index, ptr, nodes,
                 s = row[n]
                 raw_out[e] = s
                 max_node = max(max_node, s)
-                acc[node_zone[n] + 1] += _SEEN + np.uint64(s)
-            _finish_pod(lo, hi, raw_out, nodes, node_zone, n_zones, acc, max_node, norm_out)
+                z = node_zone[n] + 1
+                acc[z] += _SEEN + np.uint64(s)
+                norm_out[e] = z
+            _finish_pod(lo, hi, raw_out, nodes, node_zone, n_zones, acc, max_node, norm_out,
+                        True)

@@ -19,7 +19,6 @@ from ...framework.interface import Chunk
 from ...model.objects import RC_KIND, RS_KIND, SS_KIND
 from ...model.selectors import LabelSelector, compile_requirements, label_selector_as_selector
 from ...model.snapshot import RS_CONTROLLER, SS_CONTROLLER, ClusterSnapshot, PodBatch
-from ..helper.grouping import group_rows
 from . import kernels
 
 NAME = "SelectorSpread"
@@ -48,6 +47,17 @@ class _Prepared:
     sig_words: np.ndarray
     post_ptr: np.ndarray
     post_sig: np.ndarray
+
+    @property
+    def services(self) -> tuple[np.ndarray, ...]:
+        return (self.svc_ns_ptr, self.svc_allof, self.svc_ok, self.svc_nonempty)
+
+    @property
+    def controllers(self) -> tuple[np.ndarray, ...]:
+        return (
+            self.rc_allof, self.rc_keymask, self.rc_impossible, self.rc_nonempty,
+            self.ctrl_offset, self.ctrl_nonempty,
+        )  # fmt: skip
 
     @property
     def index(self) -> tuple[np.ndarray, ...]:
@@ -214,36 +224,11 @@ def batch_state(snapshot: ClusterSnapshot, batch: PodBatch) -> _BatchState:
     if cached is not None:
         return cached
     prep = prepare(snapshot)
-    n, W = len(batch), snapshot.n_words
-    allof = np.empty((n, W), dtype=np.uint64)
-    impossible = np.empty(n, dtype=np.bool_)
-    nonempty = np.empty(n, dtype=np.bool_)
-    ctrl = np.empty(n, dtype=np.int32)
-    kernels.default_selectors(
+    group, grp_ns, grp_allof, grp_ctrl = kernels.selector_groups(
         batch.ns, batch.words, batch.controller_kind, batch.controller_idx,
-        prep.svc_ns_ptr, prep.svc_allof, prep.svc_ok, prep.svc_nonempty,
-        prep.rc_allof, prep.rc_keymask, prep.rc_impossible, prep.rc_nonempty,
-        prep.ctrl_offset, prep.ctrl_nonempty, prep.all_ns,
-        allof, impossible, nonempty, ctrl,
+        batch.has_spread_constraints, prep.services, prep.controllers, prep.all_ns,
     )  # fmt: skip
-    skip = batch.has_spread_constraints
-    live = nonempty & ~impossible & ~skip
-    keys = np.empty((n, W + 2), dtype=np.uint64)
-    keys[:, 0] = batch.ns
-    keys[:, 1:-1] = allof
-    keys[:, -1] = ctrl + 1
-    live_idx = np.flatnonzero(live)
-    group_of, grp_ptr, members = group_rows(keys[live_idx])
-    group = np.full(n, -1, dtype=np.int64)
-    group[live_idx] = group_of
-    rep = live_idx[members[grp_ptr[:-1]]]
-    state = _BatchState(
-        group=group,
-        skip=skip,
-        grp_ns=batch.ns[rep].astype(np.int64),
-        grp_allof=np.ascontiguousarray(allof[rep]),
-        grp_ctrl=ctrl[rep].astype(np.int64),
-    )
+    state = _BatchState(group, batch.has_spread_constraints, grp_ns, grp_allof, grp_ctrl)
     batch.cache[NAME] = state
     return state
 
