@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import dual_kernel, kernel, prange
+from .._jit import dual_kernel, prange
 
 
 @dual_kernel
@@ -40,18 +40,23 @@ def apply_weight(ptr, norm, weight, first, total, out_u8, bad, best, count):  # 
         count[i] = n_top
 
 
-@kernel
+@dual_kernel
 def top_k(ptr, total, k, order_out, lengths_out):  # pragma: no cover - compiled
     """Per pod, the entries of the ``k`` highest totals (descending, ties in list order).
 
     Writes entry indices to ``order_out`` (pod after pod) and their count per pod to
     ``lengths_out``; returns the number written.
     """
-    pos = 0
-    for i in range(ptr.shape[0] - 1):
+    n_pods = ptr.shape[0] - 1
+    out_ptr = np.zeros(n_pods + 1, dtype=np.int64)
+    for i in range(n_pods):
+        lengths_out[i] = min(k, ptr[i + 1] - ptr[i])
+        out_ptr[i + 1] = out_ptr[i] + lengths_out[i]
+    for i in prange(n_pods):
         lo = ptr[i]
         hi = ptr[i + 1]
-        n = min(k, hi - lo)
+        pos = out_ptr[i]
+        n = lengths_out[i]
         # selection by repeated scan is O(n·k); a stable argsort is O(n log n)
         if k * 8 < hi - lo:
             taken = np.zeros(hi - lo, dtype=np.bool_)
@@ -66,6 +71,4 @@ def top_k(ptr, total, k, order_out, lengths_out):  # pragma: no cover - compiled
             idx = np.argsort(-total[lo:hi], kind="mergesort")
             for j in range(n):
                 order_out[pos + j] = lo + idx[j]
-        lengths_out[i] = n
-        pos += n
-    return pos
+    return out_ptr[n_pods]

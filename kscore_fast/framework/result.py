@@ -10,6 +10,7 @@ score-list order), ``"none"`` keeps none.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -195,41 +196,68 @@ class ScoreResult:
         """
         import pyarrow as pa
 
-        n_e = len(self.nodes)
-        n_pl = len(self.plugin_names)
-        pod_of = np.repeat(np.arange(len(self), dtype=np.int32), np.diff(self.ptr))
-        rows = max(n_pl, 1)
-        pod_idx = np.repeat(pod_of, rows)
-        node_idx = np.repeat(self.nodes, rows)
-        total = np.repeat(self.total, rows)
-        if n_pl:
-            plugin_idx = np.tile(np.arange(n_pl, dtype=np.int32), n_e)
-            raw = self.raw.T.reshape(-1)
-            norm = self.normalized.astype(np.int64).T.reshape(-1)
-            w = np.asarray(self.weights, np.int64)[:, None]
-            weighted = (self.normalized.astype(np.int64) * w).T.reshape(-1)
-            plugin = pa.DictionaryArray.from_arrays(
-                pa.array(plugin_idx), pa.array(self.plugin_names, pa.string())
-            )
-            raw_a, norm_a, w_a = pa.array(raw), pa.array(norm), pa.array(weighted)
-        else:
-            nulls = pa.nulls(n_e, pa.int64())
-            plugin = pa.DictionaryArray.from_arrays(
-                pa.nulls(n_e, pa.int32()), pa.array([], pa.string())
-            )
-            raw_a = norm_a = w_a = nulls
-        return pa.table(
-            {
-                "pod": pa.DictionaryArray.from_arrays(
-                    pa.array(pod_idx), pa.array(self.pod_names, pa.string())
-                ),
-                "node": pa.DictionaryArray.from_arrays(
-                    pa.array(node_idx), pa.array(self.node_names, pa.string())
-                ),
-                "plugin": plugin,
-                "raw": raw_a,
-                "normalized": norm_a,
-                "weighted": w_a,
-                "total": pa.array(total),
-            }
+        return pa.Table.from_batches(list(self.score_batches()), schema=self.scores_schema())
+
+    def scores_schema(self) -> pa.Schema:
+        import pyarrow as pa
+
+        dictionary = pa.dictionary(pa.int32(), pa.string())
+        return pa.schema(
+            [
+                ("pod", dictionary),
+                ("node", dictionary),
+                ("plugin", dictionary),
+                ("raw", pa.int64()),
+                ("normalized", pa.int64()),
+                ("weighted", pa.int64()),
+                ("total", pa.int64()),
+            ]
         )
+
+    def score_batches(self, max_rows: int = 1 << 20) -> Iterator[pa.RecordBatch]:
+        """The rows of :meth:`scores_table`, a few pods at a time (bounded memory)."""
+        import pyarrow as pa
+
+        schema = self.scores_schema()
+        pods = pa.array(self.pod_names, pa.string())
+        nodes = pa.array(self.node_names, pa.string())
+        plugins = pa.array(self.plugin_names, pa.string())
+        n_pl = len(self.plugin_names)
+        rows = max(n_pl, 1)
+        weights = np.asarray(self.weights, np.int64)[:, None]
+        lengths = np.diff(self.ptr)
+        lo = 0
+        while lo < len(self):
+            # as many pods as fit in max_rows (at least one)
+            ends = np.searchsorted(self.ptr, self.ptr[lo] + max_rows // rows, side="right") - 1
+            hi = int(min(len(self), max(lo + 1, ends)))
+            a, b = int(self.ptr[lo]), int(self.ptr[hi])
+            n_e = b - a
+            pod_idx = np.repeat(np.repeat(np.arange(lo, hi, dtype=np.int32), lengths[lo:hi]), rows)
+            norm = self.normalized[:, a:b].astype(np.int64)
+            total = (norm * weights).sum(axis=0) if n_pl else np.ones(n_e, np.int64)
+            if n_pl:
+                plugin = pa.DictionaryArray.from_arrays(
+                    pa.array(np.tile(np.arange(n_pl, dtype=np.int32), n_e)), plugins
+                )
+                raw_a = pa.array(self.raw[:, a:b].T.reshape(-1))
+                norm_a = pa.array(norm.T.reshape(-1))
+                w_a = pa.array((norm * weights).T.reshape(-1))
+            else:
+                plugin = pa.DictionaryArray.from_arrays(pa.nulls(n_e, pa.int32()), plugins)
+                raw_a = norm_a = w_a = pa.nulls(n_e, pa.int64())
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.DictionaryArray.from_arrays(pa.array(pod_idx), pods),
+                    pa.DictionaryArray.from_arrays(
+                        pa.array(np.repeat(self.nodes[a:b], rows)), nodes
+                    ),
+                    plugin,
+                    raw_a,
+                    norm_a,
+                    w_a,
+                    pa.array(np.repeat(total, rows)),
+                ],
+                schema=schema,
+            )
+            lo = hi

@@ -206,7 +206,7 @@ class Framework:
             result.commit(chunk.pods, lengths)
             return
         order = np.empty(len(chunk.nodes), dtype=np.int64)
-        n = top_k(chunk.ptr, total, result.keep, order, lengths)
+        n = top_k.pick(len(chunk.nodes))(chunk.ptr, total, result.keep, order, lengths)
         order = order[:n]
         where = result.free_slice(n)
         result.nodes[where] = chunk.nodes[order]

@@ -16,7 +16,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -100,13 +100,14 @@ def write_result(result: ScoreResult, fmt: str, output: str | None) -> None:
     if path.exists() and not path.is_dir():
         raise InputError(f"-o {output}: exists and is not a directory")
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or "."))
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp.chmod(0o777 & ~umask)  # mkdtemp makes it private; the result is an ordinary directory
     try:
         ext = "parquet" if fmt == "parquet" else "arrow"
-        for name, table in (
-            ("scores", result.scores_table()),
-            ("placements", result.placements_table()),
-        ):
-            _write_table(table, tmp / f"{name}.{ext}", fmt)
+        _write_batches(result.scores_schema(), result.score_batches(), tmp / f"scores.{ext}", fmt)
+        placements = result.placements_table()
+        _write_batches(placements.schema, placements.to_batches(), tmp / f"placements.{ext}", fmt)
         if path.exists():
             shutil.rmtree(path)
         os.replace(tmp, path)
@@ -115,11 +116,17 @@ def write_result(result: ScoreResult, fmt: str, output: str | None) -> None:
         raise
 
 
-def _write_table(table: pa.Table, path: Path, fmt: str) -> None:
-    import pyarrow.feather as feather
+def _write_batches(schema: pa.Schema, batches: Iterable[pa.RecordBatch], path: Path,
+                   fmt: str) -> None:  # fmt: skip
+    """Stream record batches into a Parquet file or an Arrow IPC file (Feather v2)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     if fmt == "parquet":
-        pq.write_table(table, path)
+        with pq.ParquetWriter(path, schema) as writer:
+            for batch in batches:
+                writer.write_batch(batch)
     else:
-        feather.write_feather(table, path, compression="uncompressed")
+        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
+            for batch in batches:
+                writer.write_batch(batch)
