@@ -145,6 +145,7 @@ class Framework:
             best[:] = 1
             count[:] = np.diff(chunk.ptr)
         bad = np.full(len(chunk), -1, dtype=np.int64)
+        single_plugin = len(self.score_plugins) == 1
         for k, wp in enumerate(self.score_plugins):
             plugin = wp.plugin
             state = plugin.pre_score(snapshot, batch, chunk)
@@ -159,8 +160,9 @@ class Framework:
                     plugin.normalize(state, snapshot, batch, chunk, norm)
             plugin_bad = np.full(len(chunk), -1, dtype=np.int64)
             apply_weight.pick(n)(
-                chunk.ptr, norm, wp.weight, k == 0, total, norm_u8[k], plugin_bad, best, count
-            )
+                chunk.ptr, norm, wp.weight, k == 0, not single_plugin, total, norm_u8[k],
+                plugin_bad, best, count,
+            )  # fmt: skip
             for i in np.flatnonzero((plugin_bad >= 0) & (bad < 0)):
                 bad[i] = e = plugin_bad[i]
                 pod = int(chunk.pods[i])
@@ -174,16 +176,24 @@ class Framework:
             entry_ok = np.repeat(ok, np.diff(chunk.ptr))
             m = int(entry_ok.sum())
             raw[:, :m], norm_u8[:, :m] = raw[:, entry_ok], norm_u8[:, entry_ok]
-            total[:m] = total[:n][entry_ok]
             chunk, n, compacted = _subchunk(chunk, ok), m, True
-            total, best, count = total[:n], best[ok], count[ok]
+            weights = np.asarray([wp.weight for wp in self.score_plugins], np.int64)[:, None]
+            total = total[:n]
+            total[:] = (norm_u8[:, :n].astype(np.int64) * weights).sum(axis=0)
+            best, count, single_plugin = best[ok], count[ok], False
             if len(chunk) == 0:
                 return
         hosts = np.empty(len(chunk), dtype=np.int32)
+        # one plugin: its normalized scores × weight are the totals (never stored)
+        scores, scale = (scratch.norm[:n], self.score_plugins[0].weight) if single_plugin else (
+            total, 1
+        )  # fmt: skip
         select_hosts.pick(n)(
-            chunk.ptr, chunk.nodes, total, best, count, seed, chunk.pods.astype(np.uint64), hosts
+            chunk.ptr, chunk.nodes, scores, scale, best, count, seed, chunk.pods, hosts
         )
         result.hosts[chunk.pods] = hosts
+        if single_plugin and result.keep:  # top:K ranks by total
+            total = scratch.norm[:n] * self.score_plugins[0].weight
         self._keep(chunk, raw[:, :n], norm_u8[:, :n], total, result, compacted)
 
     @staticmethod

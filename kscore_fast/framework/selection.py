@@ -62,18 +62,19 @@ def _draw(seed, stream, n):  # pragma: no cover - compiled
 
 
 @dual_kernel
-def select_hosts(ptr, nodes, total, best, count, seed, streams, out):  # pragma: no cover
+def select_hosts(ptr, nodes, scores, scale, best, count, seed, streams, out):  # pragma: no cover
     """For each pod: ``out[i]`` = the chosen node index among its top-total entries.
 
-    ``best[i]``/``count[i]``: the pod's top total and how many entries have it (computed
-    with the totals, see ``kernels.apply_weight``); ``seed`` is uint64, ``streams``
-    (uint64[C]) the pods' positions in the batch.
+    An entry's total is ``scores[e] * scale`` (the totals with scale 1, or the one plugin's
+    normalized scores with its weight). ``best[i]``/``count[i]``: the pod's top total and
+    how many entries have it (see ``kernels.apply_weight``); ``seed`` is uint64,
+    ``streams`` (int64[C]) the pods' positions in the batch.
     """
     for i in prange(ptr.shape[0] - 1):
-        k = _draw(seed, streams[i], count[i])
+        k = _draw(seed, np.uint64(streams[i]), count[i])
         b = best[i]
         for e in range(ptr[i], ptr[i + 1]):
-            if total[e] == b:
+            if scores[e] * scale == b:
                 if k == 0:
                     out[i] = nodes[e]
                     break

@@ -17,8 +17,8 @@ def _select(total, seed, streams):
     per_pod = total.reshape(n_pods, n)
     best = per_pod.max(axis=1)
     count = (per_pod == best[:, None]).sum(axis=1)
-    streams = np.asarray(streams, np.uint64)
-    select_hosts.serial(ptr, nodes, total, best, count, np.uint64(seed), streams, out)
+    streams = np.asarray(streams, np.int64)
+    select_hosts.serial(ptr, nodes, total, 1, best, count, np.uint64(seed), streams, out)
     return out
 
 
