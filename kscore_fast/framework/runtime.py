@@ -31,9 +31,10 @@ from .result import ScoreResult, ScoresMode
 from .selection import select_hosts
 
 ERR_NO_NODES = "no nodes available to schedule pods"
-#: entries (pod × node) per chunk: small enough for the chunk's work arrays to stay in
-#: cache, large enough to amortize the per-chunk Python overhead
-CHUNK_ENTRIES = 1 << 17
+#: entries (pod × node) per chunk: small enough for the chunk's work arrays (~7 MB) to
+#: stay in the last-level cache, large enough to amortize the per-chunk Python overhead
+#: and the parallel regions' fork/join (measured: 2^16 → 3.4, 2^18 → 2.8 µs/pod)
+CHUNK_ENTRIES = 1 << 18
 
 
 @dataclass(frozen=True)
