@@ -1,6 +1,7 @@
 """The one place that configures numba.
 
-Every kernel in kscore_fast is compiled through :func:`kernel` or :func:`parallel_kernel`.
+Every kernel in kscore_fast is compiled through :func:`kernel`, :func:`dual_kernel` or
+:func:`inline_kernel` (helpers inlined into kernels).
 Policy:
 
 * ``nopython``, ``nogil``; **fastmath off**: scores must equal Go's float64 arithmetic bit
@@ -33,7 +34,6 @@ if _threads:
     numba.set_num_threads(max(1, min(int(_threads), numba.config.NUMBA_NUM_THREADS)))
 
 prange = numba.prange
-get_thread_id = numba.get_thread_id
 PARALLEL_MIN_WORK = int(os.environ.get("KSCORE_PARALLEL_MIN_WORK", 1 << 15))
 
 #: every kernel compiled so far, for ``warmup`` and the one-signature test
@@ -49,13 +49,6 @@ def kernel(fn: Callable[..., Any]) -> Any:
     return jitted
 
 
-def parallel_kernel(fn: Callable[..., Any]) -> Any:
-    """Compile ``fn`` as a nopython kernel whose ``prange`` loops run on all threads."""
-    jitted = numba.njit(cache=_CACHE, nogil=True, fastmath=False, parallel=True)(fn)
-    REGISTERED.append(jitted)
-    return jitted
-
-
 def inline_kernel(fn: Callable[..., Any]) -> Any:
     """Compile a small helper that other kernels call (inlined by LLVM)."""
     return numba.njit(cache=_CACHE, nogil=True, fastmath=False, inline="always")(fn)
@@ -64,8 +57,8 @@ def inline_kernel(fn: Callable[..., Any]) -> Any:
 class DualKernel:
     """A kernel compiled serial and parallel; :meth:`pick` chooses by amount of work.
 
-    Written with ``prange`` (a plain ``range`` in the serial variant). Per-thread scratch
-    is indexed by :data:`get_thread_id`, which is 0 in the serial variant.
+    Written with ``prange`` (a plain ``range`` in the serial variant); the loop bodies must
+    be independent across iterations.
     """
 
     def __init__(self, fn: Callable[..., Any]) -> None:
@@ -92,8 +85,3 @@ class DualKernel:
 def dual_kernel(fn: Callable[..., Any]) -> DualKernel:
     """Compile ``fn`` both serial and parallel (see :class:`DualKernel`)."""
     return DualKernel(fn)
-
-
-def num_threads() -> int:
-    """Threads a parallel kernel may use (size of per-thread scratch)."""
-    return numba.get_num_threads()

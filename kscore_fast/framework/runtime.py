@@ -185,10 +185,10 @@ class Framework:
             if len(chunk) == 0:
                 return
         hosts = np.empty(len(chunk), dtype=np.int32)
-        # one plugin: its normalized scores × weight are the totals (never stored)
-        scores, scale = (scratch.norm[:n], self.score_plugins[0].weight) if single_plugin else (
-            total, 1
-        )  # fmt: skip
+        if single_plugin:  # its normalized scores × weight are the totals (never stored)
+            scores, scale = scratch.norm[:n], self.score_plugins[0].weight
+        else:
+            scores, scale = total, 1
         select_hosts.pick(n)(
             chunk.ptr, chunk.nodes, scores, scale, best, count, seed, chunk.pods, hosts
         )

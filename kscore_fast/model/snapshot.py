@@ -68,9 +68,6 @@ class ClusterSnapshot:
     def n_nodes(self) -> int:
         return len(self.node_names)
 
-    def namespace_id(self, namespace: str) -> int:
-        return self.namespaces.index(namespace)
-
 
 @dataclass(eq=False)
 class PodBatch:
