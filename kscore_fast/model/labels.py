@@ -1,15 +1,17 @@
 """Label sets as bitmasks.
 
-Every distinct ``key=value`` pair of the pods in a snapshot gets one bit; a label set is a
-row of ``uint64`` words. Each key also has a *key mask*, the bits of all its values, so
-``Exists`` is "any bit of the key mask". Values never seen on any pod need no bit: a
+Every distinct ``key=value`` pair of the pods in a snapshot whose key some selector can
+mention gets one bit; a label set is a row of ``uint64`` words. (A StatefulSet's
+``statefulset.kubernetes.io/pod-name`` label, unique per pod and mentioned by no selector,
+would otherwise cost one bit per pod.) Each key also has a *key mask*, the bits of all
+its values, so ``Exists`` is "any bit of the key mask". Values never seen on any pod need no bit: a
 requirement that wants one can never be satisfied, which the selector compiler encodes
 without a bit (see :mod:`kscore_fast.model.selectors`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 
 import numpy as np
 
@@ -29,10 +31,11 @@ class LabelVocab:
     def __len__(self) -> int:
         return len(self._bit)
 
-    def add(self, labels: Mapping[str, str]) -> None:
-        """Give a bit to every pair of ``labels`` that has none yet."""
+    def add(self, labels: Mapping[str, str], keys: Set[str] | None = None) -> None:
+        """Give a bit to every pair of ``labels`` that has none yet (only pairs whose key
+        is in ``keys``, when given: labels no selector mentions need no bit)."""
         for kv in labels.items():
-            if kv not in self._bit:
+            if kv not in self._bit and (keys is None or kv[0] in keys):
                 bit = len(self._bit)
                 self._bit[kv] = bit
                 self._key_bits.setdefault(kv[0], []).append(bit)

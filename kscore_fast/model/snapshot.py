@@ -28,6 +28,7 @@ from .objects import (
     PodRecord,
     ServiceRecord,
 )
+from .selectors import LabelSelector
 from .topology import node_tree_order, zone_key
 
 #: codes of ``PodBatch.controller_kind``
@@ -160,6 +161,23 @@ def resolve_controller(pod: PodRecord, index: dict[tuple[str, str, str], int]) -
     return _KIND_CODES[kind], index.get((kind, pod.namespace, ref.name), -1)
 
 
+def spread_selector_keys(
+    services: Iterable[ServiceRecord], controllers: Iterable[ControllerRecord]
+) -> set[str]:
+    """The label keys that the default spreading selectors can mention: those of the
+    services' selectors and of ReplicationController/ReplicaSet/StatefulSet selectors."""
+    keys: set[str] = set()
+    for svc in services:
+        keys.update(svc.selector or ())
+    for c in controllers:
+        if isinstance(c.selector, LabelSelector):
+            keys.update(k for k, _ in c.selector.match_labels)
+            keys.update(k for k, _, _ in c.selector.match_expressions)
+        elif c.selector:
+            keys.update(c.selector)
+    return keys
+
+
 def build_cluster(
     nodes: Iterable[NodeRecord],
     pods: Iterable[PodRecord],
@@ -208,11 +226,14 @@ def build_cluster(
     batch_ns = ns_ids(pending)
     namespaces = list(ns_index)
 
+    services = list(services)
+    controllers = list(controllers)
+    keys = spread_selector_keys(services, controllers)
     vocab = LabelVocab()
     for p in existing:
-        vocab.add(p.labels)
+        vocab.add(p.labels, keys)
     for p in pending:
-        vocab.add(p.labels)
+        vocab.add(p.labels, keys)
 
     ctrl_lists: dict[str, list[ControllerRecord]] = {RC_KIND: [], RS_KIND: [], SS_KIND: []}
     ctrl_index: dict[tuple[str, str, str], int] = {}
@@ -233,7 +254,7 @@ def build_cluster(
         pod_words=vocab.encode_many(p.labels for p in existing),
         pod_node=np.fromiter((node_index[p.node_name] for p in existing), np.int32, len(existing)),
         pod_deleting=np.fromiter((p.deleting for p in existing), np.bool_, len(existing)),
-        services=list(services),
+        services=services,
         controllers=ctrl_lists,
         controller_index=ctrl_index,
     )

@@ -10,6 +10,7 @@ normalizes them over its own scored nodes.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,13 @@ import numpy as np
 from ...framework.interface import Chunk
 from ...model.objects import RC_KIND, RS_KIND, SS_KIND
 from ...model.selectors import LabelSelector, compile_requirements, label_selector_as_selector
-from ...model.snapshot import RS_CONTROLLER, SS_CONTROLLER, ClusterSnapshot, PodBatch
+from ...model.snapshot import (
+    RS_CONTROLLER,
+    SS_CONTROLLER,
+    ClusterSnapshot,
+    PodBatch,
+    spread_selector_keys,
+)
 from . import kernels
 
 NAME = "SelectorSpread"
@@ -102,20 +109,6 @@ def _map_mask(vocab: Any, selector: dict[str, str], n_words: int) -> tuple[np.nd
     return vocab.mask([b for b in bits if b is not None], n_words), None not in bits
 
 
-def _selector_keys(snapshot: ClusterSnapshot) -> set[str]:
-    keys: set[str] = set()
-    for svc in snapshot.services:
-        keys.update(svc.selector or ())
-    for kind in (RC_KIND, RS_KIND, SS_KIND):
-        for c in snapshot.controllers[kind]:
-            if isinstance(c.selector, LabelSelector):
-                keys.update(k for k, _ in c.selector.match_labels)
-                keys.update(k for k, _, _ in c.selector.match_expressions)
-            elif c.selector:
-                keys.update(c.selector)
-    return keys
-
-
 def _postings(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For every bit, the rows of ``words`` (uint64[S, W]) that carry it (CSR)."""
     n_rows, n_words = words.shape
@@ -176,7 +169,9 @@ def prepare(snapshot: ClusterSnapshot) -> _Prepared:
 
     # signatures of the non-deleting existing pods, projected on the selector keys
     live = ~snapshot.pod_deleting
-    proj = vocab.key_mask(_selector_keys(snapshot), W)
+    proj = vocab.key_mask(
+        spread_selector_keys(snapshot.services, itertools.chain(*snapshot.controllers.values())), W
+    )
     rows = np.empty((int(live.sum()), W + 1), dtype=np.uint64)
     rows[:, 0] = snapshot.pod_ns[live].astype(np.uint64)
     rows[:, 1:] = snapshot.pod_words[live] & proj
