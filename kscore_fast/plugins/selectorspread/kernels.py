@@ -142,37 +142,46 @@ def selector_groups(pod_ns, pod_words, ctrl_kind, ctrl_idx, skip, services, cont
 
 
 @inline_kernel
+def _bits(row):  # pragma: no cover - compiled
+    """Indices of the set bits of a label row (uint64[W]), ascending."""
+    n = 0
+    for w in range(row.shape[0]):
+        x = row[w]
+        while x != 0:
+            x &= x - np.uint64(1)
+            n += 1
+    out = np.empty(n, dtype=np.int64)
+    n = 0
+    for w in range(row.shape[0]):
+        x = row[w]
+        b = 0
+        while x != 0:
+            if x & np.uint64(1):
+                out[n] = w * 64 + b
+                n += 1
+            x >>= np.uint64(1)
+            b += 1
+    return out
+
+
+@inline_kernel
 def _rarest_postings(allof, c, req_ptr, req_any, req_mask, post_ptr):  # pragma: no cover
     """The cheapest candidate list: (bit, -1) for one required bit, (-1, r) for an
     ``In``/``Exists`` requirement ``r`` (union of its bits), or (-1, -1): scan all."""
     best_len = -1
     best_bit = -1
     best_req = -1
-    for w in range(allof.shape[0]):
-        x = allof[w]
-        b = 0
-        while x != 0:
-            if x & np.uint64(1):
-                bit = w * 64 + b
-                n = post_ptr[bit + 1] - post_ptr[bit]
-                if best_len < 0 or n < best_len:
-                    best_len, best_bit, best_req = n, bit, -1
-            x >>= np.uint64(1)
-            b += 1
+    for bit in _bits(allof):
+        n = post_ptr[bit + 1] - post_ptr[bit]
+        if best_len < 0 or n < best_len:
+            best_len, best_bit, best_req = n, bit, -1
     if c >= 0:
         for r in range(req_ptr[c], req_ptr[c + 1]):
             if not req_any[r]:
                 continue
             n = 0
-            for w in range(req_mask.shape[1]):
-                x = req_mask[r, w]
-                b = 0
-                while x != 0:
-                    if x & np.uint64(1):
-                        bit = w * 64 + b
-                        n += post_ptr[bit + 1] - post_ptr[bit]
-                    x >>= np.uint64(1)
-                    b += 1
+            for bit in _bits(req_mask[r]):
+                n += post_ptr[bit + 1] - post_ptr[bit]
             if best_len < 0 or n < best_len:
                 best_len, best_bit, best_req = n, -1, r
     return best_bit, best_req
@@ -205,17 +214,10 @@ def _count_matching(row, ns, allof, c, index):  # pragma: no cover - compiled
     if bit >= 0:
         for q in range(post_ptr[bit], post_ptr[bit + 1]):
             _add_signature(post_sig[q], row, ns, allof, c, index)
-    elif r >= 0:
-        for w in range(req_mask.shape[1]):
-            x = req_mask[r, w]
-            b = 0
-            while x != 0:
-                if x & np.uint64(1):
-                    bt = w * 64 + b
-                    for q in range(post_ptr[bt], post_ptr[bt + 1]):
-                        _add_signature(post_sig[q], row, ns, allof, c, index)
-                x >>= np.uint64(1)
-                b += 1
+    elif r >= 0:  # a signature has one value per key: the bits' lists are disjoint
+        for bit in _bits(req_mask[r]):
+            for q in range(post_ptr[bit], post_ptr[bit + 1]):
+                _add_signature(post_sig[q], row, ns, allof, c, index)
     else:
         for s in range(sig_ns_ptr[ns], sig_ns_ptr[ns + 1]):
             _add_signature(s, row, ns, allof, c, index)
