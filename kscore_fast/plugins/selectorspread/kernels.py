@@ -2,11 +2,12 @@
 
 Shapes and dtypes (W = label words, C = pods in the chunk, E = scored entries):
 
-* existing pods are aggregated into *signatures* (namespace, labels projected on the keys
-  any selector can mention), sorted by namespace: ``sig_ns_ptr`` (int64[n_ns+1]) delimits
-  the signatures of a namespace in ``sig_words`` (uint64[S, W]); ``sig_ptr`` (int64[S+1])
-  delimits each signature's ``(ent_node, ent_count)`` entries (int32, int64): how many
-  non-deleting pods of that signature each node holds;
+* existing pods are aggregated into *signatures* (namespace, label row: the snapshot's
+  vocabulary only holds keys a spreading selector can mention), sorted by namespace:
+  ``sig_ns_ptr`` (int64[n_ns+1]) delimits the signatures of a namespace in ``sig_words``
+  (uint64[S, W]); ``sig_ptr`` (int64[S+1]) delimits each signature's
+  ``(ent_node, ent_count)`` entries (int32, int64): how many non-deleting pods of that
+  signature each node holds;
 * a pod's default selector is ``allof`` (uint64[W]: the ``key=value`` bits its merged
   service/RC label set requires), flags ``impossible`` (a required pair no pod carries)
   and ``nonempty`` (the selector has requirements, i.e. not ``Selector.Empty()``), and

@@ -10,7 +10,6 @@ normalizes them over its own scored nodes.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +23,6 @@ from ...model.snapshot import (
     SS_CONTROLLER,
     ClusterSnapshot,
     PodBatch,
-    spread_selector_keys,
 )
 from . import kernels
 
@@ -167,14 +165,12 @@ def prepare(snapshot: ClusterSnapshot) -> _Prepared:
     ctrl_offset[SS_CONTROLLER] = len(snapshot.controllers[RS_KIND])
     ctrl_nonempty = np.array([len(r) > 0 for r in ctrl_reqs], dtype=np.bool_)
 
-    # signatures of the non-deleting existing pods, projected on the selector keys
+    # signatures of the non-deleting existing pods; their label rows only carry keys the
+    # spreading selectors mention (the snapshot's vocabulary, model.spread_selector_keys)
     live = ~snapshot.pod_deleting
-    proj = vocab.key_mask(
-        spread_selector_keys(snapshot.services, itertools.chain(*snapshot.controllers.values())), W
-    )
     rows = np.empty((int(live.sum()), W + 1), dtype=np.uint64)
     rows[:, 0] = snapshot.pod_ns[live].astype(np.uint64)
-    rows[:, 1:] = snapshot.pod_words[live] & proj
+    rows[:, 1:] = snapshot.pod_words[live]
     sig_rows, pod_sig = np.unique(rows, axis=0, return_inverse=True)
     pod_sig = pod_sig.reshape(-1).astype(np.int64)
     n_sig = sig_rows.shape[0]
