@@ -6,9 +6,12 @@ Policy:
 
 * ``nopython``, ``nogil``; **fastmath off**: scores must equal Go's float64 arithmetic bit
   for bit, so LLVM may neither contract ``a*b+c`` into an FMA nor reassociate.
-* ``cache=True`` unless ``KSCORE_NUMBA_CACHE=0``: the compiled code is kept in numba's
-  cache directory (``NUMBA_CACHE_DIR`` or ``__pycache__``), so only the first run of a
-  machine pays compile time. ``kscore warmup`` fills the cache.
+* ``cache=True`` unless ``KSCORE_NUMBA_CACHE=0``: the compiled code is kept in a per-user
+  directory (``KSCORE_CACHE_DIR``; versioned by kscore_fast, numba and a hash of every
+  package source, see :mod:`kscore_fast._cache`), never next to the sources, so only the
+  first run of a machine pays compile time. ``kscore warmup`` fills the cache. When that
+  directory cannot be written, caching is off for every kernel (one warning line), decided
+  here before any kernel is decorated, so numba never falls back to ``__pycache__``.
 * threads: numba's default (all cores) unless ``KSCORE_THREADS`` is set. Hot kernels are
   compiled twice (:func:`dual_kernel`), serial and parallel, and the parallel variant runs
   only when the work is large enough to pay for waking the thread pool
@@ -26,8 +29,48 @@ from collections.abc import Callable
 from typing import Any
 
 import numba
+from numba.core import caching as _caching
 
-_CACHE = os.environ.get("KSCORE_NUMBA_CACHE", "1") not in ("0", "false", "no")
+from . import _cache
+
+#: where kernels are cached this process (``directory`` None: not at all)
+CACHE = _cache.prepare(numba.__version__)
+_CACHE = CACHE.directory is not None
+
+
+class PackageCacheLocator(_caching._CacheLocator):
+    """numba cache locator for the kernels defined in kscore_fast: ``CACHE.directory``
+    mirroring the package layout, stamped with the hash of the whole package's sources (a
+    kernel calling a helper from another file is invalidated when that file changes)."""
+
+    def __init__(self, py_func: Any, cache_path: str) -> None:
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = cache_path
+
+    def ensure_cache_path(self) -> None:
+        os.makedirs(self._cache_path, exist_ok=True)  # writability: checked by prepare()
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    def get_source_stamp(self) -> str:
+        return _cache.package_source_hash()
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> PackageCacheLocator | None:
+        path = _cache.kernel_cache_path(CACHE, py_file)
+        return None if path is None else cls(py_func, path)
+
+
+# first in line, ahead of numba's NUMBA_CACHE_DIR and __pycache__ locators (older numba
+# names the class _CacheImpl); a reload of this module replaces its former locator
+_impl = getattr(_caching, "CacheImpl", None) or _caching._CacheImpl
+_impl._locator_classes[:] = [PackageCacheLocator] + [
+    c for c in _impl._locator_classes if c.__module__ != __name__
+]
 
 _threads = os.environ.get("KSCORE_THREADS")
 if _threads:

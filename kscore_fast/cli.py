@@ -56,6 +56,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress bar, no warnings")
 
     sub.add_parser("warmup", help="compile (and cache) every kernel once")
+    c = sub.add_parser("cache", help="show or clear the compiled-kernel cache")
+    c.add_argument("action", choices=("info", "clear"))
     return p
 
 
@@ -98,11 +100,21 @@ def _warmup() -> int:
     return 0
 
 
+def _cache_command(action: str) -> int:
+    from . import _cache
+    from ._jit import CACHE
+
+    print(_cache.info(CACHE) if action == "info" else _cache.clear(CACHE))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "score":
             return _score(args)
+        if args.command == "cache":
+            return _cache_command(args.action)
         return _warmup()
     except InputError as exc:
         print(f"kscore: error: {exc}", file=sys.stderr)

@@ -15,6 +15,10 @@ def test_parallel_variant_is_compiled_and_cached_separately():
         assert dual.parallel.py_func.__qualname__ == dual.serial.py_func.__qualname__ + "_parallel"
         assert dual.parallel.targetoptions.get("parallel") is True
         assert not dual.serial.targetoptions.get("parallel")
+        if _jit.CACHE.directory is not None:  # one index file each, in the same directory
+            serial, parallel = dual.serial._cache, dual.parallel._cache
+            assert serial.cache_path == parallel.cache_path
+            assert serial._cache_file._index_path != parallel._cache_file._index_path
 
 
 def test_parallel_and_serial_paths_agree(monkeypatch):
