@@ -1,14 +1,20 @@
 """``kscore``: the command line. Parse → load → score → write; no logic of its own.
 
-Exit codes: 0 success, 2 bad input or usage (message on stderr, no traceback).
+Exit codes: 0 success, 2 bad input, usage or output location (one message on stderr, no
+traceback), 130 Ctrl-C, 128 + N another stop signal N (SIGTERM 143, SIGHUP 129), 141 stdout
+closed early (a broken pipe, as if killed by SIGPIPE; quietly). Temporary output is removed
+on each of these.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from . import __version__
 from .errors import InputError
@@ -37,7 +43,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME[=WEIGHT],...",
         help='score plugins and weights (default: SelectorSpread; "" for none)',
     )
-    s.add_argument("--seed", type=int, default=0, help="tie-break seed (default 0)")
+    s.add_argument(
+        "--seed",
+        type=_integer,
+        default=0,
+        help="tie-break seed: any integer, taken modulo 2^64 (default 0)",
+    )
     s.add_argument("--format", choices=("json", "parquet", "arrow"), default="json")
     s.add_argument("-o", "--output", metavar="FILE", help="output file (stdout when absent)")
     s.add_argument(
@@ -48,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     s.add_argument(
         "--percentage-of-nodes-to-score",
-        type=int,
+        type=_integer,
         default=0,
         metavar="P",
         help="as in KubeSchedulerConfiguration (default 0: adaptive, like v1.23)",
@@ -61,30 +72,50 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _score(args: argparse.Namespace) -> int:
-    from ._memory import retain_freed_memory
-    from ._progress import Progress
-    from .api import load_cluster, score
-    from .io.output import write_result
-
-    retain_freed_memory()
-    cluster = load_cluster(args.paths)
-    warning = cluster.warning()
-    if warning and not args.quiet:
-        print(f"kscore: {warning}", file=sys.stderr)
-    bar = Progress(len(cluster.batch), "scoring pods", quiet=args.quiet)
+def _integer(text: str) -> int:
+    """``int``, with a short message where Python refuses thousands of digits."""
     try:
-        result = score(
-            cluster,
-            plugins=args.plugins,
-            seed=args.seed,
-            scores=args.scores,
-            percentage_of_nodes_to_score=args.percentage_of_nodes_to_score,
-            progress=bar.update,
-        )
-    finally:
-        bar.close()
-    write_result(result, args.format, args.output)
+        return int(text)
+    except ValueError:
+        digits = sum(c.isdigit() for c in text)
+        if digits > 1000:
+            raise argparse.ArgumentTypeError(f"an integer of {digits} digits is too long") from None
+        shown = text if len(text) <= 40 else text[:39] + "…"
+        raise argparse.ArgumentTypeError(f"not an integer: {shown!r}") from None
+
+
+def _score(args: argparse.Namespace) -> int:
+    from .framework.result import parse_scores_mode
+    from .io.output import prepare_output
+    from .profile import build_framework
+
+    # cheap checks first: flags, then the output location (reserved now: a wrong -o fails
+    # before minutes of loading and scoring, and the temporary is removed on any exit)
+    parse_scores_mode(args.scores)
+    build_framework(args.plugins, args.percentage_of_nodes_to_score)
+    with prepare_output(args.format, args.output, args.paths) as out:
+        from ._memory import retain_freed_memory
+        from ._progress import Progress
+        from .api import load_cluster, score
+
+        retain_freed_memory()
+        cluster = load_cluster(args.paths)
+        warning = cluster.warning()
+        if warning and not args.quiet:
+            print(f"kscore: {warning}", file=sys.stderr)
+        bar = Progress(len(cluster.batch), "scoring pods", quiet=args.quiet)
+        try:
+            result = score(
+                cluster,
+                plugins=args.plugins,
+                seed=args.seed,
+                scores=args.scores,
+                percentage_of_nodes_to_score=args.percentage_of_nodes_to_score,
+                progress=bar.update,
+            )
+        finally:
+            bar.close()
+        out.write(result)
     return 0
 
 
@@ -108,7 +139,81 @@ def _cache_command(action: str) -> int:
     return 0
 
 
+class _Stopped(BaseException):
+    """A stop signal other than SIGINT (which raises KeyboardInterrupt), raised in the main
+    thread so that ``with``/``finally`` blocks remove temporary output as Ctrl-C does."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _stop_signals_unwind() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP raise; the previous handlers are restored on the way out.
+    A repeated signal within a second of the first is ignored, so that the cleanup it
+    started runs undisturbed; later ones raise again. Signals ignored by the caller (nohup,
+    background jobs) stay ignored."""
+    names = ("SIGINT", "SIGTERM", "SIGHUP")
+    signums = [getattr(signal, n) for n in names if hasattr(signal, n)]
+    first: list[float] = []
+
+    def handler(signum: int, frame: object) -> None:
+        now = time.monotonic()
+        if first and now - first[0] < 1.0:
+            return
+        first[:] = [now]
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise _Stopped(signum)
+
+    previous = {}
+    try:
+        for s in signums:
+            if signal.getsignal(s) != signal.SIG_IGN:
+                previous[s] = signal.signal(s, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        pass
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _say(message: str) -> None:
+    """A line on stderr, even when stderr itself is gone."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        print(message, file=sys.stderr)
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so that the interpreter's final
+    flush does not report it again (as the Python documentation on SIGPIPE advises)."""
+    if sys.stdout is None or sys.stdout is not sys.__stdout__:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        with _stop_signals_unwind():
+            return _main(argv)
+    except KeyboardInterrupt:
+        _say("kscore: interrupted")
+        return 128 + int(signal.SIGINT)
+    except _Stopped as stop:
+        _say(f"kscore: stopped by {signal.Signals(stop.signum).name}")
+        return 128 + stop.signum
+    except BrokenPipeError:
+        _silence_stdout()
+        return 128 + 13  # as if killed by SIGPIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "score":
@@ -117,10 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cache_command(args.action)
         return _warmup()
     except InputError as exc:
-        print(f"kscore: error: {exc}", file=sys.stderr)
+        _say(f"kscore: error: {exc}")
         return EXIT_USAGE
-    except BrokenPipeError:
-        return 1
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 Weights follow kube-scheduler's ``getScoreWeights`` (pkg/scheduler/framework/runtime/
 framework.go): a weight of 0 means "not set" and becomes 1; the sum of
-``weight × MaxNodeScore`` must not overflow int64.
+``weight × MaxNodeScore`` must not overflow int64. A weight is an ``int32``
+(``Plugin.Weight`` of the scheduler configuration, which cannot hold more than
+2147483647; v1.23 has no other bound on it).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from .goarith import INT64_MAX, MAX_NODE_SCORE
 from .plugins.registry import new_score_plugin
 
 DEFAULT_PLUGINS = "SelectorSpread"
+INT32_MAX = 2**31 - 1
 _ENTRY = re.compile(r"\s*([A-Za-z][A-Za-z0-9]*)\s*(?:=\s*(\S*))?\s*\Z")
 
 PluginsSpec = str | Mapping[str, int] | Iterable[tuple[str, int]]
@@ -30,17 +33,20 @@ def parse_plugins(spec: str) -> list[tuple[str, int]]:
         m = _ENTRY.match(part)
         if m is None:
             raise ConfigError(
-                f"--plugins: malformed entry {part!r}; expected NAME or NAME=WEIGHT, "
+                f"--plugins: malformed entry {_short(part)}; expected NAME or NAME=WEIGHT, "
                 "e.g. SelectorSpread=2"
             )
         name, weight = m.group(1), m.group(2)
         if weight is None:
             w = 0
         elif re.fullmatch(r"[0-9]+", weight):
+            digits = weight.lstrip("0")
+            if len(digits) > len(str(INT32_MAX)):  # never int() thousands of digits
+                raise _weight_out_of_range(name, f"a {len(digits)}-digit number")
             w = int(weight)
         else:
             raise ConfigError(
-                f"--plugins: weight of {name} must be a non-negative integer, got {weight!r}"
+                f"--plugins: weight of {name} must be a non-negative integer, got {_short(weight)}"
             )
         out.append((name, w))
     return out
@@ -58,7 +64,7 @@ def build_framework(
         entries = list(plugins)
     if not 0 <= percentage_of_nodes_to_score <= 100:
         raise ConfigError(
-            f"percentageOfNodesToScore: Invalid value: {percentage_of_nodes_to_score}: "
+            f"percentageOfNodesToScore: Invalid value: {_short(percentage_of_nodes_to_score)}: "
             "not in valid range [0-100]"
         )
     seen: set[str] = set()
@@ -67,8 +73,10 @@ def build_framework(
     for name, weight in entries:
         if not isinstance(weight, int) or isinstance(weight, bool) or weight < 0:
             raise ConfigError(
-                f"weight of score plugin {name} must be an integer ≥ 0, got {weight!r}"
+                f"weight of score plugin {name} must be an integer ≥ 0, got {_short(weight)}"
             )
+        if weight > INT32_MAX:
+            raise _weight_out_of_range(name, _short(weight))
         if name in seen:
             raise ConfigError(f'plugin "{name}" already registered as "ScorePlugin"')
         seen.add(name)
@@ -78,3 +86,18 @@ def build_framework(
         total += w * MAX_NODE_SCORE
         weighted.append(WeightedPlugin(new_score_plugin(name), w))
     return Framework(weighted, percentage_of_nodes_to_score)
+
+
+def _weight_out_of_range(name: str, shown: str) -> ConfigError:
+    return ConfigError(
+        f"weight of score plugin {name} is {shown}, out of range: weights are int32 "
+        f"(Plugin.Weight of KubeSchedulerConfiguration), at most {INT32_MAX}"
+    )
+
+
+def _short(value: object, limit: int = 40) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a message never echoes 5,000 digits)."""
+    if isinstance(value, int) and abs(value) >= 10**limit:  # repr() of it may even raise
+        return f"a {'negative ' if value < 0 else ''}{value.bit_length()}-bit integer"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -36,7 +36,9 @@ def compare(kscore: dict[str, Any], go: dict[str, Any], top_k: int | None = None
 
     Everything must be equal except the host, which must be one of Go's top-total nodes
     (both sides choose uniformly among them, from different random sources). With
-    ``--scores top:K`` (``top_k``) a list of K equal totals may hide more tied nodes.
+    ``--scores top:K`` (``top_k``) a list of K equal totals may hide more tied nodes, and
+    kscore's list starts with its own host: it must equal that host's entry followed by
+    Go's list without it (goref: total descending, ties in list order), cut to K.
     """
     diffs: list[str] = []
     kr, gr = kscore["results"], go["results"]
@@ -47,7 +49,16 @@ def compare(kscore: dict[str, Any], go: dict[str, Any], top_k: int | None = None
         for field in ("feasibleNodes", "evaluatedNodes", "error"):
             if k[field] != g[field]:
                 diffs.append(f"{pod}: {field} {k[field]!r} != go {g[field]!r}")
-        if k["scores"] != g["scores"]:
+        if top_k is not None and k["scores"] and g["scores"]:
+            first, top = k["scores"][0], max(s["total"] for s in g["scores"])
+            if first["node"] != k["host"] or first["total"] != top:
+                diffs.append(f"{pod}: top:{top_k} list starts with {first} (host {k['host']})")
+            rest = sorted(
+                (s for s in g["scores"] if s["node"] != k["host"]), key=lambda s: -s["total"]
+            )
+            if k["scores"][1:] != rest[: top_k - 1]:
+                diffs.append(f"{pod}: top:{top_k} {k['scores']} != host + go {g['scores']}")
+        elif k["scores"] != g["scores"]:
             kmap = {s["node"]: s for s in k["scores"]}
             gmap = {s["node"]: s for s in g["scores"]}
             if list(kmap) != list(gmap):

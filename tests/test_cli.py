@@ -77,12 +77,28 @@ def test_parquet_and_arrow_tables(tmp_path, embedded_json):
         assert hosts == {r["pod"]: r["host"] for r in embedded_json["results"]}
 
 
-def test_scores_none_and_top(tmp_path, embedded_json):
+@pytest.mark.parametrize("seed", [0, 1, 2, 7])
+def test_scores_top_k_lists_the_host_first(tmp_path, seed):
+    full_out, top_out = tmp_path / "full.json", tmp_path / "top.json"
+    base = ["score", str(EMBEDDED), "--quiet", "--seed", str(seed)]
+    assert main([*base, "-o", str(full_out)]) == 0
+    assert main([*base, "--scores", "top:3", "-o", str(top_out)]) == 0
+    full = json.loads(full_out.read_text())["results"]
+    top = json.loads(top_out.read_text())["results"]
+    for t, f in zip(top, full, strict=True):
+        assert t["host"] == f["host"] and t["scores"][0]["node"] == f["host"]
+        # the host's entry, then the others by total descending, ties in score-list order
+        host = [s for s in f["scores"] if s["node"] == f["host"]]
+        others = [s for s in f["scores"] if s["node"] != f["host"]]
+        assert t["scores"] == host + sorted(others, key=lambda s: -s["total"])[:2]
+
+
+def test_scores_top_k_larger_than_the_cluster(tmp_path, embedded_json):
     out = tmp_path / "top.json"
-    assert main(["score", str(EMBEDDED), "--scores", "top:3", "-o", str(out), "--quiet"]) == 0
-    top = json.loads(out.read_text())["results"]
-    for t, f in zip(top, embedded_json["results"], strict=True):
-        assert t["scores"] == sorted(f["scores"], key=lambda s: -s["total"])[:3]
+    k = "top:99999999999999999999"
+    assert main(["score", str(EMBEDDED), "--scores", k, "-o", str(out), "--quiet"]) == 0
+    for t, f in zip(json.loads(out.read_text())["results"], embedded_json["results"], strict=True):
+        assert len(t["scores"]) == 36 and t["scores"][0]["node"] == f["host"]
 
 
 def _run(*args, cwd=None):
@@ -113,12 +129,46 @@ def test_bad_input_exit_2_no_traceback_no_output(tmp_path):
         ("SelectorSpread,,", "malformed entry"),
         ("=3", "malformed entry"),
         ("SelectorSpread,SelectorSpread", "already registered"),
+        ("SelectorSpread=2147483648", "is 2147483648, out of range: weights are int32"),
+        ("SelectorSpread=" + "9" * 5000, "is a 5000-digit number, out of range"),
+        ("SelectorSpread=-" + "9" * 5000, "must be a non-negative integer"),
+        ("SelectorSpread=00002147483647,Nope", 'Score Plugin "Nope" does not exist'),
     ],
+    ids=lambda v: v if len(v) < 40 else v[:20] + "...",
 )
 def test_bad_plugins(plugins, message, capsys):
     assert main(["score", str(EMBEDDED), "--plugins", plugins, "--quiet"]) == 2
     err = capsys.readouterr().err
     assert message in err and err.startswith("kscore: error:")
+
+
+@pytest.mark.parametrize(
+    "flags,message",
+    [
+        (["--scores", "top:" + "9" * 5000], "K has 5000 digits"),
+        (["--scores", "top:0"], "--scores must be all, none or top:K"),
+        (["--seed", "9" * 5000], "argument --seed: an integer of 5000 digits is too long"),
+        (["--seed", "x1"], "argument --seed: not an integer: 'x1'"),
+        (["--percentage-of-nodes-to-score", "9" * 5000], "an integer of 5000 digits"),
+        (["--percentage-of-nodes-to-score", "101"], "not in valid range [0-100]"),
+    ],
+    ids=["top-digits", "top-0", "seed-digits", "seed-text", "pct-digits", "pct-101"],
+)
+def test_bad_flags_exit_2_short_message(tmp_path, flags, message):
+    proc = _run("score", str(EMBEDDED), "-o", str(tmp_path / "r.json"), *flags)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert message in proc.stderr and len(proc.stderr) < 1000
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_any_integer_seed_is_taken_modulo_2_64(tmp_path):
+    outs = {}
+    for seed in ("-1", str(2**64 - 1), str(2**64 * 12345 - 1), "5", str(2**64 + 5)):
+        out = tmp_path / f"{len(outs)}.json"
+        assert main(["score", str(EMBEDDED), "-o", str(out), "--quiet", "--seed", seed]) == 0
+        outs[seed] = [r["host"] for r in json.loads(out.read_text())["results"]]
+    assert outs["-1"] == outs[str(2**64 - 1)] == outs[str(2**64 * 12345 - 1)]
+    assert outs["5"] == outs[str(2**64 + 5)] != outs["-1"]
 
 
 def test_warning_line_and_quiet(tmp_path):

@@ -43,9 +43,12 @@ def apply_weight(ptr, norm, weight, first, store_total, total, out_u8, bad, best
 
 
 @dual_kernel
-def top_k(ptr, total, k, order_out, lengths_out):  # pragma: no cover - compiled
-    """Per pod, the entries of the ``k`` highest totals (descending, ties in list order).
+def top_k(ptr, nodes, total, hosts, k, order_out, lengths_out):  # pragma: no cover - compiled
+    """Per pod, its host's entry first, then the entries of the next highest totals
+    (descending, ties in list order): ``k`` entries in all (fewer if the list is shorter).
 
+    ``hosts[i]`` is pod ``i``'s chosen node (one of its top totals, so the list is still its
+    ``k`` best totals); a host absent from the pod's list (-1) leaves plain top-``k``.
     Writes entry indices to ``order_out`` (pod after pod) and their count per pod to
     ``lengths_out``; returns the number written.
     """
@@ -59,18 +62,35 @@ def top_k(ptr, total, k, order_out, lengths_out):  # pragma: no cover - compiled
         hi = ptr[i + 1]
         pos = out_ptr[i]
         n = lengths_out[i]
+        host = -1
+        for e in range(lo, hi):
+            if nodes[e] == hosts[i]:
+                host = e
+                break
+        j = 0
+        if host >= 0 and n > 0:
+            order_out[pos] = host
+            j = 1
         # selection by repeated scan is O(n·k); a stable argsort is O(n log n)
         if k * 8 < hi - lo:
             taken = np.zeros(hi - lo, dtype=np.bool_)
-            for j in range(n):
+            if host >= 0:
+                taken[host - lo] = True
+            while j < n:
                 best = -1
                 for e in range(lo, hi):
                     if not taken[e - lo] and (best < 0 or total[e] > total[best]):
                         best = e
                 taken[best - lo] = True
                 order_out[pos + j] = best
+                j += 1
         else:
             idx = np.argsort(-total[lo:hi], kind="mergesort")
-            for j in range(n):
-                order_out[pos + j] = lo + idx[j]
+            for m in range(hi - lo):
+                if j >= n:
+                    break
+                e = lo + idx[m]
+                if e != host:
+                    order_out[pos + j] = e
+                    j += 1
     return out_ptr[n_pods]

@@ -3,8 +3,9 @@
 Scores are kept as a ragged table in batch order: for pod ``i`` the entries
 ``ptr[i]:ptr[i+1]`` of ``nodes`` (int32), ``raw``/``normalized`` (int64[n_plugins, E])
 and ``total`` (int64[E]); ``weighted`` is ``normalized × weight`` and is derived when
-converted. ``scores="top:K"`` keeps each pod's K best entries (total descending, ties in
-score-list order), ``"none"`` keeps none.
+converted. ``scores="top:K"`` keeps each pod's K best entries, its host first, then the
+others by total descending, ties in score-list order (K is clamped to the pod's node count);
+``"none"`` keeps none.
 """
 
 from __future__ import annotations
@@ -32,10 +33,17 @@ def parse_scores_mode(mode: str) -> int | None:
         return None
     if mode == "none":
         return 0
-    m = _TOP.match(mode)
+    m = _TOP.match(mode) if isinstance(mode, str) else None
     if m is None:
-        raise ConfigError(f"--scores must be all, none or top:K with K ≥ 1, got {mode!r}")
-    return int(m.group(1))
+        shown = repr(mode) if len(repr(mode)) <= 40 else repr(mode)[:37] + "..."
+        raise ConfigError(f"--scores must be all, none or top:K with K ≥ 1, got {shown}")
+    try:  # any K works (the runtime clamps it to the node count) up to int()'s digit limit
+        return int(m.group(1))
+    except ValueError:
+        raise ConfigError(
+            f"--scores top:K: K has {len(m.group(1))} digits, more than can be read; "
+            "any K at least the number of nodes keeps every node"
+        ) from None
 
 
 @dataclass(eq=False)

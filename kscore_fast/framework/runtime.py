@@ -168,10 +168,7 @@ class Framework:
                 bad[i] = e = plugin_bad[i]
                 pod = int(chunk.pods[i])
                 result.feasible[pod] = result.evaluated[pod] = 0  # Schedule returns no result
-                result.errors[pod] = _invalid_score(
-                    plugin.name, int(norm[e]), batch.pods[pod].key,
-                    snapshot.node_names[chunk.nodes[e]],
-                )  # fmt: skip
+                result.errors[pod] = _invalid_score(plugin.name, int(norm[e]))
         if (bad >= 0).any():  # pods whose scoring failed keep no scores and no host
             ok = bad < 0
             entry_ok = np.repeat(ok, np.diff(chunk.ptr))
@@ -216,8 +213,11 @@ class Framework:
                 result.nodes[result.free_slice(len(chunk.nodes))] = chunk.nodes
             result.commit(chunk.pods, lengths)
             return
+        # the host heads each pod's list; K is clamped to the longest list (any K works)
+        k = min(result.keep, int(lengths.max()))
         order = np.empty(len(chunk.nodes), dtype=np.int64)
-        n = top_k.pick(len(chunk.nodes))(chunk.ptr, total, result.keep, order, lengths)
+        hosts = result.hosts[chunk.pods]  # chosen by select_hosts before this call
+        n = top_k.pick(len(chunk.nodes))(chunk.ptr, chunk.nodes, total, hosts, k, order, lengths)
         order = order[:n]
         where = result.free_slice(n)
         result.nodes[where] = chunk.nodes[order]
@@ -226,12 +226,12 @@ class Framework:
         result.commit(chunk.pods, lengths)
 
 
-def _invalid_score(plugin: str, value: int, pod: str, node: str) -> str:
-    """RunScorePlugins' weight-phase error, plus the pod and node it happened on."""
+def _invalid_score(plugin: str, value: int) -> str:
+    """RunScorePlugins' weight-phase error, word for word (framework.go): the pod is the
+    result's row; Go names no node."""
     return (
         f'applying score defaultWeights on Score plugins: plugin "{plugin}" returns an '
-        f"invalid score {value}, it should in the range of [0, 100] after normalizing "
-        f"(pod {pod}, node {node})"
+        f"invalid score {value}, it should in the range of [0, 100] after normalizing"
     )
 
 

@@ -92,13 +92,20 @@ def test_weight_zero_means_one():
     assert build_framework("SelectorSpread=0").score_plugins[0].weight == 1
 
 
-def test_out_of_range_score_is_an_error_naming_plugin_pod_node_value():
+@pytest.mark.parametrize("value", [101, -1])
+def test_out_of_range_score_is_go_error_text(value):
     c = _spread_cluster()
-    r = Framework([WeightedPlugin(ConstPlugin(101, "Bad"), 1)]).run(c.snapshot, c.batch)
-    res = r.to_dict()["results"][0]
-    assert res["host"] is None and res["scores"] == [] and res["feasibleNodes"] == 0
-    assert 'plugin "Bad" returns an invalid score 101' in res["error"]
-    assert "pod default/p0" in res["error"] and "node n0" in res["error"]
+    fw = Framework(
+        [WeightedPlugin(SelectorSpread(), 1), WeightedPlugin(ConstPlugin(value, "Bad"), 1)]
+    )
+    for res in fw.run(c.snapshot, c.batch).to_dict()["results"]:
+        assert res["host"] is None and res["scores"] == [] and res["feasibleNodes"] == 0
+        assert res["evaluatedNodes"] == 0
+        # RunScorePlugins' message, exactly (framework.go, v1.23.6)
+        assert res["error"] == (
+            'applying score defaultWeights on Score plugins: plugin "Bad" returns an invalid '
+            f"score {value}, it should in the range of [0, 100] after normalizing"
+        )
 
 
 def test_scores_modes():
@@ -110,8 +117,12 @@ def test_scores_modes():
     for f, t, n in zip(full, top, none, strict=True):
         assert f["host"] == t["host"] == n["host"]
         assert n["scores"] == []
-        expected = sorted(f["scores"], key=lambda s: -s["total"])[:2]  # stable: list order
-        assert t["scores"] == expected
+        # the host first, then the best others (sorted is stable: ties in list order)
+        host = [s for s in f["scores"] if s["node"] == f["host"]]
+        others = sorted(
+            (s for s in f["scores"] if s["node"] != f["host"]), key=lambda s: -s["total"]
+        )
+        assert t["scores"] == (host + others)[:2]
 
 
 def test_chunking_does_not_change_results():
