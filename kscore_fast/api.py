@@ -13,8 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .framework.result import ScoreResult
-from .io.manifests import located_dicts, read_objects
-from .io.objects import ObjectReader
+from .io.load import read_inputs
 from .model.snapshot import Cluster, build_cluster
 from .profile import DEFAULT_PLUGINS, PluginsSpec, build_framework
 
@@ -24,17 +23,18 @@ PathLike = str | os.PathLike[str]
 def load_cluster(
     paths: PathLike | Sequence[PathLike] = (), *, objects: Iterable[Any] = ()
 ) -> Cluster:
-    """Load manifests (files, directories) and/or already-parsed objects (dicts).
+    """Load manifests (files, directories, ``"-"`` for standard input) and/or
+    already-parsed objects (dicts, as ``json.load`` or ``yaml.safe_load`` give them).
 
     Raises :class:`~kscore_fast.errors.InputError` on bad input.
     """
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
-    reader = ObjectReader()
-    reader.add_all(read_objects(paths))
-    objs = reader.add_all(located_dicts(objects))
+    objs, report = read_inputs(paths, objects)
     cluster = build_cluster(objs.nodes, objs.pods, objs.services, objs.controllers)
     cluster.skipped_kinds = dict(objs.skipped)
+    cluster.skipped_files = len(report.special)
+    cluster.empty_dirs = list(report.empty_dirs)
     return cluster
 
 

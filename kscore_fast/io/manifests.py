@@ -1,118 +1,365 @@
-"""Read Kubernetes objects from files, as kubectl prints them.
+"""Find and read manifest files as kubectl prints them, and parse their documents.
 
 Accepts single objects, ``kind: List`` and typed lists (``PodList`` ...), multi-document
 YAML, JSON, directories (walked recursively, entries in byte-lexical order, dot-names
-skipped) and several paths at once. Yields each object with a human-readable location.
+skipped, only ``.yaml``/``.yml``/``.json`` regular files read) and several paths at once;
+``-`` reads standard input (JSON if it parses as JSON, else YAML).
+
+Reading never hangs and never follows a path into a loop: named paths must be regular
+files or directories (a FIFO or device named explicitly is refused: pipe it into ``-``);
+inside directories special files, broken links and symlink loops are skipped and
+reported. Every OS and parse error is an :class:`~kscore_fast.errors.InputError`
+naming the file.
+
+JSON is decoded straight into typed structs (:mod:`.schema`); YAML goes through PyYAML's
+C loader, with Kubernetes' limit on alias expansion and a limit on nesting depth
+(libyaml's composer recurses on the C stack). Files of :data:`STREAM_BYTES` or more are
+not read here but streamed by the loader (:mod:`.streaming`).
 """
 
 from __future__ import annotations
 
 import json
+import mmap
 import os
+import re
+import stat
+import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
+import msgspec
 import yaml
 
 from ..errors import InputError
+from . import schema
 
 SUFFIXES = (".yaml", ".yml", ".json")
+STDIN = "-"
+#: deepest nesting read (Go's encoding/json allows 10,000 levels; libyaml's composer
+#: overflows the C stack somewhere past 20,000)
+MAX_DEPTH = 10_000
+#: files at least this large are read in chunks when they are kubectl Lists
+STREAM_BYTES = 8 << 20
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+@dataclass
+class Report:
+    """What reading passed over, for the warning line."""
+
+    #: special files, broken links and loops found in directories
+    special: list[str] = field(default_factory=list)
+    #: directories holding no manifest file
+    empty_dirs: list[str] = field(default_factory=list)
+
+
 @dataclass(frozen=True)
-class Located:
-    """An object and where it came from: ``file`` and ``where`` inside it."""
+class Source:
+    """One input: its name for messages, whether it is JSON (None: guess), and its bytes,
+    or for a large file its ``size`` (the reader streams it, :mod:`.streaming`)."""
 
-    obj: Any
-    file: str
-    where: str
+    name: str
+    is_json: bool | None
+    data: bytes | None = None
+    size: int = 0
+
+    def read(self) -> bytes | mmap.mmap:
+        """The whole input (mapped, not copied, when large)."""
+        if self.data is not None:
+            return self.data
+        try:
+            with open(self.name, "rb") as fh:
+                if self.size == 0:
+                    return b""
+                return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError) as exc:
+            raise _os_error(exc, self.name) from None
 
 
-def iter_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
-    """Files of ``paths`` in processing order (see module docstring)."""
+def _os_error(exc: OSError | ValueError, name: str) -> InputError:
+    return InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", file=name)
+
+
+def _kind_of(mode: int) -> str:
+    for test, what in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):  # fmt: skip
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def iter_sources(paths: Iterable[str | os.PathLike[str]], report: Report) -> Iterator[Source]:
+    """Every input of ``paths``, in processing order (see module docstring)."""
     for p in paths:
-        path = Path(p)
-        if path.is_dir():
-            yield from _walk(path)
-        elif path.exists():
-            yield path
+        name = os.fspath(p)
+        if name == STDIN:
+            yield Source("<stdin>", None, sys.stdin.buffer.read())
+            continue
+        try:
+            st = os.stat(name)
+        except FileNotFoundError:
+            what = "broken symbolic link" if os.path.islink(name) else "no such file or directory"
+            raise InputError(what, file=name) from None
+        except OSError as exc:
+            raise _os_error(exc, name) from None
+        if stat.S_ISDIR(st.st_mode):
+            found = yield from _walk(name, report, {(st.st_dev, st.st_ino)})
+            if not found:
+                report.empty_dirs.append(name)
+        elif stat.S_ISREG(st.st_mode):
+            # a file named explicitly is read whatever its suffix (.json as JSON, else YAML)
+            yield _file(name, st.st_size)
         else:
-            raise InputError("no such file or directory", file=str(path))
+            raise InputError(
+                f"not a regular file ({_kind_of(st.st_mode)}); pipe it into - to read "
+                "standard input",
+                file=name,
+            )
 
 
-def _walk(directory: Path) -> Iterator[Path]:
-    entries = sorted(os.scandir(directory), key=lambda e: os.fsencode(e.name))
+def _walk(directory: str, report: Report, ancestors: set[tuple[int, int]]
+          ) -> Iterator[Source]:  # fmt: skip
+    """The manifest files below ``directory``; returns whether it held any."""
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: os.fsencode(e.name))
+    except OSError as exc:
+        raise _os_error(exc, directory) from None
+    found = False
     for entry in entries:
         if entry.name.startswith("."):
             continue
-        if entry.is_dir():
-            yield from _walk(Path(entry.path))
-        elif entry.name.endswith(SUFFIXES):
-            yield Path(entry.path)
-
-
-def _documents(path: Path) -> list[tuple[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read file: {exc}", file=str(path)) from None
-    if path.suffix == ".json":
         try:
-            return [("", json.loads(text))]
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}",
-                file=str(path),
-            ) from None
+            st = entry.stat()  # follows symbolic links
+        except OSError:  # a broken link or a loop of links
+            if entry.name.endswith(SUFFIXES) or entry.is_symlink():
+                report.special.append(entry.path)
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            ident = (st.st_dev, st.st_ino)
+            if ident in ancestors:  # a link back up the tree
+                report.special.append(entry.path)
+                continue
+            found = (yield from _walk(entry.path, report, ancestors | {ident})) or found
+        elif entry.name.endswith(SUFFIXES):
+            if not stat.S_ISREG(st.st_mode):
+                report.special.append(entry.path)
+                continue
+            found = True
+            yield _file(entry.path, st.st_size)
+    return found
+
+
+def _file(name: str, size: int) -> Source:
+    """A regular file: read now if small, streamed later if large."""
+    is_json = name.endswith(".json")
+    if size >= STREAM_BYTES:
+        return Source(name, is_json, size=size)
     try:
-        docs = list(yaml.load_all(text, Loader=_Loader))
+        with open(name, "rb") as fh:
+            return Source(name, is_json, fh.read())
+    except OSError as exc:
+        raise _os_error(exc, name) from None
+
+
+# -- JSON ------------------------------------------------------------------------------------
+
+
+def decode_json(data: bytes | mmap.mmap) -> schema.Object | None:
+    """Typed decoding; None when the document must be read generically instead (it is
+    malformed, or some object does not fit the typed structs)."""
+    try:
+        return schema.json_decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None
+
+
+def parse_json(data: bytes | mmap.mmap, name: str) -> Any:
+    """The document as Python objects, or a located error."""
+    try:
+        return json.loads(data if isinstance(data, bytes) else bytes(data))
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text: {exc.reason} at byte {exc.start}", file=name) from None
+    except RecursionError:
+        raise InputError(_too_deep("JSON"), file=name) from None
+    except ValueError as exc:  # integers past Python's digit limit
+        raise InputError(_bad_value(exc), file=name) from None
+
+
+def _too_deep(fmt: str) -> str:
+    limit = MAX_DEPTH if fmt == "YAML" else sys.getrecursionlimit()
+    return f"nesting too deep: {fmt} is read up to about {limit:,} levels"
+
+
+def _bad_value(exc: ValueError | OverflowError) -> str:
+    if "digits" in str(exc):  # int("9" * 5000): past the interpreter's digit limit
+        return f"integer too large (more than {sys.get_int_max_str_digits():,} digits)"
+    return f"cannot read a value: {exc}"
+
+
+# -- YAML ------------------------------------------------------------------------------------
+
+
+def yaml_documents(data: bytes | mmap.mmap, name: str) -> Iterator[tuple[str, Any]]:
+    """``(where, document)`` of a YAML stream, one document at a time: ``where`` is
+    ``""`` for a lone document, ``document N`` in a multi-document stream."""
+    try:
+        text = bytes(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text: {exc.reason} at byte {exc.start}", file=name) from None
+    yield from _load_stream(text, name)
+
+
+def load_yaml(text: str, name: str) -> Any:
+    """One YAML document (a piece of a streamed List), with the same limits."""
+    docs = list(_load_stream(text, name))
+    if len(docs) != 1:
+        raise InputError("expected one YAML document", file=name)
+    return docs[0][1]
+
+
+def _load_stream(text: str, name: str) -> Iterator[tuple[str, Any]]:
+    _check_depth(text, name)
+    aliases = "*" in text
+    loader = _Loader(text)
+    try:
+        previous: Any = None
+        n = 0
+        while True:
+            more = _guard(name, loader.check_node)
+            if n == 1 and not more:
+                yield "", previous
+            elif n >= 1:
+                yield f"document {n}", previous
+            if not more:
+                return
+            node = _guard(name, loader.get_node)
+            previous = None
+            if node is not None:
+                if aliases:
+                    check_aliasing(node, name)
+                previous = _guard(name, loader.construct_document, node)
+            n += 1
+    finally:
+        loader.dispose()
+
+
+def _guard(name: str, fn: Any, *args: Any) -> Any:
+    """Run a PyYAML step, turning its failures into located input errors."""
+    try:
+        return fn(*args)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise InputError(f"malformed YAML{where}: {problem}", file=str(path)) from None
-    if len(docs) == 1:
-        return [("", docs[0])]
-    return [(f"document {i + 1}", d) for i, d in enumerate(docs)]
+        raise InputError(f"malformed YAML{where}: {problem}", file=name) from None
+    except RecursionError:
+        raise InputError(_too_deep("YAML"), file=name) from None
+    except (ValueError, OverflowError) as exc:  # e.g. integers past Python's digit limit
+        raise InputError(_bad_value(exc), file=name) from None
 
 
-def _expand(obj: Any, file: str, where: str, item_kind: str | None) -> Iterator[Located]:
-    if obj is None:
-        return  # an empty YAML document
-    if not isinstance(obj, dict):
-        raise InputError(
-            f"expected a Kubernetes object (a mapping), found {type(obj).__name__}",
-            file=file,
-            obj=where or None,
-        )
-    kind = obj.get("kind", item_kind)
-    if isinstance(kind, str) and kind.endswith("List") and "items" in obj:
-        items = obj["items"]
-        if items is None:
-            return
-        if not isinstance(items, list):
-            raise InputError("items must be a list", file=file, obj=where or kind, field="items")
-        inner = kind[: -len("List")] or None  # "List" → items carry their own kind
-        for i, item in enumerate(items):
-            label = f"{where + ', ' if where else ''}items[{i}]"
-            yield from _expand(item, file, label, inner)
+_DEPTH_SAFE = 10_000  # a text shorter than this cannot nest deeper than libyaml manages
+_DOC_MARKER = re.compile(r"^(?:---|\.\.\.)(?:[ \t]|$)", re.M)
+
+
+def _check_depth(text: str, name: str) -> None:
+    """Refuse nesting deeper than :data:`MAX_DEPTH` before libyaml composes it.
+
+    Nesting needs a ``[``/``{`` or a deeper indentation (or a ``- `` on the line) per
+    level; a document (between ``---`` lines) whose text allows deeper nesting has its
+    depth counted exactly, on libyaml's events (no recursion).
+    """
+    if len(text) < _DEPTH_SAFE:
         return
-    if "kind" not in obj and item_kind is not None:
-        obj = {**obj, "kind": item_kind}
-    yield Located(obj, file, where)
+    bounds = [0, *(m.start() for m in _DOC_MARKER.finditer(text)), len(text)]
+    for lo, hi in pairwise(bounds):
+        doc = text[lo:hi]
+        longest = max(map(len, doc.splitlines()), default=0)
+        if longest + doc.count("[") + doc.count("{") >= MAX_DEPTH:
+            _count_depth(text, name)
+            return
 
 
-def read_objects(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Located]:
-    """Every object of every file of ``paths``, lists expanded, in order."""
-    for path in iter_files(paths):
-        for where, doc in _documents(path):
-            yield from _expand(doc, str(path), where, None)
+def _count_depth(text: str, name: str) -> None:
+    depth = 0
+    loader = _Loader(text)
+    try:
+        while _guard(name, loader.check_event):
+            event = loader.get_event()
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise InputError(_too_deep("YAML"), file=name)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    finally:
+        loader.dispose()
 
 
-def located_dicts(objects: Iterable[Any], source: str = "<objects>") -> Iterator[Located]:
-    """Already-loaded objects (dicts, lists of them, ``List`` objects) with locations."""
-    for i, obj in enumerate(objects):
-        yield from _expand(obj, source, f"[{i}]", None)
+# go-yaml v2 (sigs.k8s.io/yaml, which kubectl and the API server use) decode.go
+_ALIAS_RATIO_LOW = 400_000
+_ALIAS_RATIO_HIGH = 4_000_000
+
+
+def _allowed_alias_ratio(decodes: int) -> float:
+    if decodes <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if decodes >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * ((decodes - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW))
+
+
+def check_aliasing(root: yaml.Node, name: str) -> None:
+    """go-yaml v2's "document contains excessive aliasing" (a billion laughs guard).
+
+    Counts decoded nodes as go-yaml does (an alias re-decodes its anchor's whole tree,
+    each node counting as aliased) and applies its limit where the aliased share peaks:
+    at the end of each alias expansion and of the document.
+    """
+    size: dict[int, int] = {}  # expanded node count of each node, by id
+
+    def expanded(node: yaml.Node) -> int:
+        stack = [(node, False)]
+        while stack:
+            n, done = stack.pop()
+            if id(n) in size:
+                continue
+            kids = _children(n)
+            if done or not kids:
+                size[id(n)] = 1 + sum(size[id(k)] for k in kids)
+                continue
+            stack.append((n, True))
+            stack.extend((k, False) for k in kids if id(k) not in size)
+        return size[id(node)]
+
+    decodes = aliased = 0
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:  # an alias: go-yaml decodes the alias node, then the whole anchor
+            extra = expanded(n)
+            decodes += 1 + extra
+            aliased += extra
+            if (aliased > 100 and decodes > 1000
+                    and aliased / decodes > _allowed_alias_ratio(decodes)):  # fmt: skip
+                raise InputError("malformed YAML: document contains excessive aliasing", file=name)
+            continue
+        seen.add(id(n))
+        decodes += 1
+        stack.extend(reversed(_children(n)))
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []

@@ -1,17 +1,25 @@
-"""Validate Kubernetes objects and turn them into model records.
+"""Turn decoded Kubernetes objects into model records, validating them.
 
-Checks what the API server would have refused and what kscore_fast relies on: kind and
-``metadata.name``, label keys and values, selectors and their operators, resource
-quantities, duplicate names. Each error names the file, the object and the field.
-Objects of kinds the scheduler does not read are counted, not parsed.
+Objects arrive typed (:mod:`kscore_fast.io.schema`: JSON decoded straight into structs)
+or parsed (dicts from YAML, from a JSON file typed decoding refused, or from the Python
+API), which are converted into the same structs. Kinds, lists and typed lists are
+expanded here; objects of kinds the scheduler does not read are counted, not checked.
+
+Every check of :mod:`kscore_fast.io.validate` applies, but each distinct label key, label
+value, namespace and quantity is checked once: a 100,000-pod cluster has a few hundred
+of them. A parsed object the structs refuse is handed to
+:func:`~kscore_fast.io.validate.explain`, which names the file, object and field.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
+from msgspec import UNSET
 
 from ..errors import InputError
 from ..model.objects import (
@@ -24,12 +32,27 @@ from ..model.objects import (
     PodRecord,
     ServiceRecord,
 )
-from ..model.quantity import quantity_from_yaml
-from ..model.selectors import LABEL_SELECTOR_OPERATORS, LabelSelector
-from ..model.validation import is_qualified_name, is_valid_label_value
-from .manifests import Located
+from ..model.validation import valid_dns1123_subdomain, valid_label_value
+from . import schema
+from .validate import (
+    Where,
+    explain,
+    label_problem,
+    label_selector,
+    map_selector,
+    name_problem,
+    namespace_problem,
+    object_label,
+    quantity_problem,
+)
 
-USED_KINDS = ("Node", "Pod", "Service", RC_KIND, RS_KIND, SS_KIND)
+USED_KINDS = frozenset(("Node", "Pod", "Service", RC_KIND, RS_KIND, SS_KIND))
+_NO_OWNER = OwnerReference("", "", "", False)
+_NO_METADATA = schema.Metadata()
+_NO_SPEC = schema.Spec()
+_NO_STATUS = schema.Status()
+#: kinds whose names are DNS subdomains (see validate.name_problem)
+_SUBDOMAIN_NAMES = frozenset(("Node", "Pod", RC_KIND, RS_KIND, SS_KIND))
 
 
 @dataclass
@@ -42,204 +65,282 @@ class Objects:
     controllers: list[ControllerRecord] = field(default_factory=list)
     #: kinds skipped → count
     skipped: Counter[str] = field(default_factory=Counter)
+    #: objects read, of every kind
+    total: int = 0
 
 
-class _Ctx:
-    """Where we are: builds located errors."""
-
-    def __init__(self, loc: Located, obj_label: str) -> None:
-        self.file = loc.file
-        self.obj = obj_label if not loc.where else f"{obj_label} ({loc.where})"
-
-    def error(self, field_path: str | None, message: str) -> InputError:
-        return InputError(message, file=self.file, obj=self.obj, field=field_path)
+#: where an object is in its file: ``""``, a text, or (the List's location, item index),
+#: formatted only when a message needs it
+Location = str | tuple[Any, int]
 
 
-def _mapping(ctx: _Ctx, value: Any, path: str) -> Mapping[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise ctx.error(path, f"expected a mapping, found {type(value).__name__}")
-    return value
-
-
-def _list(ctx: _Ctx, value: Any, path: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise ctx.error(path, f"expected a list, found {type(value).__name__}")
-    return value
-
-
-def _string(ctx: _Ctx, value: Any, path: str, *, default: str = "") -> str:
-    if value is None:
-        return default
-    if not isinstance(value, str):
-        raise ctx.error(path, f"expected a string, found {type(value).__name__} {value!r}")
-    return value
-
-
-def _labels(ctx: _Ctx, value: Any, path: str) -> dict[str, str]:
-    """A label map (labels, service/RC selectors, matchLabels), validated."""
-    out: dict[str, str] = {}
-    for k, v in _mapping(ctx, value, path).items():
-        if not isinstance(k, str):
-            raise ctx.error(path, f"label key {k!r} is not a string")
-        if not isinstance(v, str):
-            raise ctx.error(
-                f"{path}.{k}",
-                f"label value must be a string, found {type(v).__name__} {v!r} (quote it in YAML)",
-            )
-        if errs := is_qualified_name(k):
-            raise ctx.error(path, f"invalid label key {k!r}: {'; '.join(errs)}")
-        if errs := is_valid_label_value(v):
-            raise ctx.error(f"{path}.{k}", f"invalid label value {v!r}: {'; '.join(errs)}")
-        out[k] = v
-    return out
-
-
-def _label_selector(ctx: _Ctx, value: Any, path: str) -> LabelSelector | None:
-    """A ``metav1.LabelSelector`` as ``LabelSelectorAsSelector`` would accept it."""
-    if value is None:
-        return None
-    sel = _mapping(ctx, value, path)
-    match_labels = _labels(ctx, sel.get("matchLabels"), f"{path}.matchLabels")
-    exprs = []
-    for i, e in enumerate(_list(ctx, sel.get("matchExpressions"), f"{path}.matchExpressions")):
-        ep = f"{path}.matchExpressions[{i}]"
-        e = _mapping(ctx, e, ep)
-        key = _string(ctx, e.get("key"), f"{ep}.key")
-        op = _string(ctx, e.get("operator"), f"{ep}.operator")
-        values = [_string(ctx, v, f"{ep}.values") for v in _list(ctx, e.get("values"), ep)]
-        if errs := is_qualified_name(key):
-            raise ctx.error(f"{ep}.key", f"invalid label key {key!r}: {'; '.join(errs)}")
-        if op not in LABEL_SELECTOR_OPERATORS:
-            raise ctx.error(
-                f"{ep}.operator",
-                f'"{op}" is not a valid pod selector operator '
-                f"(expected one of {', '.join(LABEL_SELECTOR_OPERATORS)})",
-            )
-        if op in ("In", "NotIn") and not values:
-            raise ctx.error(f"{ep}.values", f"operator {op} needs at least one value")
-        if op in ("Exists", "DoesNotExist") and values:
-            raise ctx.error(f"{ep}.values", f"operator {op} takes no values")
-        for v in values:
-            if errs := is_valid_label_value(v):
-                raise ctx.error(f"{ep}.values", f"invalid label value {v!r}: {'; '.join(errs)}")
-        exprs.append((key, op, tuple(values)))
-    return LabelSelector(tuple(match_labels.items()), tuple(exprs))
-
-
-def _quantities(ctx: _Ctx, value: Any, path: str) -> None:
-    for name, q in _mapping(ctx, value, path).items():
-        try:
-            quantity_from_yaml(q)
-        except ValueError as exc:
-            raise ctx.error(f"{path}.{name}", str(exc)) from None
-
-
-def _check_pod_resources(ctx: _Ctx, spec: Mapping[str, Any]) -> None:
-    for group in ("initContainers", "containers"):
-        for i, c in enumerate(_list(ctx, spec.get(group), f"spec.{group}")):
-            c = _mapping(ctx, c, f"spec.{group}[{i}]")
-            res = _mapping(ctx, c.get("resources"), f"spec.{group}[{i}].resources")
-            for part in ("requests", "limits"):
-                _quantities(ctx, res.get(part), f"spec.{group}[{i}].resources.{part}")
-    _quantities(ctx, spec.get("overhead"), "spec.overhead")
-
-
-def _owner_references(ctx: _Ctx, value: Any) -> tuple[OwnerReference, ...]:
-    refs = []
-    for i, r in enumerate(_list(ctx, value, "metadata.ownerReferences")):
-        p = f"metadata.ownerReferences[{i}]"
-        r = _mapping(ctx, r, p)
-        controller = r.get("controller")
-        if controller is not None and not isinstance(controller, bool):
-            raise ctx.error(f"{p}.controller", f"expected true or false, found {controller!r}")
-        refs.append(
-            OwnerReference(
-                api_version=_string(ctx, r.get("apiVersion"), f"{p}.apiVersion"),
-                kind=_string(ctx, r.get("kind"), f"{p}.kind"),
-                name=_string(ctx, r.get("name"), f"{p}.name"),
-                controller=bool(controller),
-            )
-        )
-    return tuple(refs)
+def where_text(where: Location) -> str:
+    """``items[3]``, ``document 2, items[0]``, ..."""
+    if isinstance(where, tuple):
+        parent, i = where
+        parent = where_text(parent)
+        return f"{parent + ', ' if parent else ''}items[{i}]"
+    return where
 
 
 class ObjectReader:
-    """Accumulates records from located objects, checking names are unique."""
+    """Accumulates records from objects, checking names are unique."""
 
     def __init__(self) -> None:
         self.objects = Objects()
-        self._seen: dict[tuple[str, str, str], str] = {}
+        self._seen: dict[tuple[str, str, str], tuple[str, Location]] = {}
+        self._keys_ok: set[str] = set()
+        self._values_ok: set[str] = set()
+        self._namespaces_ok: set[str] = set()
+        self._quantities_ok: set[tuple[type, Any]] = set()
+        self._quantity_texts_ok: set[str] = set()
+        self._owners: dict[tuple[Any, ...], OwnerReference] = {}
 
-    def add_all(self, located: Iterable[Located]) -> Objects:
-        for loc in located:
-            self.add(loc)
-        return self.objects
+    def checkpoint(self) -> tuple[Any, ...]:
+        """The state to return to with :meth:`rollback` (to read a document again)."""
+        o = self.objects
+        return (len(o.nodes), len(o.pods), len(o.services), len(o.controllers),
+                Counter(o.skipped), o.total, len(self._seen))  # fmt: skip
 
-    def add(self, loc: Located) -> None:
-        obj = loc.obj
-        kind = obj.get("kind")
+    def rollback(self, mark: tuple[Any, ...]) -> None:
+        o = self.objects
+        n_nodes, n_pods, n_services, n_controllers, skipped, o.total, n_seen = mark
+        del o.nodes[n_nodes:], o.pods[n_pods:], o.services[n_services:]
+        del o.controllers[n_controllers:]
+        o.skipped = skipped
+        for key in list(self._seen)[n_seen:]:
+            del self._seen[key]
+
+    # -- walking documents ------------------------------------------------------------------
+
+    def add_typed(self, obj: schema.Object | None, file: str, where: Location = "",
+                  item_kind: str | None = None) -> None:  # fmt: skip
+        """A decoded document: one object or a (typed) List of them."""
+        if obj is None:
+            return
+        kind = item_kind if obj.kind is UNSET else obj.kind
+        if obj.items is UNSET or kind is None or not kind.endswith("List"):
+            self._add(obj, kind, file, where)
+            return
+        inner = kind[: -len("List")] or None  # "List" → items carry their own kind
+        add = self._add
+        for i, item in enumerate(obj.items or ()):  # (add_typed inlined: 100,000s of items)
+            if item is None:
+                continue
+            k = inner if item.kind is UNSET else item.kind
+            if item.items is UNSET or k is None or not k.endswith("List"):
+                add(item, k, file, (where, i))
+            else:
+                self.add_typed(item, file, (where, i), inner)
+
+    def add_parsed(self, obj: Any, file: str, where: Location = "",
+                   item_kind: str | None = None) -> None:  # fmt: skip
+        """A parsed document (dicts and lists), as ``kubectl`` would read it."""
+        if obj is None:
+            return  # an empty YAML document
+        if not isinstance(obj, Mapping):
+            raise InputError(
+                f"expected a Kubernetes object (a mapping), found {type(obj).__name__}",
+                file=file,
+                obj=where_text(where) or None,
+            )
+        kind = obj.get("kind", item_kind)
+        if isinstance(kind, str) and kind.endswith("List") and "items" in obj:
+            items = obj["items"]
+            if items is None:
+                return
+            if not isinstance(items, list):
+                raise InputError(
+                    "items must be a list", file=file, obj=where_text(where) or kind, field="items"
+                )
+            inner = kind[: -len("List")] or None
+            for i, item in enumerate(items):
+                self.add_parsed(item, file, (where, i), inner)
+            return
+        if not isinstance(kind, str) or kind not in USED_KINDS:
+            self._add(None, kind, file, where)  # counted (or refused) without converting
+            return
+        try:
+            typed = msgspec.convert(obj, schema.Object)
+        except msgspec.ValidationError as exc:
+            explain(obj, kind, file, where_text(where))  # raises the located reason
+            raise InputError(str(exc), file=file, obj=where_text(where) or kind) from None
+        self._add(typed, kind, file, where)
+
+    # -- one object -------------------------------------------------------------------------
+
+    def _add(self, obj: schema.Object | None, kind: Any, file: str, where: Location) -> None:
+        self.objects.total += 1
         if not isinstance(kind, str) or not kind:
             raise InputError(
-                "object without kind", file=loc.file, obj=loc.where or None, field="kind"
+                "object without kind", file=file, obj=where_text(where) or None, field="kind"
             )
         if kind not in USED_KINDS:
+            if kind not in self.objects.skipped:
+                _check_text(kind, file, where)
             self.objects.skipped[kind] += 1
             return
-        meta = obj.get("metadata")
-        ctx = _Ctx(loc, kind)
-        meta = _mapping(ctx, meta, "metadata")
-        name = meta.get("name")
-        if not isinstance(name, str) or not name:
-            raise ctx.error("metadata.name", f"{kind} without metadata.name")
+        assert obj is not None
+        meta = obj.metadata or _NO_METADATA
+        name = meta.name
+        fast_ok = kind in _SUBDOMAIN_NAMES and name.__class__ is str
+        if not (fast_ok and valid_dns1123_subdomain(name)) and (
+            problem := name_problem(kind, name)
+        ):
+            raise Where(file, where_text(where), kind).error("metadata.name", problem)
         namespace = ""
-        if kind != "Node":  # a missing or empty namespace means "default"
-            namespace = _string(ctx, meta.get("namespace"), "metadata.namespace") or "default"
-        label = f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
-        ctx = _Ctx(loc, label)
+        if kind != "Node":
+            namespace = meta.namespace or "default"
+            if namespace not in self._namespaces_ok:
+                if problem := namespace_problem(namespace):
+                    raise Where(file, where_text(where), kind).error("metadata.namespace", problem)
+                self._namespaces_ok.add(namespace)
         key = (kind, namespace, name)
-        where = f"{loc.file}{': ' + loc.where if loc.where else ''}"
-        if key in self._seen:
-            first = self._seen[key]
-            raise ctx.error("metadata.name", f"duplicate {kind} (first defined in {first})")
-        self._seen[key] = where
-        labels = _labels(ctx, meta.get("labels"), "metadata.labels")
-        spec = _mapping(ctx, obj.get("spec"), "spec")
-        status = _mapping(ctx, obj.get("status"), "status")
-        if kind == "Node":
-            for part in ("allocatable", "capacity"):
-                _quantities(ctx, status.get(part), f"status.{part}")
-            self.objects.nodes.append(NodeRecord(name=name, labels=labels))
-        elif kind == "Pod":
-            _check_pod_resources(ctx, spec)
-            tsc_path = "spec.topologySpreadConstraints"
-            tsc = _list(ctx, spec.get("topologySpreadConstraints"), tsc_path)
-            self.objects.pods.append(
-                PodRecord(
-                    namespace=namespace,
-                    name=name,
-                    labels=labels,
-                    node_name=_string(ctx, spec.get("nodeName"), "spec.nodeName"),
-                    phase=_string(ctx, status.get("phase"), "status.phase"),
-                    deleting=meta.get("deletionTimestamp") is not None,
-                    owner_references=_owner_references(ctx, meta.get("ownerReferences")),
-                    topology_spread_constraints=len(tsc),
-                    nominated_node_name=_string(
-                        ctx, status.get("nominatedNodeName"), "status.nominatedNodeName"
-                    ),
-                )
+        here = (file, where)
+        first = self._seen.setdefault(key, here)
+        if first is not here:  # setdefault kept an earlier location
+            text = where_text(first[1])
+            raise self._where(file, where, key).error(
+                "metadata.name",
+                f"duplicate {kind} (first defined in {first[0]}{': ' + text if text else ''})",
             )
-        elif kind == "Service":
-            sel = spec.get("selector")
-            sel = None if sel is None else _labels(ctx, sel, "spec.selector")
-            self.objects.services.append(ServiceRecord(namespace, name, sel))
-        elif kind == RC_KIND:
-            sel = spec.get("selector")
-            sel = None if sel is None else _labels(ctx, sel, "spec.selector")
-            self.objects.controllers.append(ControllerRecord(kind, namespace, name, sel))
-        else:  # ReplicaSet, StatefulSet
-            ls = _label_selector(ctx, spec.get("selector"), "spec.selector")
-            self.objects.controllers.append(ControllerRecord(kind, namespace, name, ls))
+        labels = meta.labels or {}
+        if labels:
+            self._check_labels(labels, file, where, key)
+        if kind == "Pod":
+            self._pod(obj, meta, labels, file, where, key)
+        elif kind == "Node":
+            status = obj.status
+            if status is not None:
+                self._check_quantities(status.allocatable, "status.allocatable", file, where, key)
+                self._check_quantities(status.capacity, "status.capacity", file, where, key)
+            self.objects.nodes.append(NodeRecord(name, labels))
+        else:
+            ctx = self._where(file, where, key)
+            selector = obj.spec.selector if obj.spec is not None else None
+            if kind == "Service":
+                self.objects.services.append(
+                    ServiceRecord(namespace, name, map_selector(ctx, selector))
+                )
+            elif kind == RC_KIND:
+                self.objects.controllers.append(
+                    ControllerRecord(kind, namespace, name, map_selector(ctx, selector))
+                )
+            else:  # ReplicaSet, StatefulSet
+                sel = label_selector(ctx, selector, "spec.selector")
+                self.objects.controllers.append(ControllerRecord(kind, namespace, name, sel))
+
+    def _pod(self, obj: schema.Object, meta: schema.Metadata, labels: dict[str, str],
+             file: str, where: Location, key: tuple[str, str, str]) -> None:  # fmt: skip
+        spec = obj.spec or _NO_SPEC
+        status = obj.status or _NO_STATUS
+        if spec.init_containers:
+            self._check_containers(spec.init_containers, "initContainers", file, where, key)
+        if spec.containers:
+            self._check_containers(spec.containers, "containers", file, where, key)
+        self._check_quantities(spec.overhead, "spec.overhead", file, where, key)
+        owners = ()
+        if meta.owner_references:
+            owners = tuple(self._owner(r) for r in meta.owner_references)
+        self.objects.pods.append(
+            PodRecord(
+                key[1],
+                key[2],
+                labels,
+                spec.node_name or "",
+                status.phase or "",
+                meta.deletion_timestamp is not None,
+                owners,
+                len(spec.topology_spread_constraints or ()),
+                status.nominated_node_name or "",
+            )
+        )
+
+    # -- memoized value checks --------------------------------------------------------------
+
+    def _where(self, file: str, where: Location, key: tuple[str, str, str]) -> Where:
+        return Where(file, where_text(where), object_label(*key))
+
+    def _check_labels(self, labels: dict[str, str], file: str, where: Location,
+                      key: tuple[str, str, str]) -> None:  # fmt: skip
+        keys_ok, values_ok = self._keys_ok, self._values_ok
+        if keys_ok.issuperset(labels) and values_ok.issuperset(labels.values()):
+            return
+        for k, v in labels.items():  # str → str: the typed structs checked the types
+            if k in keys_ok and (v in values_ok or valid_label_value(v)):
+                values_ok.add(v)
+                continue
+            if problem := label_problem("metadata.labels", k, v):
+                raise self._where(file, where, key).error(*problem)
+            keys_ok.add(k)
+            values_ok.add(v)
+
+    def _check_containers(self, containers: list[schema.Container | None], group: str,
+                          file: str, where: Location, key: tuple[str, str, str]
+                          ) -> None:  # fmt: skip
+        bad, ok_text = self._bad_quantity, self._quantity_texts_ok
+        for i, c in enumerate(containers):
+            if c is None or (res := c.resources) is None:
+                continue
+            for part, values in (("requests", res.requests), ("limits", res.limits)):
+                if values and not _all_in(ok_text, values) and (problem := bad(values)):
+                    path = f"spec.{group}[{i}].resources.{part}.{problem[0]}"
+                    raise self._where(file, where, key).error(path, problem[1])
+
+    def _check_quantities(self, values: dict[Any, Any] | None, path: str, file: str,
+                          where: Location, key: tuple[str, str, str]) -> None:  # fmt: skip
+        if (values and not _all_in(self._quantity_texts_ok, values)
+                and (problem := self._bad_quantity(values))):  # fmt: skip
+            raise self._where(file, where, key).error(f"{path}.{problem[0]}", problem[1])
+
+    def _bad_quantity(self, values: dict[Any, Any]) -> tuple[Any, str] | None:
+        """(name, why) of the first invalid quantity of a resource map, or None."""
+        ok_text, ok = self._quantity_texts_ok, self._quantities_ok
+        for name, q in values.items():
+            if q.__class__ is str and q in ok_text:
+                continue
+            try:
+                memo = (type(q), q)  # 1 and True are equal, and only one is a quantity
+                if memo in ok:
+                    continue
+            except TypeError:  # unhashable: a mapping or list, never a quantity
+                memo = None
+            if problem := quantity_problem(q):
+                return name, problem
+            if q.__class__ is str:
+                ok_text.add(q)
+            elif memo is not None:
+                ok.add(memo)
+        return None
+
+    def _owner(self, ref: schema.OwnerRef | None) -> OwnerReference:
+        if ref is None:
+            return _NO_OWNER
+        memo = (ref.api_version, ref.kind, ref.name, ref.controller)
+        owner = self._owners.get(memo)
+        if owner is None:
+            owner = self._owners[memo] = OwnerReference(
+                ref.api_version or "", ref.kind or "", ref.name or "", bool(ref.controller)
+            )
+        return owner
+
+
+def _all_in(ok: set[str], values: dict[Any, Any]) -> bool:
+    """Every value of ``values`` is in ``ok`` (one C-level pass; False if unhashable)."""
+    try:
+        return ok.issuperset(values.values())
+    except TypeError:
+        return False
+
+
+def _check_text(kind: str, file: str, where: Location) -> None:
+    """A kind is printed in the warning line: it must be valid text."""
+    try:
+        kind.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            f"kind {kind!r} is not valid UTF-8 text",
+            file=file,
+            obj=where_text(where) or None,
+            field="kind",
+        ) from None

@@ -1,97 +1,131 @@
-"""Label sets as bitmasks.
+"""Label sets, columnar: interned keys and values, and per-key value-id columns.
 
-Every distinct ``key=value`` pair of the pods in a snapshot whose key some selector can
-mention gets one bit; a label set is a row of ``uint64`` words. (A StatefulSet's
-``statefulset.kubernetes.io/pod-name`` label, unique per pod and mentioned by no selector,
-would otherwise cost one bit per pod.) Each key also has a *key mask*, the bits of all
-its values, so ``Exists`` is "any bit of the key mask". Values never seen on any pod need no bit: a
-requirement that wants one can never be satisfied, which the selector compiler encodes
-without a bit (see :mod:`kscore_fast.model.selectors`).
+A cluster's label strings are interned once (:class:`LabelInterner`: key ids and value
+ids, shared by every table of the cluster). The label sets of a group of objects are one
+:class:`LabelTable`: for object ``i`` the entries ``ptr[i]:ptr[i+1]`` of ``key`` and
+``value`` (int32 ids), so memory is linear in the number of labels whatever their values
+(a StatefulSet's ``statefulset.kubernetes.io/pod-name`` is unique per pod, a ReplicaSet's
+``pod-template-hash`` per ReplicaSet: neither multiplies anything).
+
+A plugin reads labels through :meth:`LabelTable.columns` for the keys it *declares*:
+``int32[n, K]``, one value id per (object, key), :data:`ABSENT` where the object lacks the
+key (an object has at most one value per key). Selectors are compiled against such
+columns (:mod:`kscore_fast.model.selectors`), and compiling a selector that mentions an
+undeclared key raises :class:`UndeclaredLabelKey` instead of reading it as absent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from operator import methodcaller
 
 import numpy as np
 
-WORD_BITS = 64
+#: value id of a key an object does not carry
+ABSENT = -1
 
 
-class LabelVocab:
-    """Dictionary-encodes ``(key, value)`` pairs to bit positions.
+_values = methodcaller("values")
 
-    Bits are given in order of first appearance; :meth:`freeze` fixes the word count.
-    """
+
+class UndeclaredLabelKey(LookupError):
+    """A selector mentions a label key its columns were not built for (a plugin bug:
+    every key a plugin reads must be declared when it asks for columns)."""
+
+
+class LabelInterner:
+    """Ids of label keys and of label values (values are interned across keys)."""
+
+    __slots__ = ("key_id", "keys", "value_id", "values")
 
     def __init__(self) -> None:
-        self._bit: dict[tuple[str, str], int] = {}
-        self._key_bits: dict[str, list[int]] = {}
+        self.key_id: dict[str, int] = {}
+        self.keys: list[str] = []
+        self.value_id: dict[str, int] = {}
+        self.values: list[str] = []
 
-    def __len__(self) -> int:
-        return len(self._bit)
+    def key(self, key: str) -> int:
+        kid = self.key_id.get(key)
+        if kid is None:
+            kid = self.key_id[key] = len(self.keys)
+            self.keys.append(key)
+        return kid
 
-    def add(self, labels: Mapping[str, str], keys: Set[str] | None = None) -> None:
-        """Give a bit to every pair of ``labels`` that has none yet (only pairs whose key
-        is in ``keys``, when given: labels no selector mentions need no bit)."""
-        for kv in labels.items():
-            if kv not in self._bit and (keys is None or kv[0] in keys):
-                bit = len(self._bit)
-                self._bit[kv] = bit
-                self._key_bits.setdefault(kv[0], []).append(bit)
+    def value(self, value: str) -> int:
+        vid = self.value_id.get(value)
+        if vid is None:
+            vid = self.value_id[value] = len(self.values)
+            self.values.append(value)
+        return vid
 
-    @property
-    def n_words(self) -> int:
-        """Words per label row (at least one, so arrays never have a zero-size axis)."""
-        return max(1, -(-len(self._bit) // WORD_BITS))
+    def table(self, label_sets: Iterable[Mapping[str, str]]) -> LabelTable:
+        """Intern every label of ``label_sets`` (one mapping per object).
 
-    def bit(self, key: str, value: str) -> int | None:
-        """The bit of ``key=value``, or None if no pod carries that pair."""
-        return self._bit.get((key, value))
-
-    def key_bits(self, key: str) -> list[int]:
-        """All bits of ``key`` (one per value seen)."""
-        return self._key_bits.get(key, [])
-
-    def keys(self) -> Iterable[str]:
-        return self._key_bits.keys()
-
-    def mask(self, bits: Iterable[int], n_words: int | None = None) -> np.ndarray:
-        """A ``uint64[n_words]`` row with ``bits`` set."""
-        row = np.zeros(n_words or self.n_words, dtype=np.uint64)
-        for b in bits:
-            row[b // WORD_BITS] |= np.uint64(1) << np.uint64(b % WORD_BITS)
-        return row
-
-    def key_mask(self, keys: Iterable[str], n_words: int | None = None) -> np.ndarray:
-        """A row with every bit of every key in ``keys`` set."""
-        return self.mask((b for k in keys for b in self.key_bits(k)), n_words)
-
-    def encode(self, labels: Mapping[str, str], n_words: int | None = None) -> np.ndarray:
-        """The row of a label set; pairs without a bit are ignored."""
-        return self.mask(
-            (b for b in (self._bit.get(kv) for kv in labels.items()) if b is not None), n_words
+        Written with C-level iteration (``chain``, ``map``, ``dict.fromkeys``): this runs
+        once per label of the cluster.
+        """
+        sets = list(label_sets)
+        keys = list(chain.from_iterable(sets))
+        values = list(chain.from_iterable(map(_values, sets)))
+        for k in dict.fromkeys(keys):
+            self.key(k)
+        for v in dict.fromkeys(values):
+            self.value(v)
+        ptr = np.zeros(len(sets) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, sets), np.int64, len(sets)), out=ptr[1:])
+        return LabelTable(
+            self,
+            ptr,
+            np.fromiter(map(self.key_id.__getitem__, keys), np.int32, len(keys)),
+            np.fromiter(map(self.value_id.__getitem__, values), np.int32, len(values)),
         )
 
-    def encode_many(self, label_sets: Iterable[Mapping[str, str]]) -> np.ndarray:
-        """``uint64[n, n_words]`` rows of many label sets."""
-        bit_of = self._bit
-        rows: list[int] = []
-        bits: list[int] = []
-        n = 0
-        for i, labels in enumerate(label_sets):
-            n = i + 1
-            for kv in labels.items():
-                b = bit_of.get(kv)
-                if b is not None:
-                    rows.append(i)
-                    bits.append(b)
-        out = np.zeros((n, self.n_words), dtype=np.uint64)
-        if bits:
-            b_arr = np.asarray(bits, dtype=np.uint64)
-            np.bitwise_or.at(
-                out,
-                (np.asarray(rows, dtype=np.intp), (b_arr // np.uint64(WORD_BITS)).astype(np.intp)),
-                np.uint64(1) << (b_arr % np.uint64(WORD_BITS)),
-            )
-        return out
+
+@dataclass(frozen=True, eq=False)
+class LabelColumns:
+    """``values[i, j]``: the value id of ``keys[j]`` on object ``i`` (:data:`ABSENT`)."""
+
+    interner: LabelInterner
+    keys: tuple[str, ...]
+    values: np.ndarray
+
+    def column(self, key: str) -> int:
+        """The column of ``key``; raises :class:`UndeclaredLabelKey` if not declared."""
+        try:
+            return self.keys.index(key)
+        except ValueError:
+            raise UndeclaredLabelKey(
+                f"label key {key!r} was not declared (declared: {', '.join(self.keys)})"
+            ) from None
+
+
+@dataclass(frozen=True, eq=False)
+class LabelTable:
+    """The label sets of ``n`` objects as interned (key, value) entries (CSR by object)."""
+
+    interner: LabelInterner
+    ptr: np.ndarray
+    key: np.ndarray
+    value: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ptr) - 1
+
+    def columns(self, keys: Sequence[str]) -> LabelColumns:
+        """``int32[n, len(keys)]`` value ids of the declared ``keys``."""
+        keys = tuple(keys)
+        n_ids = len(self.interner.keys)
+        col_of = np.full(n_ids + 1, -1, dtype=np.int64)  # +1: never empty
+        for j, k in enumerate(keys):
+            kid = self.interner.key_id.get(k)
+            if kid is not None:
+                col_of[kid] = j
+        out = np.full((len(self), len(keys)), ABSENT, dtype=np.int32)
+        if keys:
+            cols = col_of[self.key]
+            hit = cols >= 0
+            rows = np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.ptr))
+            out[rows[hit], cols[hit]] = self.value[hit]
+        return LabelColumns(self.interner, keys, out)

@@ -1,14 +1,16 @@
 """Typed records of the Kubernetes objects the scheduler reads.
 
 Only the fields kube-scheduler v1.23 uses are kept. Records are built by
-:mod:`kscore_fast.io.objects` (from manifests) or directly (tests, simulators). A namespace
+:mod:`kscore_fast.io.objects` (from manifests) or directly (tests, simulators). They are
+frozen ``msgspec.Struct``s: an order of magnitude cheaper to create than dataclasses,
+which matters at 100,000 pods. A namespace
 of ``""`` is kept as is: only the manifest loader maps a missing namespace to
 ``default``; the model follows the Go listers for ``""`` (see ``snapshot``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from .selectors import LabelSelector
 
@@ -17,8 +19,7 @@ RS_KIND = "ReplicaSet"
 SS_KIND = "StatefulSet"
 
 
-@dataclass(frozen=True)
-class OwnerReference:
+class OwnerReference(msgspec.Struct, frozen=True, gc=False):
     """``metav1.OwnerReference`` (only what ``GetControllerOf`` and the listers use)."""
 
     api_version: str
@@ -27,17 +28,15 @@ class OwnerReference:
     controller: bool = False
 
 
-@dataclass(frozen=True)
-class NodeRecord:
+class NodeRecord(msgspec.Struct, frozen=True, gc=False):
     name: str
-    labels: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = {}
 
 
-@dataclass(frozen=True)
-class PodRecord:
+class PodRecord(msgspec.Struct, frozen=True, gc=False):
     namespace: str
     name: str
-    labels: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = {}
     node_name: str = ""
     phase: str = ""
     deleting: bool = False
@@ -57,16 +56,14 @@ class PodRecord:
         return None
 
 
-@dataclass(frozen=True)
-class ServiceRecord:
+class ServiceRecord(msgspec.Struct, frozen=True, gc=False):
     namespace: str
     name: str
     #: ``spec.selector``; None when absent (a nil selector matches no pod)
     selector: dict[str, str] | None = None
 
 
-@dataclass(frozen=True)
-class ControllerRecord:
+class ControllerRecord(msgspec.Struct, frozen=True, gc=False):
     """A ReplicationController (map selector) or a ReplicaSet/StatefulSet (LabelSelector)."""
 
     kind: str

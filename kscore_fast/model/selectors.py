@@ -11,9 +11,9 @@ The Kubernetes subtleties are decided here, once:
 * ``Empty()`` means "no requirements": ``Everything()`` is empty, ``Nothing()`` is not;
 * ``Add`` on ``Nothing()`` stays ``Nothing()``.
 
-:func:`compile_requirements` turns requirement lists into ``(any_of, mask)`` rows over a
-:class:`~kscore_fast.model.labels.LabelVocab`: ``In``/``=`` and ``Exists`` need *any* bit
-of their mask, ``NotIn`` and ``DoesNotExist`` need *none*.
+:class:`SelectorSpace` compiles requirement lists for the kernels: over the label columns
+of the keys they mention (:mod:`kscore_fast.model.labels`), in a space of local value ids
+that only tells the mentioned values apart.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .labels import LabelVocab
+from .labels import ABSENT, LabelColumns, UndeclaredLabelKey
 
 IN = "in"
 NOT_IN = "notin"
@@ -124,36 +124,127 @@ def label_selector_as_selector(ls: LabelSelector | None) -> Selector:
     return Selector.nothing_selector() if ls is None else ls.as_selector()
 
 
+#: operator codes of compiled requirements (``CompiledRequirements.op``)
+OP_IN, OP_NOT_IN, OP_EXISTS, OP_DOES_NOT_EXIST = 0, 1, 2, 3
+_OP_CODES = {IN: OP_IN, EQUALS: OP_IN, NOT_IN: OP_NOT_IN, EXISTS: OP_EXISTS,
+             DOES_NOT_EXIST: OP_DOES_NOT_EXIST}  # fmt: skip
+#: local value ids of a :class:`SelectorSpace` (mentioned values are 2, 3, ...)
+LOCAL_ABSENT, LOCAL_OTHER = 0, 1
+#: "no requirement on this key" in the rows of :meth:`SelectorSpace.map_rows`
+UNCONSTRAINED = -1
+
+
 @dataclass(frozen=True)
 class CompiledRequirements:
-    """Requirement lists as bitmask rows, one list per selector.
+    """Requirement lists over a :class:`SelectorSpace`, one list per selector.
 
-    ``ptr`` (int64[n+1]) delimits the requirements of selector ``i`` in ``any_of``
-    (bool[R]) and ``mask`` (uint64[R, W]).
+    Selector ``i`` has the requirements ``ptr[i]:ptr[i+1]``; requirement ``r`` tests the
+    local value id in column ``key[r]`` with operator ``op[r]`` (``OP_*``) against the
+    local ids ``vals[vptr[r]:vptr[r+1]]`` (``In``/``NotIn`` only).
     """
 
     ptr: np.ndarray
-    any_of: np.ndarray
-    mask: np.ndarray
+    key: np.ndarray
+    op: np.ndarray
+    vptr: np.ndarray
+    vals: np.ndarray
 
 
-def compile_requirements(
-    selectors: Sequence[Sequence[Requirement]], vocab: LabelVocab, n_words: int
-) -> CompiledRequirements:
-    """Compile requirement lists against ``vocab`` (see module docstring)."""
-    ptr = np.zeros(len(selectors) + 1, dtype=np.int64)
-    rows: list[np.ndarray] = []
-    any_of: list[bool] = []
-    for i, reqs in enumerate(selectors):
-        for r in reqs:
-            if r.op in (IN, EQUALS, NOT_IN):
-                bits = [b for b in (vocab.bit(r.key, v) for v in r.values) if b is not None]
-                rows.append(vocab.mask(bits, n_words))
-            elif r.op in (EXISTS, DOES_NOT_EXIST):
-                rows.append(vocab.key_mask([r.key], n_words))
-            else:
-                raise ValueError(f"unsupported selector operator {r.op!r}")
-            any_of.append(r.op in (IN, EQUALS, EXISTS))
-        ptr[i + 1] = len(rows)
-    mask = np.stack(rows) if rows else np.zeros((0, n_words), dtype=np.uint64)
-    return CompiledRequirements(ptr, np.asarray(any_of, dtype=np.bool_), mask)
+class SelectorSpace:
+    """Local value ids for a set of selectors over declared label keys.
+
+    For each declared key (a column of ``keys``): :data:`LOCAL_ABSENT` (0) when an object
+    lacks the key, :data:`LOCAL_OTHER` (1) for any value no selector mentions, and 2, 3,
+    ... for the mentioned values (sorted). Selectors can only tell mentioned values apart,
+    so projecting label columns into this space loses nothing they can see, and the
+    space's size is bounded by the selectors, not by the objects.
+
+    Raises :class:`~kscore_fast.model.labels.UndeclaredLabelKey` for a requirement on a
+    key outside ``keys``.
+    """
+
+    def __init__(self, keys: Sequence[str], mentioned: Iterable[Requirement]) -> None:
+        self.keys = tuple(keys)
+        self._col = {k: j for j, k in enumerate(self.keys)}
+        values: list[set[str]] = [set() for _ in self.keys]
+        for r in mentioned:
+            values[self.column(r.key)].update(r.values)
+        self._local = [{v: 2 + i for i, v in enumerate(sorted(vs))} for vs in values]
+
+    def column(self, key: str) -> int:
+        j = self._col.get(key)
+        if j is None:
+            raise UndeclaredLabelKey(
+                f"label key {key!r} was not declared (declared: {', '.join(self.keys) or 'none'})"
+            )
+        return j
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """int64[K]: how many local ids each key has (absent, other, mentioned values)."""
+        return np.array([2 + len(m) for m in self._local], dtype=np.int64)
+
+    def local(self, key: str, value: str) -> int:
+        """The local id of a mentioned ``key=value`` (:data:`LOCAL_OTHER` otherwise)."""
+        return self._local[self.column(key)].get(value, LOCAL_OTHER)
+
+    def project(self, columns: LabelColumns) -> np.ndarray:
+        """int32[n, K] local ids of label columns built for this space's keys."""
+        if columns.keys != self.keys:
+            raise UndeclaredLabelKey(
+                f"label columns for {columns.keys} do not match the selectors' keys {self.keys}"
+            )
+        vid = columns.interner.value_id
+        out = np.where(columns.values == ABSENT, LOCAL_ABSENT, LOCAL_OTHER).astype(np.int32)
+        for j, local in enumerate(self._local):
+            known = [(vid[v], loc) for v, loc in local.items() if v in vid]
+            if not known:
+                continue
+            ids, locs = np.array(sorted(known), dtype=np.int64).T
+            col = columns.values[:, j]
+            pos = np.minimum(np.searchsorted(ids, col), len(ids) - 1)
+            hit = ids[pos] == col
+            out[hit, j] = locs[pos[hit]]
+        return out
+
+    def compile(self, selectors: Sequence[Sequence[Requirement]]) -> CompiledRequirements:
+        """Compile requirement lists (every value must have been mentioned)."""
+        ptr = np.zeros(len(selectors) + 1, dtype=np.int64)
+        key: list[int] = []
+        op: list[int] = []
+        vptr = [0]
+        vals: list[int] = []
+        for i, reqs in enumerate(selectors):
+            for r in reqs:
+                code = _OP_CODES.get(r.op)
+                if code is None:
+                    raise ValueError(f"unsupported selector operator {r.op!r}")
+                j = self.column(r.key)
+                key.append(j)
+                op.append(code)
+                if code in (OP_IN, OP_NOT_IN):
+                    vals.extend(self._local[j][v] for v in r.values)
+                vptr.append(len(vals))
+            ptr[i + 1] = len(key)
+        return CompiledRequirements(
+            ptr,
+            np.asarray(key, dtype=np.int32),
+            np.asarray(op, dtype=np.int8),
+            np.asarray(vptr, dtype=np.int64),
+            np.asarray(vals, dtype=np.int32),
+        )
+
+    def map_rows(self, selectors: Sequence[Mapping[str, str]]) -> np.ndarray:
+        """int32[n, K]: the local id each ``labels.Set`` selector requires per key
+        (:data:`UNCONSTRAINED` where it has none); every pair must have been mentioned."""
+        out = np.full((len(selectors), len(self.keys)), UNCONSTRAINED, dtype=np.int32)
+        for i, sel in enumerate(selectors):
+            for k, v in sel.items():
+                j = self.column(k)
+                out[i, j] = self._local[j][v]
+        return out
+
+
+def set_requirements(labels: Mapping[str, str]) -> tuple[Requirement, ...]:
+    """The requirements of ``labels.SelectorFromSet(labels)`` (``=`` per pair)."""
+    return Selector.from_set(labels).requirements

@@ -4,10 +4,14 @@
 in the order given and are listed in node-tree order (:mod:`.topology`); pods bound to a
 node are the node's pods (pods bound to an unknown node are left out, as
 ``cache.UpdateSnapshot`` skips node infos without a node); ``Succeeded``/``Failed`` pods
-are dropped as the scheduler's pod informer drops them; the rest is the pending batch.
+are dropped as the scheduler's pod informer drops them; pods without a node are the
+pending batch, except those being deleted (``deletionTimestamp`` set), which
+kube-scheduler's ``skipPodSchedule`` passes over.
 
-Everything per pod or per node is a NumPy column; label sets are ``uint64`` rows of one
-shared :class:`~kscore_fast.model.labels.LabelVocab`.
+Everything per pod or per node is a NumPy column; label sets are
+:class:`~kscore_fast.model.labels.LabelTable` objects over one shared
+:class:`~kscore_fast.model.labels.LabelInterner` (plugins take value-id columns of the
+keys they declare).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .labels import LabelVocab
+from .labels import LabelInterner, LabelTable
 from .objects import (
     RC_KIND,
     RS_KIND,
@@ -28,7 +32,6 @@ from .objects import (
     PodRecord,
     ServiceRecord,
 )
-from .selectors import LabelSelector
 from .topology import node_tree_order, zone_key
 
 #: codes of ``PodBatch.controller_kind``
@@ -52,11 +55,10 @@ class ClusterSnapshot:
     node_zone: np.ndarray
     zone_keys: list[str]
     namespaces: list[str]
-    vocab: LabelVocab
-    n_words: int
+    labels: LabelInterner
     pods: list[PodRecord]
     pod_ns: np.ndarray
-    pod_words: np.ndarray
+    pod_labels: LabelTable
     pod_node: np.ndarray
     pod_deleting: np.ndarray
     services: list[ServiceRecord]
@@ -76,7 +78,7 @@ class PodBatch:
 
     pods: list[PodRecord]
     ns: np.ndarray
-    words: np.ndarray
+    labels: LabelTable
     #: int8[B]: NO/RC/RS/SS_CONTROLLER of the pod's controller reference
     controller_kind: np.ndarray
     #: int32[B]: position of that controller in ``snapshot.controllers[kind]``, -1 if absent
@@ -102,8 +104,14 @@ class Cluster:
     orphaned_pods: int = 0
     #: Succeeded/Failed pods (ignored)
     terminated_pods: int = 0
+    #: pending pods being deleted (not scheduled, as kube-scheduler skips them)
+    deleting_pending_pods: int = 0
     #: objects of kinds the scheduler does not read, by kind (filled by the loader)
     skipped_kinds: dict[str, int] = field(default_factory=dict)
+    #: special files, broken links and link loops passed over in directories (loader)
+    skipped_files: int = 0
+    #: directories given that hold no manifest file (loader)
+    empty_dirs: list[str] = field(default_factory=list)
 
     def warning(self) -> str | None:
         """One line counting what the input held that is not scored, or None."""
@@ -112,8 +120,16 @@ class Cluster:
         if n_skipped:
             kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.skipped_kinds.items()))
             parts.append(f"skipped {n_skipped} objects of unused kinds ({kinds})")
-        if self.orphaned_pods:
-            parts.append(f"left out {self.orphaned_pods} pods bound to nodes absent from the input")
+        counted = (
+            (self.orphaned_pods, "left out {} pods bound to nodes absent from the input"),
+            (self.skipped_files,
+             "skipped {} special files, broken links or link loops in directories"),
+            (self.deleting_pending_pods,
+             "skipped {} pending pods being deleted (metadata.deletionTimestamp set)"),
+        )  # fmt: skip
+        parts += [text.format(n) for n, text in counted if n]
+        if self.empty_dirs:
+            parts.append(f"no .yaml, .yml or .json files in {', '.join(self.empty_dirs)}")
         return "; ".join(parts) if parts else None
 
 
@@ -147,6 +163,8 @@ def resolve_controller(pod: PodRecord, index: dict[tuple[str, str, str], int]) -
     never finds one). Returns ``(NO_CONTROLLER, -1)`` when no branch applies and
     ``(kind, -1)`` when the lookup fails.
     """
+    if not pod.owner_references:
+        return NO_CONTROLLER, -1
     ref = pod.controller_ref()
     if ref is None:
         return NO_CONTROLLER, -1
@@ -159,23 +177,6 @@ def resolve_controller(pod: PodRecord, index: dict[tuple[str, str, str], int]) -
     if pod.namespace == "":
         return _KIND_CODES[kind], -1
     return _KIND_CODES[kind], index.get((kind, pod.namespace, ref.name), -1)
-
-
-def spread_selector_keys(
-    services: Iterable[ServiceRecord], controllers: Iterable[ControllerRecord]
-) -> set[str]:
-    """The label keys that the default spreading selectors can mention: those of the
-    services' selectors and of ReplicationController/ReplicaSet/StatefulSet selectors."""
-    keys: set[str] = set()
-    for svc in services:
-        keys.update(svc.selector or ())
-    for c in controllers:
-        if isinstance(c.selector, LabelSelector):
-            keys.update(k for k, _ in c.selector.match_labels)
-            keys.update(k for k, _, _ in c.selector.match_expressions)
-        elif c.selector:
-            keys.update(c.selector)
-    return keys
 
 
 def build_cluster(
@@ -202,12 +203,15 @@ def build_cluster(
 
     existing: list[PodRecord] = []
     pending: list[PodRecord] = []
-    orphaned = terminated = 0
+    orphaned = terminated = deleting = 0
     for p in pods:
         if p.phase in TERMINATED_PHASES:
             terminated += 1
         elif not p.node_name:
-            pending.append(p)
+            if p.deleting:
+                deleting += 1
+            else:
+                pending.append(p)
         elif p.node_name in node_index:
             existing.append(p)
         else:
@@ -228,12 +232,7 @@ def build_cluster(
 
     services = list(services)
     controllers = list(controllers)
-    keys = spread_selector_keys(services, controllers)
-    vocab = LabelVocab()
-    for p in existing:
-        vocab.add(p.labels, keys)
-    for p in pending:
-        vocab.add(p.labels, keys)
+    interner = LabelInterner()
 
     ctrl_lists: dict[str, list[ControllerRecord]] = {RC_KIND: [], RS_KIND: [], SS_KIND: []}
     ctrl_index: dict[tuple[str, str, str], int] = {}
@@ -247,11 +246,10 @@ def build_cluster(
         node_zone=node_zone,
         zone_keys=zone_keys,
         namespaces=namespaces,
-        vocab=vocab,
-        n_words=vocab.n_words,
+        labels=interner,
         pods=existing,
         pod_ns=pod_ns,
-        pod_words=vocab.encode_many(p.labels for p in existing),
+        pod_labels=interner.table(p.labels for p in existing),
         pod_node=np.fromiter((node_index[p.node_name] for p in existing), np.int32, len(existing)),
         pod_deleting=np.fromiter((p.deleting for p in existing), np.bool_, len(existing)),
         services=services,
@@ -269,7 +267,7 @@ def build_cluster(
     batch = PodBatch(
         pods=pending,
         ns=batch_ns,
-        words=vocab.encode_many(p.labels for p in pending),
+        labels=interner.table(p.labels for p in pending),
         controller_kind=kinds,
         controller_idx=idx,
         has_spread_constraints=np.fromiter(
@@ -278,4 +276,10 @@ def build_cluster(
         nominated=nominated,
         names=[p.key for p in pending],
     )
-    return Cluster(snapshot, batch, orphaned_pods=orphaned, terminated_pods=terminated)
+    return Cluster(
+        snapshot,
+        batch,
+        orphaned_pods=orphaned,
+        terminated_pods=terminated,
+        deleting_pending_pods=deleting,
+    )

@@ -1,7 +1,7 @@
 """Label-key, label-value and DNS-name checks with apimachinery v1.23's verdicts.
 
 Mirrors ``k8s.io/apimachinery/pkg/util/validation/validation.go`` (``IsQualifiedName``,
-``IsValidLabelValue``, ``IsDNS1123Label``, ``IsDNS1123Subdomain``) and
+``IsValidLabelValue``, ``IsDNS1123Label``, ``IsDNS1123Subdomain``, ``IsDNS1035Label``) and
 ``pkg/apis/meta/v1/validation/validation.go`` (``ValidateLabels``), which is what
 ``labels.NewRequirement`` and object validation apply to label keys and values.
 
@@ -16,10 +16,13 @@ import re
 from collections.abc import Mapping
 
 __all__ = [
+    "is_dns1035_label",
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "is_qualified_name",
     "is_valid_label_value",
+    "valid_dns1123_subdomain",
+    "valid_label_value",
     "validate_labels",
 ]
 
@@ -49,11 +52,32 @@ _DNS1123_SUBDOMAIN_MSG = (
     "'-' or '.', and must start and end with an alphanumeric character"
 )
 
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
+    "start with an alphabetic character, and end with an alphanumeric character"
+)
+
 # Used with fullmatch: Go anchors with ^...$, and Go's $ never matches before a final "\n".
 _QNAME_RE = re.compile(_QNAME_FMT)
 _LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
 _DNS1123_LABEL_RE = re.compile(_DNS1123_LABEL_FMT)
 _DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
+_DNS1035_LABEL_RE = re.compile(_DNS1035_LABEL_FMT)
+
+
+def valid_label_value(value: str) -> bool:
+    """``not is_valid_label_value(value)``, fast (the pattern only matches ASCII, so a
+    match's length in characters is its length in bytes)."""
+    return len(value) <= LABEL_VALUE_MAX_LENGTH and _LABEL_VALUE_RE.fullmatch(value) is not None
+
+
+def valid_dns1123_subdomain(value: str) -> bool:
+    """``not is_dns1123_subdomain(value)``, fast (ASCII-only pattern, as above)."""
+    return (
+        len(value) <= DNS1123_SUBDOMAIN_MAX_LENGTH
+        and _DNS1123_SUBDOMAIN_RE.fullmatch(value) is not None
+    )
 
 
 def _byte_len(s: str) -> int:
@@ -73,24 +97,33 @@ def _regex_error(msg: str, fmt: str, *examples: str) -> str:
     return f"{msg} (e.g. {shown}, regex used for validation is '{fmt}')"
 
 
+def _dns_name(value: str, max_len: int, regex: re.Pattern[str], msg: str, fmt: str,
+              *examples: str) -> list[str]:  # fmt: skip
+    """The shape of Go's ``IsDNS1123Label``/``IsDNS1123Subdomain``/``IsDNS1035Label``."""
+    errs = []
+    if _byte_len(value) > max_len:
+        errs.append(_max_len_error(max_len))
+    if not regex.fullmatch(value):
+        errs.append(_regex_error(msg, fmt, *examples))
+    return errs
+
+
 def is_dns1123_label(value: str) -> list[str]:
     """Go ``IsDNS1123Label``: lowercase alphanumerics and '-', at most 63 bytes."""
-    errs = []
-    if _byte_len(value) > DNS1123_LABEL_MAX_LENGTH:
-        errs.append(_max_len_error(DNS1123_LABEL_MAX_LENGTH))
-    if not _DNS1123_LABEL_RE.fullmatch(value):
-        errs.append(_regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
-    return errs
+    return _dns_name(value, DNS1123_LABEL_MAX_LENGTH, _DNS1123_LABEL_RE, _DNS1123_LABEL_MSG,
+                     _DNS1123_LABEL_FMT, "my-name", "123-abc")  # fmt: skip
 
 
 def is_dns1123_subdomain(value: str) -> list[str]:
     """Go ``IsDNS1123Subdomain``: dot-separated DNS-1123 labels, at most 253 bytes."""
-    errs = []
-    if _byte_len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
-        errs.append(_max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
-    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
-        errs.append(_regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
+    return _dns_name(value, DNS1123_SUBDOMAIN_MAX_LENGTH, _DNS1123_SUBDOMAIN_RE,
+                     _DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com")  # fmt: skip
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """Go ``IsDNS1035Label``: like a DNS-1123 label, but starting with a letter."""
+    return _dns_name(value, DNS1123_LABEL_MAX_LENGTH, _DNS1035_LABEL_RE, _DNS1035_LABEL_MSG,
+                     _DNS1035_LABEL_FMT, "my-name", "abc-123")  # fmt: skip
 
 
 def is_qualified_name(value: str) -> list[str]:

@@ -1,23 +1,30 @@
 """Selector semantics (apimachinery labels/selector.go, meta/v1 helpers.go) and their
-bitmask compilation, which the kernels rely on."""
+compilation over label value-id columns, which the kernels rely on."""
 
 from __future__ import annotations
 
-import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kscore_fast.model.labels import LabelVocab
+from kscore_fast.model.labels import ABSENT, LabelInterner, UndeclaredLabelKey
 from kscore_fast.model.selectors import (
     DOES_NOT_EXIST,
     EQUALS,
     EXISTS,
     IN,
+    LOCAL_ABSENT,
+    LOCAL_OTHER,
     NOT_IN,
+    OP_DOES_NOT_EXIST,
+    OP_EXISTS,
+    OP_IN,
+    OP_NOT_IN,
+    UNCONSTRAINED,
     LabelSelector,
     Requirement,
     Selector,
-    compile_requirements,
+    SelectorSpace,
     label_selector_as_selector,
 )
 
@@ -69,29 +76,77 @@ req_st = st.one_of(
 )
 
 
+def _holds(row, c, lo, hi):
+    """A naive evaluation of compiled requirements ``lo:hi`` on a row of local ids."""
+    for r in range(lo, hi):
+        x = int(row[c.key[r]])
+        values = c.vals[c.vptr[r] : c.vptr[r + 1]].tolist()
+        ok = {
+            OP_IN: x in values,
+            OP_NOT_IN: x not in values,
+            OP_EXISTS: x != LOCAL_ABSENT,
+            OP_DOES_NOT_EXIST: x == LOCAL_ABSENT,
+        }[int(c.op[r])]
+        if not ok:
+            return False
+    return True
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(labels_st, min_size=1, max_size=6), st.lists(req_st, max_size=4))
-def test_compiled_bitmasks_match_like_the_selector(label_sets, reqs):
-    """Bits only for pairs some pod carries; an In on unseen values matches nothing."""
-    vocab = LabelVocab()
-    for labels in label_sets:
-        vocab.add(labels)
-    rows = vocab.encode_many(label_sets)
-    compiled = compile_requirements([reqs], vocab, vocab.n_words)
+@given(
+    st.lists(labels_st, min_size=1, max_size=6),
+    st.lists(req_st, max_size=4),
+    st.lists(labels_st, max_size=3),
+)
+def test_compiled_requirements_match_like_the_selector(label_sets, reqs, maps):
+    """Local ids tell only mentioned values apart; that is all a selector can see. An In on
+    values no object carries matches nothing; map selectors require their pairs."""
+    interner = LabelInterner()
+    table = interner.table(label_sets)
+    map_reqs = [Selector.from_set(m).requirements for m in maps]
+    space = SelectorSpace(KEYS, [*reqs, *(r for rs in map_reqs for r in rs)])
+    local = space.project(table.columns(KEYS))
+    compiled = space.compile([reqs])
+    rows = space.map_rows(maps)
     sel = Selector(tuple(reqs))
-    for labels, row in zip(label_sets, rows, strict=True):
-        got = all(
-            bool(np.any(row & compiled.mask[r])) == compiled.any_of[r]
-            for r in range(compiled.ptr[0], compiled.ptr[1])
-        )
-        assert got == sel.matches(labels)
+    for labels, row in zip(label_sets, local, strict=True):
+        assert _holds(row, compiled, compiled.ptr[0], compiled.ptr[1]) == sel.matches(labels)
+        for m, req in zip(maps, rows, strict=True):
+            want = Selector.from_set(m).matches(labels)
+            assert all(v == UNCONSTRAINED or row[k] == v for k, v in enumerate(req)) == want
 
 
-def test_vocab_keys_filter_and_key_masks():
-    vocab = LabelVocab()
-    vocab.add({"app": "a", "pod-name": "p-0"}, keys={"app"})
-    vocab.add({"app": "b"}, keys={"app"})
-    assert vocab.bit("pod-name", "p-0") is None
-    assert len(vocab) == 2
-    assert vocab.key_mask(["app"]).tolist() == [0b11]
-    assert vocab.encode({"app": "b", "other": "z"}).tolist() == [0b10]
+def test_label_columns_and_undeclared_keys():
+    interner = LabelInterner()
+    table = interner.table([{"app": "a", "pod-name": "p-0"}, {"app": "b"}, {}])
+    cols = table.columns(["app", "zone"])
+    a, b = interner.value_id["a"], interner.value_id["b"]
+    assert cols.values.tolist() == [[a, ABSENT], [b, ABSENT], [ABSENT, ABSENT]]
+    space = SelectorSpace(["app", "zone"], [Requirement("app", IN, ("b",))])
+    assert space.project(cols).tolist() == [
+        [LOCAL_OTHER, LOCAL_ABSENT],
+        [2, LOCAL_ABSENT],
+        [LOCAL_ABSENT, LOCAL_ABSENT],
+    ]
+    # a selector on a key its columns were not built for must raise, never read "absent"
+    with pytest.raises(UndeclaredLabelKey):
+        SelectorSpace(["app"], [Requirement("pod-name", EXISTS)])
+    with pytest.raises(UndeclaredLabelKey):
+        space.compile([[Requirement("pod-name", DOES_NOT_EXIST)]])
+    with pytest.raises(UndeclaredLabelKey):
+        space.map_rows([{"tier": "web"}])
+    with pytest.raises(UndeclaredLabelKey):
+        space.project(table.columns(["app"]))
+    with pytest.raises(UndeclaredLabelKey):
+        cols.column("pod-name")
+
+
+def test_selector_space_is_bounded_by_the_selectors():
+    """80,000 distinct pod-name values, one selector naming one: 3 local ids."""
+    interner = LabelInterner()
+    table = interner.table({"pod-name": f"web-{i}"} for i in range(80_000))
+    space = SelectorSpace(["pod-name"], [Requirement("pod-name", EQUALS, ("web-0",))])
+    local = space.project(table.columns(["pod-name"]))
+    assert space.sizes.tolist() == [3]
+    assert local[:3, 0].tolist() == [2, LOCAL_OTHER, LOCAL_OTHER]
+    assert table.key.nbytes + table.value.nbytes == 80_000 * 8

@@ -1,20 +1,24 @@
 """numba kernels of SelectorSpread; the scalar specification is ``reference.py``.
 
-Shapes and dtypes (W = label words, C = pods in the chunk, E = scored entries):
+Labels are value-id columns of the plugin's declared keys (the keys its selectors
+mention), projected into a :class:`~kscore_fast.model.selectors.SelectorSpace`: per key,
+local id 0 = absent, 1 = a value no selector mentions, 2.. = the mentioned values.
+Shapes and dtypes (K = declared keys, C = pods in the chunk, E = scored entries):
 
-* existing pods are aggregated into *signatures* (namespace, label row: the snapshot's
-  vocabulary only holds keys a spreading selector can mention), sorted by namespace:
-  ``sig_ns_ptr`` (int64[n_ns+1]) delimits the signatures of a namespace in ``sig_words``
-  (uint64[S, W]); ``sig_ptr`` (int64[S+1]) delimits each signature's
+* existing pods are aggregated into *signatures* (namespace, local ids), sorted by
+  namespace: ``sig_ns_ptr`` (int64[n_ns+1]) delimits the signatures of a namespace in
+  ``sig_vals`` (int32[S, K]); ``sig_ptr`` (int64[S+1]) delimits each signature's
   ``(ent_node, ent_count)`` entries (int32, int64): how many non-deleting pods of that
   signature each node holds;
-* a pod's default selector is ``allof`` (uint64[W]: the ``key=value`` bits its merged
-  service/RC label set requires), flags ``impossible`` (a required pair no pod carries)
-  and ``nonempty`` (the selector has requirements, i.e. not ``Selector.Empty()``), and
-  ``ctrl`` (int32: a ReplicaSet/StatefulSet requirement list, -1 for none) whose
-  requirements are ``(req_any, req_mask)`` rows delimited by ``req_ptr``;
-* ``post_ptr``/``post_sig`` (int64) list, for every label bit, the signatures carrying
-  it, so that a selector only visits the signatures of its rarest required bit.
+* a pod's default selector is ``req`` (int32[K]: the local id its merged service/RC label
+  set requires per key, -1 where it requires nothing), ``nonempty`` (the selector has
+  requirements, i.e. not ``Selector.Empty()``) and ``ctrl`` (int32: a
+  ReplicaSet/StatefulSet requirement list, -1 for none) whose requirements
+  (``req_key``, ``req_op``: ``OP_*`` of ``model.selectors``, values
+  ``req_vals[req_vptr[r]:req_vptr[r+1]]``) are delimited by ``req_ptr``;
+* ``post_ptr``/``post_sig`` (int64) list, for every (key, local id ≥ 1) pair
+  ``key_off[k] + local - 1``, the signatures carrying it, so that a selector only visits
+  the signatures of its rarest requirement.
 
 Selector groups are numbered over the whole batch (``grp_*`` arrays indexed by group);
 a chunk passes its pods' group ids and the kernels group them again locally.
@@ -29,32 +33,42 @@ from ..helper.grouping import group_rows
 
 
 @inline_kernel
-def _contains_all(row, mask):  # pragma: no cover - compiled
-    for w in range(mask.shape[0]):
-        if row[w] & mask[w] != mask[w]:
+def _matches_map(row, req):  # pragma: no cover - compiled
+    """Every key ``req`` constrains (≥ 0) has that local id in ``row``."""
+    for k in range(req.shape[0]):
+        if req[k] >= 0 and row[k] != req[k]:
             return False
     return True
 
 
 @inline_kernel
-def _requirements_hold(row, lo, hi, req_any, req_mask):  # pragma: no cover - compiled
+def _requirements_hold(row, lo, hi, req_key, req_op, req_vptr, req_vals):  # pragma: no cover
+    """``Requirement.Matches`` for requirements ``lo:hi`` (In, NotIn, Exists,
+    DoesNotExist: op codes 0-3), on a row of local ids."""
     for r in range(lo, hi):
-        hit = False
-        for w in range(row.shape[0]):
-            if row[w] & req_mask[r, w] != 0:
-                hit = True
-                break
-        if hit != req_any[r]:
+        x = row[req_key[r]]
+        op = req_op[r]
+        if op == 2:
+            ok = x != 0
+        elif op == 3:
+            ok = x == 0
+        else:
+            found = False
+            for q in range(req_vptr[r], req_vptr[r + 1]):
+                if req_vals[q] == x:
+                    found = True
+                    break
+            ok = found if op == 0 else not found
+        if not ok:
             return False
     return True
 
 
 @kernel
-def default_selectors(pod_ns, pod_words, ctrl_kind, ctrl_idx, svc_ns_ptr, svc_allof, svc_ok,
-                      svc_nonempty, rc_allof, rc_keymask, rc_impossible, rc_nonempty,
-                      ctrl_offset, ctrl_nonempty, all_ns, out_allof, out_impossible,
-                      out_nonempty, out_ctrl):  # pragma: no cover - compiled
-    """``helper.DefaultSelector`` for each pod of a chunk, as bitmasks.
+def default_selectors(pod_ns, pod_vals, ctrl_kind, ctrl_idx, svc_ns_ptr, svc_req,
+                      svc_nonempty, rc_req, rc_nonempty, ctrl_offset, ctrl_nonempty, all_ns,
+                      out_req, out_nonempty, out_ctrl):  # pragma: no cover - compiled
+    """``helper.DefaultSelector`` for each pod of a chunk, over local ids.
 
     ``pod_ns`` (int32[C]) indexes ``svc_ns_ptr`` (services grouped by namespace); a pod
     whose namespace index is ``all_ns`` (the empty namespace) sees every service.
@@ -62,166 +76,165 @@ def default_selectors(pod_ns, pod_words, ctrl_kind, ctrl_idx, svc_ns_ptr, svc_al
     ``ctrl_offset[kind]`` turns ``ctrl_idx`` into a row of the compiled RS/SS
     requirement table.
     """
-    n_words = pod_words.shape[1]
+    n_keys = pod_vals.shape[1]
     for i in range(pod_ns.shape[0]):
         ns = pod_ns[i]
         lo = svc_ns_ptr[0] if ns == all_ns else svc_ns_ptr[ns]
         hi = svc_ns_ptr[svc_ns_ptr.shape[0] - 1] if ns == all_ns else svc_ns_ptr[ns + 1]
         nonempty = False
-        for w in range(n_words):
-            out_allof[i, w] = 0
+        out_req[i, :] = -1
         for s in range(lo, hi):
-            if svc_ok[s] and _contains_all(pod_words[i], svc_allof[s]):
-                for w in range(n_words):
-                    out_allof[i, w] |= svc_allof[s, w]
+            if _matches_map(pod_vals[i], svc_req[s]):
+                for k in range(n_keys):  # matching services agree with the pod's labels
+                    if svc_req[s, k] >= 0:
+                        out_req[i, k] = svc_req[s, k]
                 nonempty = nonempty or svc_nonempty[s]
-        impossible = False
         ctrl = -1
         k = ctrl_kind[i]
         j = ctrl_idx[i]
         if j >= 0:
             if k == 1:  # ReplicationController: labels.Merge, the RC's values win
-                for w in range(n_words):
-                    out_allof[i, w] = (out_allof[i, w] & ~rc_keymask[j, w]) | rc_allof[j, w]
-                impossible = rc_impossible[j]
+                for key in range(n_keys):
+                    if rc_req[j, key] >= 0:
+                        out_req[i, key] = rc_req[j, key]
                 nonempty = nonempty or rc_nonempty[j]
             elif k == 2 or k == 3:  # ReplicaSet / StatefulSet: selector.Add(requirements)
                 ctrl = ctrl_offset[k] + j
                 nonempty = nonempty or ctrl_nonempty[ctrl]
-        out_impossible[i] = impossible
         out_nonempty[i] = nonempty
         out_ctrl[i] = ctrl
 
 
 @kernel
-def selector_groups(pod_ns, pod_words, ctrl_kind, ctrl_idx, skip, services, controllers,
+def selector_groups(pod_ns, pod_vals, ctrl_kind, ctrl_idx, skip, services, controllers,
                     all_ns):  # pragma: no cover - compiled
     """Every pod's ``DefaultSelector``, grouped: pods with equal (namespace, selector).
 
-    ``services`` = (svc_ns_ptr, svc_allof, svc_ok, svc_nonempty) and ``controllers`` =
-    (rc_allof, rc_keymask, rc_impossible, rc_nonempty, ctrl_offset, ctrl_nonempty), see
-    ``default_selectors``. Returns ``group`` (int64[B], -1: the selector matches nothing,
-    or the pod skips SelectorSpread) and per group its namespace, required bits and
-    requirement list (``grp_ns``, ``grp_allof``, ``grp_ctrl``).
+    ``services`` = (svc_ns_ptr, svc_req, svc_nonempty) and ``controllers`` =
+    (rc_req, rc_nonempty, ctrl_offset, ctrl_nonempty), see ``default_selectors``.
+    Returns ``group`` (int64[B], -1: the selector is empty, or the pod skips
+    SelectorSpread) and per group its namespace, required local ids and requirement list
+    (``grp_ns``, ``grp_req``, ``grp_ctrl``).
     """
-    svc_ns_ptr, svc_allof, svc_ok, svc_nonempty = services
-    rc_allof, rc_keymask, rc_impossible, rc_nonempty, ctrl_offset, ctrl_nonempty = controllers
-    n, n_words = pod_words.shape
-    allof = np.empty((n, n_words), dtype=np.uint64)
-    impossible = np.empty(n, dtype=np.bool_)
+    svc_ns_ptr, svc_req, svc_nonempty = services
+    rc_req, rc_nonempty, ctrl_offset, ctrl_nonempty = controllers
+    n, n_keys = pod_vals.shape
+    req = np.empty((n, n_keys), dtype=np.int32)
     nonempty = np.empty(n, dtype=np.bool_)
     ctrl = np.empty(n, dtype=np.int32)
-    default_selectors(pod_ns, pod_words, ctrl_kind, ctrl_idx, svc_ns_ptr, svc_allof, svc_ok,
-                      svc_nonempty, rc_allof, rc_keymask, rc_impossible, rc_nonempty,
-                      ctrl_offset, ctrl_nonempty, all_ns, allof, impossible, nonempty, ctrl)
+    default_selectors(pod_ns, pod_vals, ctrl_kind, ctrl_idx, svc_ns_ptr, svc_req,
+                      svc_nonempty, rc_req, rc_nonempty, ctrl_offset, ctrl_nonempty, all_ns,
+                      req, nonempty, ctrl)
     live = np.empty(n, dtype=np.int64)
     n_live = 0
     for i in range(n):
-        if nonempty[i] and not impossible[i] and not skip[i]:
+        if nonempty[i] and not skip[i]:
             live[n_live] = i
             n_live += 1
-    keys = np.empty((n_live, n_words + 2), dtype=np.uint64)
+    keys = np.empty((n_live, n_keys + 2), dtype=np.uint64)
     for q in range(n_live):
         i = live[q]
         keys[q, 0] = pod_ns[i]
-        keys[q, 1:n_words + 1] = allof[i]
-        keys[q, n_words + 1] = ctrl[i] + 1
+        for k in range(n_keys):
+            keys[q, 1 + k] = req[i, k] + 1
+        keys[q, n_keys + 1] = ctrl[i] + 1
     group_of, grp_ptr, members = group_rows(keys)
     group = np.full(n, -1, dtype=np.int64)
     for q in range(n_live):
         group[live[q]] = group_of[q]
     n_groups = grp_ptr.shape[0] - 1
     grp_ns = np.empty(n_groups, dtype=np.int64)
-    grp_allof = np.empty((n_groups, n_words), dtype=np.uint64)
+    grp_req = np.empty((n_groups, n_keys), dtype=np.int32)
     grp_ctrl = np.empty(n_groups, dtype=np.int64)
     for g in range(n_groups):
         rep = live[members[grp_ptr[g]]]
         grp_ns[g] = pod_ns[rep]
-        grp_allof[g] = allof[rep]
+        grp_req[g] = req[rep]
         grp_ctrl[g] = ctrl[rep]
-    return group, grp_ns, grp_allof, grp_ctrl
+    return group, grp_ns, grp_req, grp_ctrl
 
 
 @inline_kernel
-def _bits(row):  # pragma: no cover - compiled
-    """Indices of the set bits of a label row (uint64[W]), ascending."""
-    n = 0
-    for w in range(row.shape[0]):
-        x = row[w]
-        while x != 0:
-            x &= x - np.uint64(1)
-            n += 1
-    out = np.empty(n, dtype=np.int64)
-    n = 0
-    for w in range(row.shape[0]):
-        x = row[w]
-        b = 0
-        while x != 0:
-            if x & np.uint64(1):
-                out[n] = w * 64 + b
-                n += 1
-            x >>= np.uint64(1)
-            b += 1
-    return out
-
-
-@inline_kernel
-def _rarest_postings(allof, c, req_ptr, req_any, req_mask, post_ptr):  # pragma: no cover
-    """The cheapest candidate list: (bit, -1) for one required bit, (-1, r) for an
-    ``In``/``Exists`` requirement ``r`` (union of its bits), or (-1, -1): scan all."""
+def _rarest_postings(req, c, key_off, post_ptr, req_ptr, req_key, req_op, req_vptr,
+                     req_vals):  # pragma: no cover - compiled
+    """The cheapest candidate list: (pair, -1) for one required (key, local id), (-1, r)
+    for an ``In``/``Exists`` requirement ``r`` (union of its pairs), or (-1, -1): scan
+    all."""
     best_len = -1
-    best_bit = -1
+    best_pair = -1
     best_req = -1
-    for bit in _bits(allof):
-        n = post_ptr[bit + 1] - post_ptr[bit]
-        if best_len < 0 or n < best_len:
-            best_len, best_bit, best_req = n, bit, -1
+    for k in range(req.shape[0]):
+        if req[k] >= 0:
+            pair = key_off[k] + req[k] - 1
+            n = post_ptr[pair + 1] - post_ptr[pair]
+            if best_len < 0 or n < best_len:
+                best_len, best_pair, best_req = n, pair, -1
     if c >= 0:
         for r in range(req_ptr[c], req_ptr[c + 1]):
-            if not req_any[r]:
+            k = req_key[r]
+            if req_op[r] == 2:  # Exists: every pair of the key, one contiguous range
+                n = post_ptr[key_off[k + 1]] - post_ptr[key_off[k]]
+            elif req_op[r] == 0:  # In
+                n = 0
+                for q in range(req_vptr[r], req_vptr[r + 1]):
+                    pair = key_off[k] + req_vals[q] - 1
+                    n += post_ptr[pair + 1] - post_ptr[pair]
+            else:
                 continue
-            n = 0
-            for bit in _bits(req_mask[r]):
-                n += post_ptr[bit + 1] - post_ptr[bit]
             if best_len < 0 or n < best_len:
-                best_len, best_bit, best_req = n, -1, r
-    return best_bit, best_req
+                best_len, best_pair, best_req = n, -1, r
+    return best_pair, best_req
 
 
 @inline_kernel
-def _add_signature(s, row, ns, allof, c, index):  # pragma: no cover - compiled
+def _add_signature(s, row, ns, req, c, index):  # pragma: no cover - compiled
     """Add signature ``s``'s pods to ``row`` if it matches the selector."""
-    sig_ns, _, sig_words, sig_ptr, ent_node, ent_count, _, _, req_ptr, req_any, req_mask = index
-    if sig_ns[s] != ns or not _contains_all(sig_words[s], allof):
+    (sig_ns, _, sig_vals, sig_ptr, ent_node, ent_count, _, _, _, req_ptr, req_key, req_op,
+     req_vptr, req_vals) = index
+    if sig_ns[s] != ns or not _matches_map(sig_vals[s], req):
         return
-    if c >= 0 and not _requirements_hold(sig_words[s], req_ptr[c], req_ptr[c + 1], req_any,
-                                         req_mask):
+    if c >= 0 and not _requirements_hold(sig_vals[s], req_ptr[c], req_ptr[c + 1], req_key,
+                                         req_op, req_vptr, req_vals):
         return
     for e in range(sig_ptr[s], sig_ptr[s + 1]):
         row[ent_node[e]] += ent_count[e]
 
 
 @inline_kernel
-def _count_matching(row, ns, allof, c, index):  # pragma: no cover - compiled
+def _add_postings(lo, hi, row, ns, req, c, index):  # pragma: no cover - compiled
+    post_sig = index[8]
+    for q in range(lo, hi):
+        _add_signature(post_sig[q], row, ns, req, c, index)
+
+
+@inline_kernel
+def _count_matching(row, ns, req, c, index):  # pragma: no cover - compiled
     """Add to ``row`` (int64[N]) the pods of every signature matching the selector
-    (namespace ``ns``, required bits ``allof``, requirement list ``c``): the per-node
+    (namespace ``ns``, required local ids ``req``, requirement list ``c``): the per-node
     ``countMatchingPods``. Only the rarest candidate list of signatures is visited.
 
-    ``index`` = (sig_ns, sig_ns_ptr, sig_words, sig_ptr, ent_node, ent_count, post_ptr,
-    post_sig, req_ptr, req_any, req_mask), see the module docstring.
+    ``index`` = (sig_ns, sig_ns_ptr, sig_vals, sig_ptr, ent_node, ent_count, key_off,
+    post_ptr, post_sig, req_ptr, req_key, req_op, req_vptr, req_vals), see the module
+    docstring.
     """
-    _, sig_ns_ptr, _, _, _, _, post_ptr, post_sig, req_ptr, req_any, req_mask = index
-    bit, r = _rarest_postings(allof, c, req_ptr, req_any, req_mask, post_ptr)
-    if bit >= 0:
-        for q in range(post_ptr[bit], post_ptr[bit + 1]):
-            _add_signature(post_sig[q], row, ns, allof, c, index)
-    elif r >= 0:  # a signature has one value per key: the bits' lists are disjoint
-        for bit in _bits(req_mask[r]):
-            for q in range(post_ptr[bit], post_ptr[bit + 1]):
-                _add_signature(post_sig[q], row, ns, allof, c, index)
+    (_, sig_ns_ptr, _, _, _, _, key_off, post_ptr, _, req_ptr, req_key, req_op, req_vptr,
+     req_vals) = index
+    pair, r = _rarest_postings(req, c, key_off, post_ptr, req_ptr, req_key, req_op, req_vptr,
+                               req_vals)
+    if pair >= 0:
+        _add_postings(post_ptr[pair], post_ptr[pair + 1], row, ns, req, c, index)
+    elif r >= 0:  # a signature has one value per key: the pairs' lists are disjoint
+        k = req_key[r]
+        if req_op[r] == 2:
+            _add_postings(post_ptr[key_off[k]], post_ptr[key_off[k + 1]], row, ns, req, c,
+                          index)
+        else:
+            for q in range(req_vptr[r], req_vptr[r + 1]):
+                p = key_off[k] + req_vals[q] - 1
+                _add_postings(post_ptr[p], post_ptr[p + 1], row, ns, req, c, index)
     else:
         for s in range(sig_ns_ptr[ns], sig_ns_ptr[ns + 1]):
-            _add_signature(s, row, ns, allof, c, index)
+            _add_signature(s, row, ns, req, c, index)
 
 
 @inline_kernel
@@ -326,7 +339,7 @@ def normalize(ptr, nodes, node_zone, n_zones, skip, scores):  # pragma: no cover
 
 
 @dual_kernel
-def score_chunk(pod_group, skip, grp_ns, grp_allof, grp_ctrl, index, ptr, nodes, node_zone,
+def score_chunk(pod_group, skip, grp_ns, grp_req, grp_ctrl, index, ptr, nodes, node_zone,
                 n_zones, n_nodes, normalize_too, raw_out, norm_out):  # pragma: no cover
     """Raw scores (``countMatchingPods`` of each pod's selector on each of its nodes) and,
     if ``normalize_too``, their ``NormalizeScore`` into ``norm_out``, in one pass.
@@ -345,7 +358,7 @@ def score_chunk(pod_group, skip, grp_ns, grp_allof, grp_ctrl, index, ptr, nodes,
         for j in range(run_ptr[q], run_ptr[q + 1]):
             local[order[j]] = q
         if g >= 0:
-            _count_matching(counts[q], grp_ns[g], grp_allof[g], grp_ctrl[g], index)
+            _count_matching(counts[q], grp_ns[g], grp_req[g], grp_ctrl[g], index)
     for i in prange(pod_group.shape[0]):
         row = counts[local[i]]
         lo = ptr[i]

@@ -1,0 +1,132 @@
+"""Read every object of a set of inputs into records (files → documents → records)."""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import yaml
+
+from ..errors import InputError
+from . import streaming
+from .manifests import (
+    STDIN,
+    Report,
+    Source,
+    decode_json,
+    iter_sources,
+    load_yaml,
+    parse_json,
+    yaml_documents,
+)
+from .objects import ObjectReader, Objects
+
+
+def read_inputs(
+    paths: Iterable[str | os.PathLike[str]], objects: Iterable[Any] = ()
+) -> tuple[Objects, Report]:
+    """The records of every object of ``paths`` and of the already-parsed ``objects``.
+
+    Raises :class:`~kscore_fast.errors.InputError` on bad input, and when ``paths``,
+    though given, hold no object at all (as ``kubectl apply`` refuses such input).
+    """
+    paths = [os.fspath(p) for p in paths]
+    if paths.count(STDIN) > 1:
+        raise InputError("standard input (-) can be read only once")
+    reader = ObjectReader()
+    report = Report()
+    with _gc_paused():
+        for source in iter_sources(paths, report):
+            read_source(reader, source)
+        if paths and reader.objects.total == 0:
+            raise InputError(f"no Kubernetes objects found in {', '.join(paths)}")
+        for i, obj in enumerate(objects):
+            reader.add_parsed(obj, "<objects>", f"[{i}]")
+    return reader.objects, report
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while reading: records are only allocated (never in
+    cycles), and collections triggered by the allocation count cost ~10% of reading."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _looks_like_json(data: Any) -> bool:
+    return bytes(data[:64]).lstrip()[:1] in (b"{", b"[")
+
+
+def read_source(reader: ObjectReader, source: Source) -> None:
+    """Add the objects of one input to ``reader``."""
+    if source.data is None:  # a large file: item by item when it is a List
+        mark = reader.checkpoint()
+        try:
+            _stream(reader, source)
+            return
+        except streaming.NotStreamable:
+            reader.rollback(mark)
+    data = source.read()
+    is_json = source.is_json if source.is_json is not None else _looks_like_json(data)
+    if is_json:
+        doc = decode_json(data)
+        if doc is not None:
+            reader.add_typed(doc, source.name)
+            return
+        try:
+            parsed = parse_json(data, source.name)
+        except InputError:
+            if source.is_json:
+                raise
+            # standard input that is not JSON after all: YAML (a flow mapping, say)
+        else:
+            reader.add_parsed(parsed, source.name)
+            return
+    for where, doc in yaml_documents(data, source.name):
+        reader.add_parsed(doc, source.name, where)
+
+
+def _stream(reader: ObjectReader, source: Source) -> None:
+    """Read a large List in chunks (:mod:`.streaming`); NotStreamable if it is not one
+    in kubectl's layout or a chunk does not decode on its own."""
+    name = source.name
+    try:
+        fh = open(name, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=name) from None
+    with fh:
+        if source.is_json:
+            layout = streaming.json_layout(fh, source.size)
+            envelope = decode_json(layout.envelope)
+            kind = getattr(envelope, "kind", None)
+            if not isinstance(kind, str) or not kind.endswith("List"):
+                raise streaming.NotStreamable()
+            reader.add_typed(envelope, name)
+            inner = kind[: -len("List")] or None
+            for i, item in enumerate(streaming.json_items(fh, layout)):
+                reader.add_typed(item, name, ("", i), inner)
+        else:
+            layout = streaming.yaml_layout(fh, source.size)
+            try:
+                envelope = yaml.load(layout.envelope, Loader=_Loader)
+            except (yaml.YAMLError, ValueError, RecursionError):
+                raise streaming.NotStreamable() from None
+            kind = envelope.get("kind") if isinstance(envelope, dict) else None
+            if not isinstance(kind, str) or not kind.endswith("List"):
+                raise streaming.NotStreamable()
+            reader.add_parsed(envelope, name)
+            inner = kind[: -len("List")] or None
+            load = lambda text: load_yaml(text, name)  # noqa: E731
+            for i, item in enumerate(streaming.yaml_items(fh, layout, load)):
+                reader.add_parsed(item, name, ("", i), inner)
+
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -1,0 +1,194 @@
+"""Large kubectl Lists, read in bounded chunks of items.
+
+``kubectl get -o json|yaml`` prints a cluster as one ``List`` document. Parsed whole, a
+100,000-pod dump costs memory for the whole text (and, for YAML, for PyYAML's node graph
+of it, several times the text). These readers find where the ``items`` are, read the
+file sequentially in chunks that end on an item boundary, and decode each chunk's items
+on their own, so that memory is bounded by a chunk and the records built.
+
+Item boundaries are found from the layout kubectl prints, never guessed inside a value:
+
+* JSON (pretty-printed): a JSON string cannot hold a raw newline, so every line break is
+  structural; the items of the top-level ``"items": [`` array are the lines holding just
+  ``{`` at the items' indentation.
+* YAML: ``items:`` at column 0 followed by a block sequence at column 0; an item starts
+  at each line beginning with ``- ``. A quoted or flow scalar running past such a line,
+  or an alias between items, makes a chunk fail to parse on its own.
+
+The document without its items (the *envelope*, which says what kind of List it is)
+is decoded first. Whatever does not fit this layout, and any chunk that fails to decode,
+is reported as :class:`NotStreamable`, and the caller reads the whole document instead
+(which then gives the located error, or the right reading).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import msgspec
+
+from . import schema
+
+#: bytes read at a time (grown when one item is larger)
+CHUNK_BYTES = 16 << 20
+#: how much of a file's head and tail is searched for the items' bounds
+_EDGE_BYTES = 1 << 20
+_json_items = msgspec.json.Decoder(list[schema.Object | None])
+
+
+class NotStreamable(Exception):
+    """The file is not a List in kubectl's layout, or a chunk of it did not decode."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a List document keeps its items: ``[start, end)`` of the file, each item
+    beginning with ``item_start``; ``envelope`` is the document with an empty list."""
+
+    start: int
+    end: int
+    item_start: bytes
+    envelope: bytes
+
+
+def _edges(fh: BinaryIO, size: int) -> tuple[bytes, bytes, int]:
+    fh.seek(0)
+    head = fh.read(min(size, _EDGE_BYTES))
+    tail_at = max(0, size - _EDGE_BYTES)
+    fh.seek(tail_at)
+    return head, fh.read(), tail_at
+
+
+_JSON_ITEMS = re.compile(rb"\n( +)\"items\": \[\n( +)\{\n")
+
+
+def json_layout(fh: BinaryIO, size: int) -> Layout:
+    head, tail, tail_at = _edges(fh, size)
+    m = _JSON_ITEMS.search(head)
+    if m is None or len(m.group(2)) <= len(m.group(1)):
+        raise NotStreamable()
+    outer, indent = m.group(1), m.group(2)
+    start = m.start(2)
+    close = tail.rfind(b"\n" + outer + b"]")
+    if close < 0 or tail_at + close <= start:
+        raise NotStreamable()
+    end = tail_at + close + 1  # past the line break that ends the last item
+    envelope = head[: m.start(2)] + b"]" + tail[close + len(outer) + 2 :]
+    return Layout(start, end, b"\n" + indent + b"{\n", envelope)
+
+
+_YAML_ITEMS = re.compile(rb"^items:[ \t]*(?:#[^\n]*)?\n(?:[ \t]*(?:#[^\n]*)?\n)*(?=-[ \n])", re.M)
+_YAML_ITEM = re.compile(rb"^-[ \n]", re.M)
+_YAML_TOP = re.compile(rb"^[^ \t#\n-]", re.M)
+_YAML_DOC_MARKER = re.compile(rb"^(?:---|\.\.\.)(?:[ \t\r]|$)", re.M)
+
+
+def yaml_layout(fh: BinaryIO, size: int) -> Layout:
+    head, tail, tail_at = _edges(fh, size)
+    m = _YAML_ITEMS.search(head)
+    if m is None or head.startswith(b"%") or _YAML_DOC_MARKER.search(head, 1):
+        raise NotStreamable()
+    last = None
+    for last in _YAML_ITEM.finditer(tail):  # noqa: B007 - the last item start
+        pass
+    if last is None or _YAML_DOC_MARKER.search(tail):
+        raise NotStreamable()
+    top = _YAML_TOP.search(tail, last.end())
+    close = len(tail) if top is None else top.start()
+    end = tail_at + close
+    if end <= m.end():
+        raise NotStreamable()
+    envelope = head[: m.start()] + b"items: []\n" + tail[close:]
+    return Layout(m.end(), end, b"\n- ", envelope)
+
+
+def _chunks(fh: BinaryIO, layout: Layout) -> Iterator[memoryview]:
+    """The items region in chunks that each hold whole items, in a reused buffer.
+
+    Every chunk starts with the line break before an item and ends with a line break;
+    the caller may overwrite its bytes.
+    """
+    buf = bytearray(CHUNK_BYTES + 1)
+    view = memoryview(buf)
+    fh.seek(layout.start - 1)
+    remaining = layout.end - layout.start + 1
+    have = 0  # bytes in buf[0:have]; buf[0] is the line break before an item
+    while remaining > 0 or have > 1:
+        if remaining > 0:
+            want = min(len(buf) - have, remaining)
+            got = fh.readinto(view[have : have + want])
+            if not got:
+                raise NotStreamable()
+            have += got
+            remaining -= got
+        if remaining == 0:
+            cut = have
+        else:
+            cut = buf.rfind(layout.item_start, 1, have)
+            if cut <= 0:  # one item larger than the buffer: grow it
+                buf.extend(bytes(len(buf)))
+                view.release()
+                view = memoryview(buf)
+                continue
+        yield view[:cut]
+        carry = have - cut
+        buf[:carry] = buf[cut:have]
+        have = carry
+
+
+def json_items(fh: BinaryIO, layout: Layout) -> Iterator[schema.Object | None]:
+    """Every item, decoded into the typed structs, chunk after chunk."""
+    for chunk in _chunks(fh, layout):
+        end = len(chunk) - 1
+        while end > 0 and chunk[end] in b" \t\r\n":
+            end -= 1
+        if chunk[end] == ord(","):
+            chunk[end] = ord("]")
+        else:  # the last item: no comma follows it
+            end += 1
+            if end >= len(chunk):
+                raise NotStreamable()
+            chunk[end] = ord("]")
+        chunk[0] = ord("[")
+        try:
+            items = _json_items.decode(chunk[: end + 1])
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            raise NotStreamable() from None
+        yield from items
+
+
+def yaml_items(fh: BinaryIO, layout: Layout, load: Callable[[str], Any]) -> Iterator[Any]:
+    """Every item, parsed a few hundred at a time by ``load`` (PyYAML with kscore's
+    limits: one text → one document, or an exception)."""
+    piece_bytes = 1 << 20  # PyYAML's node graph of a piece is several times its size
+    for chunk in _chunks(fh, layout):
+        data = bytes(chunk[1:])
+        starts = [m.start() for m in _YAML_ITEM.finditer(data)]
+        if not starts or starts[0] != 0:
+            raise NotStreamable()
+        lo = 0
+        while lo < len(starts):
+            hi = lo + 1
+            while hi < len(starts) and starts[hi] - starts[lo] < piece_bytes:
+                hi += 1
+            end = starts[hi] if hi < len(starts) else len(data)
+            yield from _yaml_piece(data[starts[lo] : end], hi - lo, load)
+            lo = hi
+
+
+def _yaml_piece(data: bytes, n_items: int, load: Callable[[str], Any]) -> list[Any]:
+    try:
+        items = load(data.decode("utf-8"))
+    except Exception:
+        raise NotStreamable() from None
+    if not isinstance(items, list) or len(items) != n_items:
+        raise NotStreamable()
+    return items
+
+
+def file_size(fh: BinaryIO) -> int:
+    return os.fstat(fh.fileno()).st_size

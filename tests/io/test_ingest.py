@@ -1,0 +1,208 @@
+"""Fast ingest: typed JSON decoding and the parsed (YAML, dict) path give the same records
+and the same errors; large Lists streamed in chunks give what reading them whole gives."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kscore_fast.errors import InputError
+from kscore_fast.io import manifests, streaming
+from kscore_fast.io.load import read_inputs
+
+from ..scenarios import scenario
+
+
+def _records(objs):
+    return (objs.nodes, objs.pods, objs.services, objs.controllers, dict(objs.skipped), objs.total)
+
+
+def _read(paths=(), objects=()):
+    try:
+        objs, _ = read_inputs(paths, objects)
+    except InputError as exc:
+        return str(exc)
+    return _records(objs)
+
+
+def _as_list(objects, kind="List"):
+    return {"apiVersion": "v1", "items": objects, "kind": kind, "metadata": {"resourceVersion": ""}}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_typed_json_equals_parsed_objects(seed, tmp_path):
+    """The same objects through typed JSON decoding and through dicts (msgspec.convert)."""
+    objects = scenario(seed)
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps(_as_list(objects)))
+    typed = _read([f])
+    parsed = _read(objects=[_as_list(objects)])
+    assert typed[:4] == parsed[:4]
+
+
+def _unlocated(message: str) -> str:
+    """An error without its file and position (``<file>: Pod ns/p ([0], items[3]): ...``)."""
+    text = message.split(": ", 1)[1]
+    return re.sub(r" ?\(?(\[0\], )?items\[\d+\]\)?", "", text)
+
+
+_MUTATIONS = [
+    ("metadata", "labels", {"app": 1}),
+    ("metadata", "labels", ["app"]),
+    ("metadata", "labels", {"app": "a b"}),
+    ("metadata", "namespace", 7),
+    ("metadata", "name", 5),
+    ("metadata", "ownerReferences", [None]),
+    ("metadata", "ownerReferences", [{"controller": "yes"}]),
+    ("metadata", "ownerReferences", {"kind": "ReplicaSet"}),
+    ("spec", "containers", {"name": "c"}),
+    ("spec", "containers", [None, {"resources": None}]),
+    ("spec", "containers", [{"resources": {"requests": {"cpu": "1.2.3"}}}]),
+    ("spec", "containers", [{"resources": {"limits": {"memory": True}}}]),
+    ("spec", "containers", [{"resources": {"requests": []}}]),
+    ("spec", "initContainers", [{"resources": {"requests": {"cpu": [1]}}}]),
+    ("spec", "overhead", {"cpu": "abc"}),
+    ("spec", "nodeName", 3),
+    ("spec", "topologySpreadConstraints", {"maxSkew": 1}),
+    ("status", "phase", ["Running"]),
+    ("status", "nominatedNodeName", False),
+    (None, "metadata", "not a mapping"),
+    (None, "spec", 5),
+    (None, "kind", 3),
+]
+
+
+@pytest.mark.parametrize("mutation", _MUTATIONS, ids=lambda m: f"{m[0]}.{m[1]}={m[2]!r}")
+def test_typed_and_parsed_paths_agree_on_bad_input(mutation, tmp_path):
+    """Typed decoding refuses an object exactly when the located validator does, and the
+    error is the validator's in both paths."""
+    part, key, value = mutation
+    objects = scenario(3)
+    pods = [i for i, o in enumerate(objects) if o["kind"] == "Pod"]
+    bad = copy.deepcopy(objects[pods[len(pods) // 2]])
+    if part is None:
+        bad[key] = value
+    else:
+        bad.setdefault(part, {})[key] = value
+    objects[pods[len(pods) // 2]] = bad
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps(_as_list(objects)))
+    typed = _read([f])
+    parsed = _read(objects=[_as_list(objects)])
+    if isinstance(typed, str):
+        assert isinstance(parsed, str)
+        assert _unlocated(typed) == _unlocated(parsed)
+    else:
+        assert typed[:4] == parsed[:4]
+
+
+# -- streaming ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def stream_all(monkeypatch):
+    """Stream every file, in tiny chunks (many chunk edges, buffer growth)."""
+    monkeypatch.setattr(manifests, "STREAM_BYTES", 0)
+    monkeypatch.setattr(streaming, "CHUNK_BYTES", 2048)
+    monkeypatch.setattr(streaming, "_EDGE_BYTES", 4096)
+
+
+def _whole(monkeypatch, paths):
+    with monkeypatch.context() as m:
+        m.setattr(manifests, "STREAM_BYTES", 1 << 62)
+        return _read(paths)
+
+
+def _write(objects, path: Path, fmt: str, indent: int = 4, kind: str = "List") -> Path:
+    doc = _as_list(objects, kind)
+    if fmt == "json":
+        path.write_text(json.dumps(doc, indent=indent))
+    else:
+        path.write_text(yaml.safe_dump(doc, sort_keys=True))
+    return path
+
+
+@pytest.mark.parametrize("fmt,indent", [("json", 4), ("json", 2), ("yaml", 0)])
+@pytest.mark.parametrize("seed", range(12))
+def test_streamed_equals_whole(seed, fmt, indent, tmp_path, monkeypatch, stream_all):
+    objects = scenario(seed, max_pods=300)
+    f = _write(objects, tmp_path / f"c.{fmt}", fmt, indent)
+    seen = []
+    real = streaming.json_items if fmt == "json" else streaming.yaml_items
+    monkeypatch.setattr(
+        streaming, real.__name__, lambda *a: (seen.append(1), (yield from real(*a)))[1]
+    )
+    streamed = _read([f])
+    assert seen, "the file was not streamed"
+    assert streamed == _whole(monkeypatch, [f])
+
+
+def test_streamed_typed_list(tmp_path, monkeypatch, stream_all):
+    """``PodList`` items carry no kind; kubectl prints the List's kind after the items."""
+    pods = [o for o in scenario(5) if o["kind"] == "Pod"]
+    for o in pods:
+        del o["kind"]
+    f = _write(pods, tmp_path / "pods.json", "json", kind="PodList")
+    streamed = _read([f])
+    assert streamed == _whole(monkeypatch, [f]) and len(streamed[1]) == len(pods)
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_streamed_errors_equal_whole_errors(fmt, tmp_path, monkeypatch, stream_all):
+    rng = random.Random(0)
+    objects = scenario(7, max_pods=300)
+    pods = [i for i, o in enumerate(objects) if o["kind"] == "Pod"]
+    bad = objects[rng.choice(pods[len(pods) // 2 :])]["metadata"]
+    good, bad["labels"] = bad.get("labels"), {"app": "no spaces"}
+    f = _write(objects, tmp_path / f"c.{fmt}", fmt)
+    streamed = _read([f])
+    assert isinstance(streamed, str) and "invalid label value" in streamed
+    assert streamed == _whole(monkeypatch, [f])
+    # malformed text late in the file: the located error of the whole document
+    bad["labels"] = good
+    text = _write(objects, f, fmt).read_text()
+    cut = text.rfind('"kind": "Pod"' if fmt == "json" else "kind: Pod")
+    f.write_text(text[:cut] + "{{{" + text[cut:])
+    streamed = _read([f])
+    assert isinstance(streamed, str) and "malformed" in streamed and " at line " in streamed
+    assert streamed == _whole(monkeypatch, [f])
+
+
+def test_yaml_pieces_that_do_not_parse_alone_fall_back(tmp_path, monkeypatch, stream_all):
+    """An alias between items, or a quoted scalar running past a line starting with
+    ``- ``: the whole document is read (and gives the same records)."""
+    node = "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n{i}\n"
+    items = "".join(node.format(i=i) for i in range(200))
+    aliased = (
+        "apiVersion: v1\nitems:\n- kind: Pod\n  metadata:\n    name: a\n    labels: &l {app: x}\n"
+        + items
+        + "- kind: Pod\n  metadata:\n    name: b\n    labels: *l\nkind: List\n"
+    )
+    quoted = (
+        "apiVersion: v1\nitems:\n"
+        + items
+        + '- kind: Pod\n  metadata:\n    name: c\n    annotations: {note: "one\n- two"}\n'
+        + items.replace("name: n", "name: m")
+        + "kind: List\n"
+    )
+    for text in (aliased, quoted):
+        f = tmp_path / "c.yaml"
+        f.write_text(text)
+        streamed = _read([f])
+        assert not isinstance(streamed, str), streamed
+        assert streamed == _whole(monkeypatch, [f])
+    assert streamed[1][0].name == "c"
+
+
+def test_not_a_list_is_read_whole(tmp_path, monkeypatch, stream_all):
+    """``items:`` in something that is not a List (a custom resource, say)."""
+    doc = {"kind": "Widget", "metadata": {"name": "w"}, "items": [{"kind": "Node"}]}
+    f = tmp_path / "w.json"
+    f.write_text(json.dumps(doc, indent=4))
+    assert _read([f]) == _whole(monkeypatch, [f]) == ([], [], [], [], {"Widget": 1}, 1)
