@@ -1,7 +1,8 @@
 """kscore_fast: kube-scheduler v1.23.6 node scoring, bit-exact and vectorized.
 
-Nodes and pods are NumPy columns, label sets bitmasks, plugins numba kernels that score
-every node for many pods at once; a seeded choice among the top totals picks each host.
+Nodes and pods are NumPy columns, label sets interned value-id columns, plugins numba
+kernels that score every node for many pods at once; a seeded choice among the top
+totals picks each host.
 See ``docs/contract.md`` for the result document and ``kscore_fast.framework`` for the
 design.
 """

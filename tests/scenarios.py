@@ -180,6 +180,8 @@ def scenario(
                 ]
             if node_names and rng.random() < 0.05:
                 status["nominatedNodeName"] = rng.choice([*node_names, "gone-node"])
+            if rng.random() < 0.03:  # being deleted: not scheduled (skipPodSchedule)
+                meta["deletionTimestamp"] = "2022-01-01T00:00:00Z"
         objs.append(
             {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
         )

@@ -48,6 +48,8 @@ type inputSet struct {
 
 	SkippedKinds map[string]int // objects of unused kinds, by kind
 	LeftOutPods  int            // bound to nodes absent from the input
+	// pending pods with a deletionTimestamp (skipped, as skipPodSchedule skips them)
+	DeletingPendingPods int
 }
 
 // loader holds the state of one load.
@@ -112,6 +114,9 @@ func loadInputs(paths []string) (*inputSet, error) {
 	}
 	for _, pa := range ld.pods {
 		switch {
+		case pa.pod.Spec.NodeName == "" && pa.pod.DeletionTimestamp != nil:
+			// scheduleOne's skipPodSchedule: a pod being deleted is not scheduled
+			ld.in.DeletingPendingPods++
 		case pa.pod.Spec.NodeName == "":
 			ld.in.PendingPods = append(ld.in.PendingPods, pa.pod)
 		case nodeNames[pa.pod.Spec.NodeName]:
@@ -482,6 +487,9 @@ func (in *inputSet) warningLine(prog string) string {
 	}
 	if in.LeftOutPods > 0 {
 		parts = append(parts, fmt.Sprintf("left out %d pods bound to nodes absent from the input", in.LeftOutPods))
+	}
+	if in.DeletingPendingPods > 0 {
+		parts = append(parts, fmt.Sprintf("skipped %d pending pods being deleted (metadata.deletionTimestamp set)", in.DeletingPendingPods))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -31,6 +31,7 @@ from itertools import pairwise
 from typing import Any
 
 import msgspec
+import numpy as np
 import yaml
 
 from ..errors import InputError
@@ -42,7 +43,7 @@ STDIN = "-"
 #: overflows the C stack somewhere past 20,000)
 MAX_DEPTH = 10_000
 #: files at least this large are read in chunks when they are kubectl Lists
-STREAM_BYTES = 8 << 20
+STREAM_BYTES = 1 << 20
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -276,15 +277,22 @@ def _check_depth(text: str, name: str) -> None:
     level; a document (between ``---`` lines) whose text allows deeper nesting has its
     depth counted exactly, on libyaml's events (no recursion).
     """
-    if len(text) < _DEPTH_SAFE:
+    if len(text) < _DEPTH_SAFE or _depth_bound(text) < MAX_DEPTH:
         return
     bounds = [0, *(m.start() for m in _DOC_MARKER.finditer(text)), len(text)]
-    for lo, hi in pairwise(bounds):
-        doc = text[lo:hi]
-        longest = max(map(len, doc.splitlines()), default=0)
-        if longest + doc.count("[") + doc.count("{") >= MAX_DEPTH:
-            _count_depth(text, name)
-            return
+    if len(bounds) > 2 and all(_depth_bound(text[lo:hi]) < MAX_DEPTH
+                               for lo, hi in pairwise(bounds)):  # fmt: skip
+        return
+    _count_depth(text, name)
+
+
+def _depth_bound(text: str) -> int:
+    """An upper bound of a text's nesting depth: its flow brackets plus its longest line
+    (block nesting takes a deeper indentation or a ``- `` per level)."""
+    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    breaks = np.flatnonzero(raw == 10)
+    longest = int(np.diff(breaks, prepend=-1, append=len(raw)).max())
+    return longest + text.count("[") + text.count("{")
 
 
 def _count_depth(text: str, name: str) -> None:

@@ -1,4 +1,4 @@
-"""Label selectors with apimachinery's semantics, and their bitmask compilation.
+"""Label selectors with apimachinery's semantics, and their compilation for the kernels.
 
 Mirrors ``k8s.io/apimachinery/pkg/labels/selector.go`` (``internalSelector``,
 ``Requirement.Matches``, ``Nothing``, ``SelectorFromSet``, ``Add``) and
