@@ -2,20 +2,35 @@
 
 Nodes and pods are NumPy columns, label sets interned value-id columns, plugins numba
 kernels that score every node for many pods at once; a seeded choice among the top
-totals picks each host.
-See ``docs/contract.md`` for the result document and ``kscore_fast.framework`` for the
-design.
+totals picks each host. See ``docs/contract.md`` for the result document and
+``kscore_fast.framework`` for the design.
+
+The public names below are imported on first use (PEP 562), so that ``import
+kscore_fast`` and the ``kscore`` command start without loading numba; the command
+installs its signal handlers before anything slow happens.
 """
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-from ._memory import retain_freed_memory
-from .api import load_cluster, score
-from .errors import ConfigError, InputError, KScoreError, UnsupportedError
-from .framework.result import ScoreResult
-from .model.snapshot import Cluster, ClusterSnapshot, PodBatch
+#: public name → the module that defines it
+_EXPORTS = {
+    "Cluster": ".model.snapshot",
+    "ClusterSnapshot": ".model.snapshot",
+    "ConfigError": ".errors",
+    "InputError": ".errors",
+    "KScoreError": ".errors",
+    "PodBatch": ".model.snapshot",
+    "ScoreResult": ".framework.result",
+    "UnsupportedError": ".errors",
+    "load_cluster": ".api",
+    "retain_freed_memory": "._memory",
+    "score": ".api",
+}
 
 __all__ = [
     "Cluster",
@@ -31,3 +46,23 @@ __all__ = [
     "retain_freed_memory",
     "score",
 ]
+
+if TYPE_CHECKING:
+    from ._memory import retain_freed_memory
+    from .api import load_cluster, score
+    from .errors import ConfigError, InputError, KScoreError, UnsupportedError
+    from .framework.result import ScoreResult
+    from .model.snapshot import Cluster, ClusterSnapshot, PodBatch
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -109,7 +109,8 @@ def test_unwritable_cache_dir_warns_once_and_disables_caching(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     code = (
-        "import kscore_fast._jit as j; from numba.core.caching import NullCache; "
+        "import kscore_fast._jit as j, kscore_fast.api; "
+        "from numba.core.caching import NullCache; "
         "print(j.CACHE.directory, len(j.REGISTERED) > 0, "
         "all(isinstance(k._cache, NullCache) for k in j.REGISTERED))"
     )

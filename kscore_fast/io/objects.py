@@ -171,6 +171,8 @@ class ObjectReader:
 
     def _add(self, obj: schema.Object | None, kind: Any, file: str, where: Location) -> None:
         self.objects.total += 1
+        if kind == "Pod" and self._common_pod(obj, file, where):
+            return
         if not isinstance(kind, str) or not kind:
             raise InputError(
                 "object without kind", file=file, obj=where_text(where) or None, field="kind"
@@ -181,6 +183,24 @@ class ObjectReader:
             self.objects.skipped[kind] += 1
             return
         assert obj is not None
+        meta, key = self._identify(obj, kind, file, where)
+        labels = meta.labels or {}
+        if labels:
+            self._check_labels(labels, file, where, key)
+        if kind == "Pod":
+            self._pod(obj, meta, labels, file, where, key)
+        elif kind == "Node":
+            status = obj.status
+            if status is not None:
+                self._check_quantities(status.allocatable, "status.allocatable", file, where, key)
+                self._check_quantities(status.capacity, "status.capacity", file, where, key)
+            self.objects.nodes.append(NodeRecord(key[2], labels))
+        else:
+            self._selecting(obj, file, where, key)
+
+    def _identify(self, obj: schema.Object, kind: str, file: str, where: Location
+                  ) -> tuple[schema.Metadata, tuple[str, str, str]]:  # fmt: skip
+        """The object's metadata and (kind, namespace, name), checked and unique."""
         meta = obj.metadata or _NO_METADATA
         name = meta.name
         fast_ok = kind in _SUBDOMAIN_NAMES and name.__class__ is str
@@ -204,41 +224,59 @@ class ObjectReader:
                 "metadata.name",
                 f"duplicate {kind} (first defined in {first[0]}{': ' + text if text else ''})",
             )
-        labels = meta.labels or {}
-        if labels:
-            self._check_labels(labels, file, where, key)
-        if kind == "Pod":
-            self._pod(obj, meta, labels, file, where, key)
-        elif kind == "Node":
-            status = obj.status
-            if status is not None:
-                self._check_quantities(status.allocatable, "status.allocatable", file, where, key)
-                self._check_quantities(status.capacity, "status.capacity", file, where, key)
-            self.objects.nodes.append(NodeRecord(name, labels))
-        else:
-            ctx = self._where(file, where, key)
-            selector = obj.spec.selector if obj.spec is not None else None
-            if kind == "Service":
-                self.objects.services.append(
-                    ServiceRecord(namespace, name, map_selector(ctx, selector))
-                )
-            elif kind == RC_KIND:
-                self.objects.controllers.append(
-                    ControllerRecord(kind, namespace, name, map_selector(ctx, selector))
-                )
-            else:  # ReplicaSet, StatefulSet
-                sel = label_selector(ctx, selector, "spec.selector")
-                self.objects.controllers.append(ControllerRecord(kind, namespace, name, sel))
+        return meta, key
+
+    def _selecting(self, obj: schema.Object, file: str, where: Location,
+                   key: tuple[str, str, str]) -> None:  # fmt: skip
+        """A Service, ReplicationController, ReplicaSet or StatefulSet: its selector."""
+        kind, namespace, name = key
+        ctx = self._where(file, where, key)
+        selector = obj.spec.selector if obj.spec is not None else None
+        if kind == "Service":
+            self.objects.services.append(
+                ServiceRecord(namespace, name, map_selector(ctx, selector))
+            )
+        elif kind == RC_KIND:
+            self.objects.controllers.append(
+                ControllerRecord(kind, namespace, name, map_selector(ctx, selector))
+            )
+        else:  # ReplicaSet, StatefulSet
+            sel = label_selector(ctx, selector, "spec.selector")
+            self.objects.controllers.append(ControllerRecord(kind, namespace, name, sel))
+
+    def _common_pod(self, obj: schema.Object | None, file: str, where: Location) -> bool:
+        """A pod whose every value passes the memoized checks, recorded in one go (most
+        pods). False, with nothing recorded, sends it through :meth:`_add`'s general path,
+        which checks each field and names what is wrong."""
+        meta = obj.metadata if obj is not None else None
+        spec = obj.spec if obj is not None else None
+        if meta is None or spec is None:
+            return False
+        name, labels = meta.name, meta.labels or {}
+        namespace = meta.namespace or "default"
+        if not (name.__class__ is str and namespace in self._namespaces_ok
+                and valid_dns1123_subdomain(name) and self._labels_valid(labels)
+                and self._quantities_known(spec)):  # fmt: skip
+            return False
+        key = ("Pod", namespace, name)
+        here = (file, where)
+        if self._seen.setdefault(key, here) is not here:
+            return False  # a duplicate: the general path says so
+        self._record_pod(meta, spec, obj.status or _NO_STATUS, labels, key)
+        return True
 
     def _pod(self, obj: schema.Object, meta: schema.Metadata, labels: dict[str, str],
              file: str, where: Location, key: tuple[str, str, str]) -> None:  # fmt: skip
         spec = obj.spec or _NO_SPEC
-        status = obj.status or _NO_STATUS
         if spec.init_containers:
             self._check_containers(spec.init_containers, "initContainers", file, where, key)
         if spec.containers:
             self._check_containers(spec.containers, "containers", file, where, key)
         self._check_quantities(spec.overhead, "spec.overhead", file, where, key)
+        self._record_pod(meta, spec, obj.status or _NO_STATUS, labels, key)
+
+    def _record_pod(self, meta: schema.Metadata, spec: schema.Spec, status: schema.Status,
+                    labels: dict[str, str], key: tuple[str, str, str]) -> None:  # fmt: skip
         owners = ()
         if meta.owner_references:
             owners = tuple(self._owner(r) for r in meta.owner_references)
@@ -260,6 +298,34 @@ class ObjectReader:
 
     def _where(self, file: str, where: Location, key: tuple[str, str, str]) -> Where:
         return Where(file, where_text(where), object_label(*key))
+
+    def _labels_valid(self, labels: dict[str, str]) -> bool:
+        """Every key already checked and every value valid (remembered); False when some
+        key is new or some value invalid (the general path then checks and explains)."""
+        if not self._keys_ok.issuperset(labels):
+            return False
+        values_ok = self._values_ok
+        for v in labels.values():
+            if v not in values_ok:
+                if not valid_label_value(v):
+                    return False
+                values_ok.add(v)
+        return True
+
+    def _quantities_known(self, spec: schema.Spec) -> bool:
+        """Every resource quantity of the pod one already checked."""
+        ok = self._quantity_texts_ok
+        for containers in (spec.containers, spec.init_containers):
+            for c in containers or ():
+                if c is None:
+                    return False
+                res = c.resources
+                if res is not None and (
+                    (res.requests and not _all_in(ok, res.requests))
+                    or (res.limits and not _all_in(ok, res.limits))
+                ):
+                    return False
+        return not spec.overhead or _all_in(ok, spec.overhead)
 
     def _check_labels(self, labels: dict[str, str], file: str, where: Location,
                       key: tuple[str, str, str]) -> None:  # fmt: skip

@@ -17,7 +17,7 @@ undeclared key raises :class:`UndeclaredLabelKey` instead of reading it as absen
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 from operator import methodcaller
 
@@ -69,10 +69,8 @@ class LabelInterner:
         sets = list(label_sets)
         keys = list(chain.from_iterable(sets))
         values = list(chain.from_iterable(map(_values, sets)))
-        for k in dict.fromkeys(keys):
-            self.key(k)
-        for v in dict.fromkeys(values):
-            self.value(v)
+        _intern(self.keys, self.key_id, keys)
+        _intern(self.values, self.value_id, values)
         ptr = np.zeros(len(sets) + 1, dtype=np.int64)
         np.cumsum(np.fromiter(map(len, sets), np.int64, len(sets)), out=ptr[1:])
         return LabelTable(
@@ -81,6 +79,13 @@ class LabelInterner:
             np.fromiter(map(self.key_id.__getitem__, keys), np.int32, len(keys)),
             np.fromiter(map(self.value_id.__getitem__, values), np.int32, len(values)),
         )
+
+
+def _intern(strings: list[str], ids: dict[str, int], new: list[str]) -> None:
+    """Give the next ids to the strings of ``new`` that have none, in order."""
+    fresh = [s for s in dict.fromkeys(new) if s not in ids]
+    ids.update(zip(fresh, range(len(strings), len(strings) + len(fresh)), strict=True))
+    strings.extend(fresh)
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,19 +108,29 @@ class LabelColumns:
 
 @dataclass(frozen=True, eq=False)
 class LabelTable:
-    """The label sets of ``n`` objects as interned (key, value) entries (CSR by object)."""
+    """The label sets of ``n`` objects as interned (key, value) entries (CSR by object).
+
+    Immutable: ids never change as the interner grows, so columns are kept once built.
+    """
 
     interner: LabelInterner
     ptr: np.ndarray
     key: np.ndarray
     value: np.ndarray
+    _columns: dict[tuple[str, ...], LabelColumns] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(self.ptr) - 1
 
     def columns(self, keys: Sequence[str]) -> LabelColumns:
-        """``int32[n, len(keys)]`` value ids of the declared ``keys``."""
+        """``int32[n, len(keys)]`` value ids of the declared ``keys`` (built once)."""
         keys = tuple(keys)
+        cached = self._columns.get(keys)
+        if cached is None:
+            cached = self._columns[keys] = self._build_columns(keys)
+        return cached
+
+    def _build_columns(self, keys: tuple[str, ...]) -> LabelColumns:
         n_ids = len(self.interner.keys)
         col_of = np.full(n_ids + 1, -1, dtype=np.int64)  # +1: never empty
         for j, k in enumerate(keys):

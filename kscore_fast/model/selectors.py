@@ -170,6 +170,7 @@ class SelectorSpace:
         for r in mentioned:
             values[self.column(r.key)].update(r.values)
         self._local = [{v: 2 + i for i, v in enumerate(sorted(vs))} for vs in values]
+        self._projected: dict[int, tuple[LabelColumns, np.ndarray]] = {}
 
     def column(self, key: str) -> int:
         j = self._col.get(key)
@@ -189,7 +190,16 @@ class SelectorSpace:
         return self._local[self.column(key)].get(value, LOCAL_OTHER)
 
     def project(self, columns: LabelColumns) -> np.ndarray:
-        """int32[n, K] local ids of label columns built for this space's keys."""
+        """int32[n, K] local ids of label columns built for this space's keys (kept once
+        computed: spaces and columns never change)."""
+        cached = self._projected.get(id(columns))
+        if cached is not None:
+            return cached[1]
+        out = self._project(columns)
+        self._projected[id(columns)] = (columns, out)  # (holding columns keeps its id)
+        return out
+
+    def _project(self, columns: LabelColumns) -> np.ndarray:
         if columns.keys != self.keys:
             raise UndeclaredLabelKey(
                 f"label columns for {columns.keys} do not match the selectors' keys {self.keys}"

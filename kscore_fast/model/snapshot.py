@@ -186,21 +186,67 @@ def build_cluster(
     controllers: Iterable[ControllerRecord] = (),
 ) -> Cluster:
     """Build the snapshot and the pending batch (names are assumed unique)."""
-    node_list = list(nodes)
-    zkeys = [zone_key(n.labels) for n in node_list]
-    order = node_tree_order(zkeys)
-    node_list = [node_list[i] for i in order]
-    zkeys = [zkeys[i] for i in order]
+    node_list, node_zone, zone_keys = _node_tree(list(nodes))
     node_index = {n.name: i for i, n in enumerate(node_list)}
-    zone_keys: list[str] = []
-    zone_id: dict[str, int] = {}
-    node_zone = np.full(len(node_list), -1, dtype=np.int32)
-    for i, z in enumerate(zkeys):
-        if z:
-            node_zone[i] = zone_id.setdefault(z, len(zone_keys))
-            if node_zone[i] == len(zone_keys):
-                zone_keys.append(z)
+    existing, pending, counts = _split_pods(pods, node_index)
+    ns_index: dict[str, int] = {}
+    pod_ns, batch_ns = _namespace_ids(existing, ns_index), _namespace_ids(pending, ns_index)
+    ctrl_lists, ctrl_index = _controllers(controllers)
+    interner = LabelInterner()
+    snapshot = ClusterSnapshot(
+        node_names=[n.name for n in node_list],
+        node_labels=[n.labels for n in node_list],
+        node_zone=node_zone,
+        zone_keys=zone_keys,
+        namespaces=list(ns_index),
+        labels=interner,
+        pods=existing,
+        pod_ns=pod_ns,
+        pod_labels=interner.table(p.labels for p in existing),
+        pod_node=np.fromiter((node_index[p.node_name] for p in existing), np.int32, len(existing)),
+        pod_deleting=np.fromiter((p.deleting for p in existing), np.bool_, len(existing)),
+        services=list(services),
+        controllers=ctrl_lists,
+        controller_index=ctrl_index,
+    )
+    owners = [resolve_controller(p, ctrl_index) for p in pending]
+    batch = PodBatch(
+        pods=pending,
+        ns=batch_ns,
+        labels=interner.table(p.labels for p in pending),
+        controller_kind=np.array([k for k, _ in owners], dtype=np.int8).reshape(-1),
+        controller_idx=np.array([i for _, i in owners], dtype=np.int32).reshape(-1),
+        has_spread_constraints=np.fromiter(
+            (p.topology_spread_constraints > 0 for p in pending), np.bool_, len(pending)
+        ),
+        nominated=_nominated(pending, node_index),
+        names=[p.key for p in pending],
+    )
+    return Cluster(snapshot, batch, **counts)
 
+
+def _nominated(pending: list[PodRecord], node_index: dict[str, int]) -> np.ndarray:
+    """int32 node index of each pod's ``status.nominatedNodeName`` (-1: none, unknown)."""
+    get = node_index.get
+    return np.fromiter((get(p.nominated_node_name, -1) for p in pending), np.int32, len(pending))
+
+
+def _node_tree(nodes: list[NodeRecord]) -> tuple[list[NodeRecord], np.ndarray, list[str]]:
+    """Nodes in node-tree order, each node's zone index (-1: none), the zone keys."""
+    zkeys = [zone_key(n.labels) for n in nodes]
+    order = node_tree_order(zkeys)
+    zone_id: dict[str, int] = {}
+    node_zone = np.fromiter(
+        (zone_id.setdefault(zkeys[i], len(zone_id)) if zkeys[i] else -1 for i in order),
+        np.int32,
+        len(order),
+    )
+    return [nodes[i] for i in order], node_zone, list(zone_id)
+
+
+def _split_pods(pods: Iterable[PodRecord], node_index: dict[str, int]
+                ) -> tuple[list[PodRecord], list[PodRecord], dict[str, int]]:  # fmt: skip
+    """Existing pods (bound to a known node), the pending batch, and what was left out."""
     existing: list[PodRecord] = []
     pending: list[PodRecord] = []
     orphaned = terminated = deleting = 0
@@ -216,70 +262,25 @@ def build_cluster(
             existing.append(p)
         else:
             orphaned += 1
+    counts = {"orphaned_pods": orphaned, "terminated_pods": terminated,
+              "deleting_pending_pods": deleting}  # fmt: skip
+    return existing, pending, counts
 
-    namespaces: list[str] = []
-    ns_index: dict[str, int] = {}
 
-    def ns_ids(ps: list[PodRecord]) -> np.ndarray:
-        out = np.empty(len(ps), dtype=np.int32)
-        for i, p in enumerate(ps):
-            out[i] = ns_index.setdefault(p.namespace, len(ns_index))
-        return out
+def _namespace_ids(pods: list[PodRecord], index: dict[str, int]) -> np.ndarray:
+    """int32 namespace index of every pod (``index`` grows with new namespaces)."""
+    return np.fromiter(
+        (index.setdefault(p.namespace, len(index)) for p in pods), np.int32, len(pods)
+    )
 
-    pod_ns = ns_ids(existing)
-    batch_ns = ns_ids(pending)
-    namespaces = list(ns_index)
 
-    services = list(services)
-    controllers = list(controllers)
-    interner = LabelInterner()
-
-    ctrl_lists: dict[str, list[ControllerRecord]] = {RC_KIND: [], RS_KIND: [], SS_KIND: []}
-    ctrl_index: dict[tuple[str, str, str], int] = {}
+def _controllers(
+    controllers: Iterable[ControllerRecord],
+) -> tuple[dict[str, list[ControllerRecord]], dict[tuple[str, str, str], int]]:
+    """Controllers by kind, and (kind, namespace, name) → position in its kind's list."""
+    lists: dict[str, list[ControllerRecord]] = {RC_KIND: [], RS_KIND: [], SS_KIND: []}
+    index: dict[tuple[str, str, str], int] = {}
     for c in controllers:
-        ctrl_index[(c.kind, c.namespace, c.name)] = len(ctrl_lists[c.kind])
-        ctrl_lists[c.kind].append(c)
-
-    snapshot = ClusterSnapshot(
-        node_names=[n.name for n in node_list],
-        node_labels=[n.labels for n in node_list],
-        node_zone=node_zone,
-        zone_keys=zone_keys,
-        namespaces=namespaces,
-        labels=interner,
-        pods=existing,
-        pod_ns=pod_ns,
-        pod_labels=interner.table(p.labels for p in existing),
-        pod_node=np.fromiter((node_index[p.node_name] for p in existing), np.int32, len(existing)),
-        pod_deleting=np.fromiter((p.deleting for p in existing), np.bool_, len(existing)),
-        services=services,
-        controllers=ctrl_lists,
-        controller_index=ctrl_index,
-    )
-
-    kinds = np.zeros(len(pending), dtype=np.int8)
-    idx = np.full(len(pending), -1, dtype=np.int32)
-    nominated = np.full(len(pending), -1, dtype=np.int32)
-    for i, p in enumerate(pending):
-        kinds[i], idx[i] = resolve_controller(p, ctrl_index)
-        if p.nominated_node_name:
-            nominated[i] = node_index.get(p.nominated_node_name, -1)
-    batch = PodBatch(
-        pods=pending,
-        ns=batch_ns,
-        labels=interner.table(p.labels for p in pending),
-        controller_kind=kinds,
-        controller_idx=idx,
-        has_spread_constraints=np.fromiter(
-            (p.topology_spread_constraints > 0 for p in pending), np.bool_, len(pending)
-        ),
-        nominated=nominated,
-        names=[p.key for p in pending],
-    )
-    return Cluster(
-        snapshot,
-        batch,
-        orphaned_pods=orphaned,
-        terminated_pods=terminated,
-        deleting_pending_pods=deleting,
-    )
+        index[(c.kind, c.namespace, c.name)] = len(lists[c.kind])
+        lists[c.kind].append(c)
+    return lists, index
