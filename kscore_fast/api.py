@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .framework.result import ScoreResult
-from .io.load import read_inputs
+from .io.load import ProgressFactory, read_inputs
 from .model.snapshot import Cluster, build_cluster
 from .profile import DEFAULT_PLUGINS, PluginsSpec, build_framework
 
@@ -21,16 +21,21 @@ PathLike = str | os.PathLike[str]
 
 
 def load_cluster(
-    paths: PathLike | Sequence[PathLike] = (), *, objects: Iterable[Any] = ()
+    paths: PathLike | Sequence[PathLike] = (),
+    *,
+    objects: Iterable[Any] = (),
+    progress: ProgressFactory | None = None,
 ) -> Cluster:
     """Load manifests (files, directories, ``"-"`` for standard input) and/or
     already-parsed objects (dicts, as ``json.load`` or ``yaml.safe_load`` give them).
 
-    Raises :class:`~kscore_fast.errors.InputError` on bad input.
+    ``progress(file, size)``, if given, makes a progress bar (``update(bytes)``,
+    ``close()``) for each large file. Raises :class:`~kscore_fast.errors.InputError` on
+    bad input.
     """
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
-    objs, report = read_inputs(paths, objects)
+    objs, report = read_inputs(paths, objects, progress)
     cluster = build_cluster(objs.nodes, objs.pods, objs.services, objs.controllers)
     cluster.skipped_kinds = dict(objs.skipped)
     cluster.skipped_files = len(report.special)

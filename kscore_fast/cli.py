@@ -99,7 +99,12 @@ def _score(args: argparse.Namespace) -> int:
         from .api import load_cluster, score
 
         retain_freed_memory()
-        cluster = load_cluster(args.paths)
+        cluster = load_cluster(
+            args.paths,
+            progress=lambda name, size: Progress(
+                size, f"reading {os.path.basename(name)}", quiet=args.quiet, unit="MB"
+            ),
+        )
         warning = cluster.warning()
         if warning and not args.quiet:
             print(f"kscore: {warning}", file=sys.stderr)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
@@ -25,13 +25,25 @@ from .manifests import (
 from .objects import ObjectReader, Objects
 
 
+class ProgressLike(Protocol):
+    def update(self, n: int) -> None: ...
+    def close(self) -> None: ...
+
+
+#: ``progress(file name, size in bytes)``: a bar for reading one large file
+ProgressFactory = Callable[[str, int], ProgressLike]
+
+
 def read_inputs(
-    paths: Iterable[str | os.PathLike[str]], objects: Iterable[Any] = ()
+    paths: Iterable[str | os.PathLike[str]],
+    objects: Iterable[Any] = (),
+    progress: ProgressFactory | None = None,
 ) -> tuple[Objects, Report]:
     """The records of every object of ``paths`` and of the already-parsed ``objects``.
 
     Raises :class:`~kscore_fast.errors.InputError` on bad input, and when ``paths``,
     though given, hold no object at all (as ``kubectl apply`` refuses such input).
+    ``progress`` makes a bar for each large file, advanced as its items are read.
     """
     paths = [os.fspath(p) for p in paths]
     if paths.count(STDIN) > 1:
@@ -40,7 +52,7 @@ def read_inputs(
     report = Report()
     with _gc_paused():
         for source in iter_sources(paths, report):
-            read_source(reader, source)
+            read_source(reader, source, progress)
         if paths and reader.objects.total == 0:
             raise InputError(f"no Kubernetes objects found in {', '.join(paths)}")
         for i, obj in enumerate(objects):
@@ -65,15 +77,20 @@ def _looks_like_json(data: Any) -> bool:
     return bytes(data[:64]).lstrip()[:1] in (b"{", b"[")
 
 
-def read_source(reader: ObjectReader, source: Source) -> None:
+def read_source(reader: ObjectReader, source: Source,
+                progress: ProgressFactory | None = None) -> None:  # fmt: skip
     """Add the objects of one input to ``reader``."""
     if source.data is None:  # a large file: item by item when it is a List
         mark = reader.checkpoint()
+        bar = progress(source.name, source.size) if progress is not None else None
         try:
-            _stream(reader, source)
+            _stream(reader, source, bar.update if bar is not None else None)
             return
         except streaming.NotStreamable:
             reader.rollback(mark)
+        finally:
+            if bar is not None:
+                bar.close()
     data = source.read()
     is_json = source.is_json if source.is_json is not None else _looks_like_json(data)
     if is_json:
@@ -94,7 +111,8 @@ def read_source(reader: ObjectReader, source: Source) -> None:
         reader.add_parsed(doc, source.name, where)
 
 
-def _stream(reader: ObjectReader, source: Source) -> None:
+def _stream(reader: ObjectReader, source: Source,
+            progress: Callable[[int], None] | None) -> None:  # fmt: skip
     """Read a large List in chunks (:mod:`.streaming`); NotStreamable if it is not one
     in kubectl's layout or a chunk does not decode on its own."""
     name = source.name
@@ -111,7 +129,7 @@ def _stream(reader: ObjectReader, source: Source) -> None:
                 raise streaming.NotStreamable()
             reader.add_typed(envelope, name)
             inner = kind[: -len("List")] or None
-            for i, item in enumerate(streaming.json_items(fh, layout)):
+            for i, item in enumerate(streaming.json_items(fh, layout, progress)):
                 reader.add_typed(item, name, ("", i), inner)
         else:
             layout = streaming.yaml_layout(fh, source.size)
@@ -125,7 +143,7 @@ def _stream(reader: ObjectReader, source: Source) -> None:
             reader.add_parsed(envelope, name)
             inner = kind[: -len("List")] or None
             load = lambda text: load_yaml(text, name)  # noqa: E731
-            for i, item in enumerate(streaming.yaml_items(fh, layout, load)):
+            for i, item in enumerate(streaming.yaml_items(fh, layout, load, progress)):
                 reader.add_parsed(item, name, ("", i), inner)
 
 

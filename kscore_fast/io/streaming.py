@@ -106,11 +106,12 @@ def yaml_layout(fh: BinaryIO, size: int) -> Layout:
     return Layout(m.end(), end, b"\n- ", envelope)
 
 
-def _chunks(fh: BinaryIO, layout: Layout) -> Iterator[memoryview]:
+def _chunks(fh: BinaryIO, layout: Layout, progress: Callable[[int], None] | None
+            ) -> Iterator[memoryview]:  # fmt: skip
     """The items region in chunks that each hold whole items, in a reused buffer.
 
     Every chunk starts with the line break before an item and ends with a line break;
-    the caller may overwrite its bytes.
+    the caller may overwrite its bytes. ``progress(n)`` is told of each chunk's bytes.
     """
     buf = bytearray(CHUNK_BYTES + 1)
     view = memoryview(buf)
@@ -135,14 +136,17 @@ def _chunks(fh: BinaryIO, layout: Layout) -> Iterator[memoryview]:
                 view = memoryview(buf)
                 continue
         yield view[:cut]
+        if progress is not None:
+            progress(cut)
         carry = have - cut
         buf[:carry] = buf[cut:have]
         have = carry
 
 
-def json_items(fh: BinaryIO, layout: Layout) -> Iterator[schema.Object | None]:
+def json_items(fh: BinaryIO, layout: Layout, progress: Callable[[int], None] | None = None
+               ) -> Iterator[schema.Object | None]:  # fmt: skip
     """Every item, decoded into the typed structs, chunk after chunk."""
-    for chunk in _chunks(fh, layout):
+    for chunk in _chunks(fh, layout, progress):
         end = len(chunk) - 1
         while end > 0 and chunk[end] in b" \t\r\n":
             end -= 1
@@ -161,11 +165,12 @@ def json_items(fh: BinaryIO, layout: Layout) -> Iterator[schema.Object | None]:
         yield from items
 
 
-def yaml_items(fh: BinaryIO, layout: Layout, load: Callable[[str], Any]) -> Iterator[Any]:
+def yaml_items(fh: BinaryIO, layout: Layout, load: Callable[[str], Any],
+               progress: Callable[[int], None] | None = None) -> Iterator[Any]:  # fmt: skip
     """Every item, parsed a few hundred at a time by ``load`` (PyYAML with kscore's
     limits: one text → one document, or an exception)."""
     piece_bytes = 1 << 18  # PyYAML is fastest on small pieces (its graph is ~20× a piece)
-    for chunk in _chunks(fh, layout):
+    for chunk in _chunks(fh, layout, progress):
         data = bytes(chunk[1:])
         starts = [m.start() for m in _YAML_ITEM.finditer(data)]
         if not starts or starts[0] != 0:
