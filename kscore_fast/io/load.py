@@ -52,7 +52,10 @@ def read_inputs(
     report = Report()
     with _gc_paused():
         for source in iter_sources(paths, report):
-            read_source(reader, source, progress)
+            try:
+                read_source(reader, source, progress)
+            finally:
+                source.close()
         if paths and reader.objects.total == 0:
             raise InputError(f"no Kubernetes objects found in {', '.join(paths)}")
         for i, obj in enumerate(objects):
@@ -116,12 +119,11 @@ def _stream(reader: ObjectReader, source: Source,
     """Read a large List in chunks (:mod:`.streaming`); NotStreamable if it is not one
     in kubectl's layout or a chunk does not decode on its own."""
     name = source.name
-    try:
-        fh = open(name, "rb")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", file=name) from None
-    with fh:
-        if source.is_json:
+    with source.open() as fh:
+        is_json = source.is_json
+        if is_json is None:  # standard input
+            is_json = _looks_like_json(fh.read(64))
+        if is_json:
             layout = streaming.json_layout(fh, source.size)
             envelope = decode_json(layout.envelope)
             kind = getattr(envelope, "kind", None)

@@ -23,12 +23,14 @@ import json
 import mmap
 import os
 import re
+import shutil
 import stat
 import sys
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 import numpy as np
@@ -60,21 +62,35 @@ class Report:
 @dataclass(frozen=True)
 class Source:
     """One input: its name for messages, whether it is JSON (None: guess), and its bytes,
-    or for a large file its ``size`` (the reader streams it, :mod:`.streaming`)."""
+    or for a large input its ``size`` (the reader streams it, :mod:`.streaming`) and, for
+    standard input, the temporary file it was spooled to."""
 
     name: str
     is_json: bool | None
     data: bytes | None = None
     size: int = 0
+    spool: BinaryIO | None = None
+
+    def open(self) -> BinaryIO:
+        """A new binary handle on a large input (the caller closes it)."""
+        try:
+            if self.spool is not None:
+                return os.fdopen(os.dup(self.spool.fileno()), "rb")
+            return open(self.name, "rb")
+        except OSError as exc:
+            raise _os_error(exc, self.name) from None
+
+    def close(self) -> None:
+        """Release a spooled standard input."""
+        if self.spool is not None:
+            self.spool.close()
 
     def read(self) -> bytes | mmap.mmap:
         """The whole input (mapped, not copied, when large)."""
         if self.data is not None:
             return self.data
         try:
-            with open(self.name, "rb") as fh:
-                if self.size == 0:
-                    return b""
+            with self.open() as fh:
                 return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError) as exc:
             raise _os_error(exc, self.name) from None
@@ -97,7 +113,7 @@ def iter_sources(paths: Iterable[str | os.PathLike[str]], report: Report) -> Ite
     for p in paths:
         name = os.fspath(p)
         if name == STDIN:
-            yield Source("<stdin>", None, sys.stdin.buffer.read())
+            yield _stdin()
             continue
         try:
             st = os.stat(name)
@@ -151,6 +167,19 @@ def _walk(directory: str, report: Report, ancestors: set[tuple[int, int]]
             found = True
             yield _file(entry.path, st.st_size)
     return found
+
+
+def _stdin() -> Source:
+    """Standard input: in memory if small, else spooled to an anonymous temporary file
+    (gone when closed) and streamed like a large file."""
+    stream = sys.stdin.buffer
+    head = stream.read(STREAM_BYTES)
+    if len(head) < STREAM_BYTES:
+        return Source("<stdin>", None, head)
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the Source
+    spool.write(head)
+    shutil.copyfileobj(stream, spool, 1 << 20)
+    return Source("<stdin>", None, size=spool.tell(), spool=spool)
 
 
 def _file(name: str, size: int) -> Source:

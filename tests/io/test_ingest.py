@@ -4,9 +4,11 @@ and the same errors; large Lists streamed in chunks give what reading them whole
 from __future__ import annotations
 
 import copy
+import io
 import json
 import random
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -206,3 +208,17 @@ def test_not_a_list_is_read_whole(tmp_path, monkeypatch, stream_all):
     f = tmp_path / "w.json"
     f.write_text(json.dumps(doc, indent=4))
     assert _read([f]) == _whole(monkeypatch, [f]) == ([], [], [], [], {"Widget": 1}, 1)
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_large_stdin_is_spooled_and_streamed(fmt, tmp_path, monkeypatch, stream_all):
+    """``kubectl get pods -A -o json | kscore score -``: standard input beyond the
+    streaming size goes to an anonymous temporary file and is read in chunks."""
+    f = _write(scenario(9, max_pods=300), tmp_path / f"c.{fmt}", fmt)
+    monkeypatch.setattr(manifests, "STREAM_BYTES", 4096)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(f.read_bytes())))
+    (source,) = manifests.iter_sources(["-"], manifests.Report())
+    assert source.spool is not None and source.size == f.stat().st_size
+    source.close()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(f.read_bytes())))
+    assert _read(["-"]) == _whole(monkeypatch, [f])
