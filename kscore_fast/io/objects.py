@@ -161,7 +161,7 @@ class ObjectReader:
             self._add(None, kind, file, where)  # counted (or refused) without converting
             return
         try:
-            typed = msgspec.convert(obj, schema.Object)
+            typed = msgspec.convert(obj, schema.Resource)
         except msgspec.ValidationError as exc:
             explain(obj, kind, file, where_text(where))  # raises the located reason
             raise InputError(str(exc), file=file, obj=where_text(where) or kind) from None
@@ -169,7 +169,7 @@ class ObjectReader:
 
     # -- one object -------------------------------------------------------------------------
 
-    def _add(self, obj: schema.Object | None, kind: Any, file: str, where: Location) -> None:
+    def _add(self, obj: schema.Resource | None, kind: Any, file: str, where: Location) -> None:
         self.objects.total += 1
         if kind == "Pod" and self._common_pod(obj, file, where):
             return
@@ -198,7 +198,7 @@ class ObjectReader:
         else:
             self._selecting(obj, file, where, key)
 
-    def _identify(self, obj: schema.Object, kind: str, file: str, where: Location
+    def _identify(self, obj: schema.Resource, kind: str, file: str, where: Location
                   ) -> tuple[schema.Metadata, tuple[str, str, str]]:  # fmt: skip
         """The object's metadata and (kind, namespace, name), checked and unique."""
         meta = obj.metadata or _NO_METADATA
@@ -226,7 +226,7 @@ class ObjectReader:
             )
         return meta, key
 
-    def _selecting(self, obj: schema.Object, file: str, where: Location,
+    def _selecting(self, obj: schema.Resource, file: str, where: Location,
                    key: tuple[str, str, str]) -> None:  # fmt: skip
         """A Service, ReplicationController, ReplicaSet or StatefulSet: its selector."""
         kind, namespace, name = key
@@ -244,7 +244,7 @@ class ObjectReader:
             sel = label_selector(ctx, selector, "spec.selector")
             self.objects.controllers.append(ControllerRecord(kind, namespace, name, sel))
 
-    def _common_pod(self, obj: schema.Object | None, file: str, where: Location) -> bool:
+    def _common_pod(self, obj: schema.Resource | None, file: str, where: Location) -> bool:
         """A pod whose every value passes the memoized checks, recorded in one go (most
         pods). False, with nothing recorded, sends it through :meth:`_add`'s general path,
         which checks each field and names what is wrong."""
@@ -265,7 +265,7 @@ class ObjectReader:
         self._record_pod(meta, spec, obj.status or _NO_STATUS, labels, key)
         return True
 
-    def _pod(self, obj: schema.Object, meta: schema.Metadata, labels: dict[str, str],
+    def _pod(self, obj: schema.Resource, meta: schema.Metadata, labels: dict[str, str],
              file: str, where: Location, key: tuple[str, str, str]) -> None:  # fmt: skip
         spec = obj.spec or _NO_SPEC
         if spec.init_containers:

@@ -66,13 +66,19 @@ class Status(msgspec.Struct, rename="camel", gc=False):
     capacity: dict[Any, Any] | None = None
 
 
-class Object(msgspec.Struct, gc=False):
-    """A Kubernetes object, or a ``List`` of them (``items``)."""
+class Resource(msgspec.Struct, gc=False):
+    """A Kubernetes object. Parsed objects are converted into this: their ``items`` count
+    only when their kind is a List, which the walker sees before converting."""
 
     kind: str | msgspec.UnsetType | None = msgspec.UNSET
     metadata: Metadata | None = None
     spec: Spec | None = None
     status: Status | None = None
+
+
+class Object(Resource, gc=False):
+    """A decoded JSON document: an object, or a ``List`` of them (``items``)."""
+
     items: list[Object | None] | msgspec.UnsetType | None = msgspec.UNSET
 
 

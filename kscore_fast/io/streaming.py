@@ -23,7 +23,6 @@ is reported as :class:`NotStreamable`, and the caller reads the whole document i
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -193,7 +192,3 @@ def _yaml_piece(data: bytes, n_items: int, load: Callable[[str], Any]) -> list[A
     if not isinstance(items, list) or len(items) != n_items:
         raise NotStreamable()
     return items
-
-
-def file_size(fh: BinaryIO) -> int:
-    return os.fstat(fh.fileno()).st_size

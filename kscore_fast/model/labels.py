@@ -46,20 +46,6 @@ class LabelInterner:
         self.value_id: dict[str, int] = {}
         self.values: list[str] = []
 
-    def key(self, key: str) -> int:
-        kid = self.key_id.get(key)
-        if kid is None:
-            kid = self.key_id[key] = len(self.keys)
-            self.keys.append(key)
-        return kid
-
-    def value(self, value: str) -> int:
-        vid = self.value_id.get(value)
-        if vid is None:
-            vid = self.value_id[value] = len(self.values)
-            self.values.append(value)
-        return vid
-
     def table(self, label_sets: Iterable[Mapping[str, str]]) -> LabelTable:
         """Intern every label of ``label_sets`` (one mapping per object).
 

@@ -222,3 +222,12 @@ def test_large_stdin_is_spooled_and_streamed(fmt, tmp_path, monkeypatch, stream_
     source.close()
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(f.read_bytes())))
     assert _read(["-"]) == _whole(monkeypatch, [f])
+
+
+def test_items_of_an_object_that_is_not_a_list_are_not_read(tmp_path):
+    """``items`` means something only in a List: a pod carrying one is still a pod."""
+    pod = {"kind": "Pod", "metadata": {"name": "p"}, "items": 5}
+    f = tmp_path / "p.json"
+    f.write_text(json.dumps(pod))
+    assert _read([f])[1][0].name == "p"
+    assert _read(objects=[pod])[1][0].name == "p"
