@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import yaml
 
 from ..errors import InputError
-from . import streaming
+from . import parallel, streaming
 from .manifests import (
     STDIN,
     Report,
@@ -116,37 +116,56 @@ def read_source(reader: ObjectReader, source: Source,
 
 def _stream(reader: ObjectReader, source: Source,
             progress: Callable[[int], None] | None) -> None:  # fmt: skip
-    """Read a large List in chunks (:mod:`.streaming`); NotStreamable if it is not one
-    in kubectl's layout or a chunk does not decode on its own."""
+    """Read a large List in chunks (:mod:`.streaming`), on every core when it is large
+    enough (:mod:`.parallel`); NotStreamable if it is not a List in kubectl's layout or a
+    chunk does not decode on its own."""
     name = source.name
     with source.open() as fh:
         is_json = source.is_json
         if is_json is None:  # standard input
             is_json = _looks_like_json(fh.read(64))
+        layout = (streaming.json_layout if is_json else streaming.yaml_layout)(fh, source.size)
+        inner = _add_envelope(reader, layout, is_json, name)
+        workers = parallel.workers_for(source.size)
+        if workers > 1:
+            mark = reader.checkpoint()
+            try:
+                offset = 0
+                for size, encoded in parallel.read_ranges(source, layout, is_json, inner, workers):
+                    offset += parallel.merge(reader, encoded, name, offset)
+                    if progress is not None:
+                        progress(size)
+                return
+            except (parallel.WorkerFailed, InputError):
+                reader.rollback(mark)  # read in one process: the same records, or the error
         if is_json:
-            layout = streaming.json_layout(fh, source.size)
-            envelope = decode_json(layout.envelope)
-            kind = getattr(envelope, "kind", None)
-            if not isinstance(kind, str) or not kind.endswith("List"):
-                raise streaming.NotStreamable()
-            reader.add_typed(envelope, name)
-            inner = kind[: -len("List")] or None
             for i, item in enumerate(streaming.json_items(fh, layout, progress)):
                 reader.add_typed(item, name, ("", i), inner)
         else:
-            layout = streaming.yaml_layout(fh, source.size)
-            try:
-                envelope = yaml.load(layout.envelope, Loader=_Loader)
-            except (yaml.YAMLError, ValueError, RecursionError):
-                raise streaming.NotStreamable() from None
-            kind = envelope.get("kind") if isinstance(envelope, dict) else None
-            if not isinstance(kind, str) or not kind.endswith("List"):
-                raise streaming.NotStreamable()
-            reader.add_parsed(envelope, name)
-            inner = kind[: -len("List")] or None
             load = lambda text: load_yaml(text, name)  # noqa: E731
             for i, item in enumerate(streaming.yaml_items(fh, layout, load, progress)):
                 reader.add_parsed(item, name, ("", i), inner)
+
+
+def _add_envelope(reader: ObjectReader, layout: streaming.Layout, is_json: bool,
+                  name: str) -> str | None:  # fmt: skip
+    """Read the List without its items; return the kind its items take (None: their own)."""
+    if is_json:
+        envelope: Any = decode_json(layout.envelope)
+        kind = getattr(envelope, "kind", None)
+    else:
+        try:
+            envelope = yaml.load(layout.envelope, Loader=_Loader)
+        except (yaml.YAMLError, ValueError, RecursionError):
+            raise streaming.NotStreamable() from None
+        kind = envelope.get("kind") if isinstance(envelope, dict) else None
+    if not isinstance(kind, str) or not kind.endswith("List"):
+        raise streaming.NotStreamable()
+    if is_json:
+        reader.add_typed(envelope, name)
+    else:
+        reader.add_parsed(envelope, name)
+    return kind[: -len("List")] or None
 
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

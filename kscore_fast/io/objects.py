@@ -14,7 +14,7 @@ of them. A parsed object the structs refuse is handed to
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -216,15 +216,37 @@ class ObjectReader:
                     raise Where(file, where_text(where), kind).error("metadata.namespace", problem)
                 self._namespaces_ok.add(namespace)
         key = (kind, namespace, name)
+        self._register(key, file, where)
+        return meta, key
+
+    def _register(self, key: tuple[str, str, str], file: str, where: Location) -> None:
+        """Remember where ``key`` (kind, namespace, name) is defined; refuse a second."""
         here = (file, where)
         first = self._seen.setdefault(key, here)
         if first is not here:  # setdefault kept an earlier location
             text = where_text(first[1])
             raise self._where(file, where, key).error(
                 "metadata.name",
-                f"duplicate {kind} (first defined in {first[0]}{': ' + text if text else ''})",
+                f"duplicate {key[0]} (first defined in {first[0]}{': ' + text if text else ''})",
             )
-        return meta, key
+
+    def seen_items(self) -> Iterable[tuple[tuple[str, str, str], tuple[str, Location]]]:
+        """Every object of a used kind read so far: its key and where it was defined."""
+        return self._seen.items()
+
+    def merge(self, part: Objects, file: str,
+              located: list[tuple[tuple[str, str, str], Location]]) -> None:  # fmt: skip
+        """Records read elsewhere (by a worker process), in input order, with the keys
+        and places of their objects, which are registered as if read here."""
+        for key, where in located:
+            self._register(key, file, where)
+        o = self.objects
+        o.nodes += part.nodes
+        o.pods += part.pods
+        o.services += part.services
+        o.controllers += part.controllers
+        o.skipped.update(part.skipped)
+        o.total += part.total
 
     def _selecting(self, obj: schema.Resource, file: str, where: Location,
                    key: tuple[str, str, str]) -> None:  # fmt: skip

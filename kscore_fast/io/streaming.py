@@ -146,42 +146,52 @@ def json_items(fh: BinaryIO, layout: Layout, progress: Callable[[int], None] | N
                ) -> Iterator[schema.Object | None]:  # fmt: skip
     """Every item, decoded into the typed structs, chunk after chunk."""
     for chunk in _chunks(fh, layout, progress):
-        end = len(chunk) - 1
-        while end > 0 and chunk[end] in b" \t\r\n":
-            end -= 1
-        if chunk[end] == ord(","):
-            chunk[end] = ord("]")
-        else:  # the last item: no comma follows it
-            end += 1
-            if end >= len(chunk):
-                raise NotStreamable()
-            chunk[end] = ord("]")
-        chunk[0] = ord("[")
-        try:
-            items = _json_items.decode(chunk[: end + 1])
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-            raise NotStreamable() from None
-        yield from items
+        yield from decode_json_chunk(chunk)
+
+
+def decode_json_chunk(chunk: memoryview) -> list[schema.Object | None]:
+    """The items of one chunk (see :func:`_chunks`; its bytes are overwritten)."""
+    end = len(chunk) - 1
+    while end > 0 and chunk[end] in b" \t\r\n":
+        end -= 1
+    if chunk[end] == ord(","):
+        chunk[end] = ord("]")
+    else:  # the last item: no comma follows it
+        end += 1
+        if end >= len(chunk):
+            raise NotStreamable()
+        chunk[end] = ord("]")
+    chunk[0] = ord("[")
+    try:
+        return _json_items.decode(chunk[: end + 1])
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        raise NotStreamable() from None
 
 
 def yaml_items(fh: BinaryIO, layout: Layout, load: Callable[[str], Any],
                progress: Callable[[int], None] | None = None) -> Iterator[Any]:  # fmt: skip
     """Every item, parsed a few hundred at a time by ``load`` (PyYAML with kscore's
     limits: one text → one document, or an exception)."""
-    piece_bytes = 1 << 18  # PyYAML is fastest on small pieces (its graph is ~20× a piece)
     for chunk in _chunks(fh, layout, progress):
-        data = bytes(chunk[1:])
-        starts = [m.start() for m in _YAML_ITEM.finditer(data)]
-        if not starts or starts[0] != 0:
-            raise NotStreamable()
-        lo = 0
-        while lo < len(starts):
-            hi = lo + 1
-            while hi < len(starts) and starts[hi] - starts[lo] < piece_bytes:
-                hi += 1
-            end = starts[hi] if hi < len(starts) else len(data)
-            yield from _yaml_piece(data[starts[lo] : end], hi - lo, load)
-            lo = hi
+        yield from parse_yaml_chunk(chunk, load)
+
+
+def parse_yaml_chunk(chunk: memoryview, load: Callable[[str], Any]) -> Iterator[Any]:
+    """The items of one chunk (see :func:`_chunks`), in pieces PyYAML parses fastest
+    (its node graph is ~20× a piece)."""
+    piece_bytes = 1 << 18
+    data = bytes(chunk[1:])
+    starts = [m.start() for m in _YAML_ITEM.finditer(data)]
+    if not starts or starts[0] != 0:
+        raise NotStreamable()
+    lo = 0
+    while lo < len(starts):
+        hi = lo + 1
+        while hi < len(starts) and starts[hi] - starts[lo] < piece_bytes:
+            hi += 1
+        end = starts[hi] if hi < len(starts) else len(data)
+        yield from _yaml_piece(data[starts[lo] : end], hi - lo, load)
+        lo = hi
 
 
 def _yaml_piece(data: bytes, n_items: int, load: Callable[[str], Any]) -> list[Any]:
@@ -192,3 +202,39 @@ def _yaml_piece(data: bytes, n_items: int, load: Callable[[str], Any]) -> list[A
     if not isinstance(items, list) or len(items) != n_items:
         raise NotStreamable()
     return items
+
+
+def range_chunk(fh: BinaryIO, layout: Layout, lo: int, hi: int) -> memoryview | None:
+    """The items that start in ``[lo, hi)`` of the file, as a chunk in :func:`_chunks`'
+    format (None when no item starts there), so that ranges that tile the items region
+    share every item out exactly once."""
+    start = layout.start if lo <= layout.start else _next_item(fh, layout, lo)
+    if start >= min(hi, layout.end):
+        return None
+    stop = layout.end if hi >= layout.end else _next_item(fh, layout, hi)
+    if stop < layout.end:
+        stop -= 1  # the line break before the next item belongs to it (as in _chunks)
+    fh.seek(start - 1)
+    data = bytearray(stop - start + 1)
+    if fh.readinto(data) != len(data):
+        raise NotStreamable()
+    return memoryview(data)
+
+
+def _next_item(fh: BinaryIO, layout: Layout, pos: int) -> int:
+    """Where the first item starting at or after ``pos`` starts (``layout.end``: none)."""
+    block = 1 << 16
+    at = pos - 1  # an item starting exactly at pos has its line break at pos - 1
+    fh.seek(at)
+    tail = b""
+    while at < layout.end:
+        data = tail + fh.read(block)
+        if len(data) == len(tail):
+            break
+        found = data.find(layout.item_start)
+        if found >= 0 and at - len(tail) + found < layout.end:
+            return at - len(tail) + found + 1
+        keep = len(layout.item_start) - 1
+        at += len(data) - len(tail)
+        tail = data[-keep:] if keep else b""
+    return layout.end

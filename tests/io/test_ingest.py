@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from kscore_fast.errors import InputError
-from kscore_fast.io import manifests, streaming
+from kscore_fast.io import manifests, parallel, streaming
 from kscore_fast.io.load import read_inputs
 
 from ..scenarios import scenario
@@ -231,3 +231,53 @@ def test_items_of_an_object_that_is_not_a_list_are_not_read(tmp_path):
     f.write_text(json.dumps(pod))
     assert _read([f])[1][0].name == "p"
     assert _read(objects=[pod])[1][0].name == "p"
+
+
+# -- several processes ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def in_parallel(monkeypatch, stream_all):
+    """Read large Lists with 2 worker processes, in small ranges (many of them)."""
+    monkeypatch.setenv("KSCORE_READ_WORKERS", "2")
+    monkeypatch.setattr(parallel, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(parallel, "RANGE_BYTES", 3000)
+    calls = []
+    real = parallel.read_ranges
+    monkeypatch.setattr(
+        parallel, "read_ranges", lambda *a: (calls.append(1), (yield from real(*a)))[1]
+    )
+    return calls
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+@pytest.mark.parametrize("seed", range(6))
+def test_parallel_equals_sequential(seed, fmt, tmp_path, monkeypatch, in_parallel):
+    objects = scenario(seed, max_pods=300)
+    f = _write(objects, tmp_path / f"c.{fmt}", fmt)
+    got = _read([f])
+    assert in_parallel, "not read in parallel"
+    with monkeypatch.context() as m:
+        m.setenv("KSCORE_READ_WORKERS", "1")
+        assert got == _read([f])
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_parallel_errors_and_duplicates_equal_sequential(fmt, tmp_path, monkeypatch, in_parallel):
+    """A worker that meets bad input, or names repeated across ranges: the message is the
+    one-process reading's, with the right item numbers."""
+    objects = scenario(11, max_pods=300)
+    pods = [i for i, o in enumerate(objects) if o["kind"] == "Pod"]
+    late = objects[pods[-3]]
+    late["metadata"]["labels"] = {"app": "no spaces"}
+    f = _write(objects, tmp_path / f"bad.{fmt}", fmt)
+    late["metadata"]["labels"] = {}
+    late["metadata"]["name"] = objects[pods[2]]["metadata"]["name"]  # a duplicate, far away
+    late["metadata"]["namespace"] = objects[pods[2]]["metadata"]["namespace"]
+    g = _write(objects, tmp_path / f"dup.{fmt}", fmt)
+    got = [_read([f]), _read([g])]
+    with monkeypatch.context() as m:
+        m.setenv("KSCORE_READ_WORKERS", "1")
+        want = [_read([f]), _read([g])]
+    assert got == want
+    assert "invalid label value" in got[0] and "duplicate Pod (first defined in" in got[1]

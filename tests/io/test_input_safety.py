@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -228,3 +230,44 @@ def test_cli_failures_exit_2_without_traceback(tmp_path):
         assert proc.returncode == 2, (name, proc.stderr)
         assert "Traceback" not in proc.stderr and str(f) in proc.stderr
         assert not (tmp_path / "out.json").exists()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(c) for c in fh.read().split()]
+    except OSError:
+        return []
+
+
+def test_stop_signal_while_reading_in_parallel_ends_the_workers(tmp_path):
+    """A large List is read by worker processes: a stop signal ends them all, with the
+    parent's one-line message and exit code."""
+    from benchmarks.manifests import go_shape_objects, write_list
+
+    f = write_list(go_shape_objects(100, 4000, 5000), tmp_path / "big.yaml", "yaml")
+    assert f.stat().st_size > (16 << 20)  # parallel.PARALLEL_BYTES
+    for _ in range(3):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kscore_fast", "score", str(f), "--quiet", "-o",
+             str(tmp_path / "out.json")],
+            stderr=subprocess.PIPE, text=True, cwd=ROOT,
+            env={**os.environ, "KSCORE_READ_WORKERS": "2"},
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while not (workers := _children(proc.pid)) and proc.poll() is None:
+            assert time.monotonic() < deadline, "no worker process appeared"
+            time.sleep(0.001)
+        if not workers:
+            continue  # finished before it was seen: run again
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+        if proc.returncode == 0:
+            continue
+        assert proc.returncode == 128 + signal.SIGTERM, err
+        assert err.strip() == "kscore: stopped by SIGTERM"
+        time.sleep(0.1)
+        assert not any(os.path.exists(f"/proc/{w}") for w in workers), "a worker outlived it"
+        assert not (tmp_path / "out.json").exists()
+        return
+    pytest.fail("every run finished before a worker was seen")
