@@ -8,7 +8,7 @@ one ``kubectl get -o json`` List (pretty-printed, 4 spaces) and as ``-o yaml``, 
 times, best of ``--rounds`` in fresh processes:
 
 * ``load``: ``kscore_fast.load_cluster`` (read, decode, validate, build the columnar
-  snapshot), µs per object;
+  snapshot), µs per object, on every core and in one process (``KSCORE_READ_WORKERS=1``);
 * the floors no reader can go under: msgspec skimming the JSON (decoding each object's
   ``kind`` only, i.e. scanning the bytes) and PyYAML's C loader parsing the YAML items
   into Python objects (in pieces of 200 items, garbage collection off, as kscore does);
@@ -84,19 +84,22 @@ sys.exit(rc)
 """
 
 
-def probe(what: str, path: Path) -> dict[str, float]:
+def probe(what: str, path: Path, workers: int = 0) -> dict[str, float]:
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    if workers:
+        env["KSCORE_READ_WORKERS"] = str(workers)
     proc = subprocess.run(
         [sys.executable, "-c", _PEAK + _PROBE, what, str(path)],
         capture_output=True,
         text=True,
         check=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
+        env=env,
     )
     return json.loads(proc.stdout)
 
 
-def best(what: str, path: Path, rounds: int) -> dict[str, float]:
-    runs = [probe(what, path) for _ in range(rounds)]
+def best(what: str, path: Path, rounds: int, workers: int = 0) -> dict[str, float]:
+    runs = [probe(what, path, workers) for _ in range(rounds)]
     return {
         "us_per_object": min(r["seconds"] for r in runs) / runs[0]["objects"] * 1e6,
         "objects": runs[0]["objects"],
@@ -137,21 +140,24 @@ def main() -> int:
             objects = go_shape_objects(args.nodes, args.existing, args.pending)
             path = write_list(objects, work / f"cluster.{fmt}", fmt)
             load = best("load", path, args.rounds)
+            serial = best("load", path, args.rounds, workers=1)
             floor = best(f"{fmt}-floor", path, args.rounds)
-            report[fmt] = {"file_mb": path.stat().st_size / 2**20, "load": load, "floor": floor}
+            report[fmt] = {"file_mb": path.stat().st_size / 2**20, "load": load,
+                           "one_process": serial, "floor": floor}  # fmt: skip
             path.unlink()
         if args.statefulset:
             report["statefulset"] = statefulset_peak(args.statefulset, work, args.rounds)
-    print("| input | objects | file MB | load µs/object | floor µs/object | "
-          "ours above the floor | peak MB |")  # fmt: skip
+    cores = os.cpu_count()
+    print(f"| input | objects | file MB | load µs/object ({cores} cores) | one process | "
+          "floor, one process | peak MB |")  # fmt: skip
     print("|---|---|---|---|---|---|---|")
     for fmt in ("json", "yaml"):
         r = report[fmt]
-        load, floor = r["load"], r["floor"]
-        ours, base = load["us_per_object"], floor["us_per_object"]
+        load, serial, floor = r["load"], r["one_process"], r["floor"]
         print(
-            f"| {fmt} | {load['objects']:,} | {r['file_mb']:,.0f} | {ours:.1f} | {base:.1f} | "
-            f"{ours - base:.1f} | {load['peak_mb']:,.0f} |"
+            f"| {fmt} | {load['objects']:,} | {r['file_mb']:,.0f} | {load['us_per_object']:.1f} "
+            f"| {serial['us_per_object']:.1f} | {floor['us_per_object']:.1f} "
+            f"| {load['peak_mb']:,.0f} |"
         )
     if "statefulset" in report:
         s = report["statefulset"]

@@ -238,8 +238,11 @@ class ObjectReader:
               located: list[tuple[tuple[str, str, str], Location]]) -> None:  # fmt: skip
         """Records read elsewhere (by a worker process), in input order, with the keys
         and places of their objects, which are registered as if read here."""
-        for key, where in located:
-            self._register(key, file, where)
+        if self._seen.keys().isdisjoint(key for key, _ in located):  # (a part has no repeats)
+            self._seen.update((key, (file, where)) for key, where in located)
+        else:  # a name repeated across parts: register one by one, to say which
+            for key, where in located:
+                self._register(key, file, where)
         o = self.objects
         o.nodes += part.nodes
         o.pods += part.pods
