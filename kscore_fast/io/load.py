@@ -8,8 +8,6 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-import yaml
-
 from ..errors import InputError
 from . import parallel, streaming
 from .manifests import (
@@ -154,9 +152,9 @@ def _add_envelope(reader: ObjectReader, layout: streaming.Layout, is_json: bool,
         envelope: Any = decode_json(layout.envelope)
         kind = getattr(envelope, "kind", None)
     else:
-        try:
-            envelope = yaml.load(layout.envelope, Loader=_Loader)
-        except (yaml.YAMLError, ValueError, RecursionError):
+        try:  # with the same limits as any YAML (depth, aliases)
+            envelope = load_yaml(layout.envelope.decode("utf-8"), name)
+        except (InputError, UnicodeDecodeError):
             raise streaming.NotStreamable() from None
         kind = envelope.get("kind") if isinstance(envelope, dict) else None
     if not isinstance(kind, str) or not kind.endswith("List"):
@@ -166,6 +164,3 @@ def _add_envelope(reader: ObjectReader, layout: streaming.Layout, is_json: bool,
     else:
         reader.add_parsed(envelope, name)
     return kind[: -len("List")] or None
-
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

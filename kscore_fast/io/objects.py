@@ -51,8 +51,6 @@ _NO_OWNER = OwnerReference("", "", "", False)
 _NO_METADATA = schema.Metadata()
 _NO_SPEC = schema.Spec()
 _NO_STATUS = schema.Status()
-#: kinds whose names are DNS subdomains (see validate.name_problem)
-_SUBDOMAIN_NAMES = frozenset(("Node", "Pod", RC_KIND, RS_KIND, SS_KIND))
 
 
 @dataclass
@@ -203,10 +201,7 @@ class ObjectReader:
         """The object's metadata and (kind, namespace, name), checked and unique."""
         meta = obj.metadata or _NO_METADATA
         name = meta.name
-        fast_ok = kind in _SUBDOMAIN_NAMES and name.__class__ is str
-        if not (fast_ok and valid_dns1123_subdomain(name)) and (
-            problem := name_problem(kind, name)
-        ):
+        if problem := name_problem(kind, name):  # (it tries the fast check first)
             raise Where(file, where_text(where), kind).error("metadata.name", problem)
         namespace = ""
         if kind != "Node":
