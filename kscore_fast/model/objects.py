@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import msgspec
 
+from .quantity import Quantity
 from .selectors import LabelSelector
 
 RC_KIND = "ReplicationController"
@@ -28,9 +29,96 @@ class OwnerReference(msgspec.Struct, frozen=True, gc=False):
     controller: bool = False
 
 
+#: ``spec.schedulerName`` of a pod that names none (``v1.DefaultSchedulerName``)
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+#: a resource list (``v1.ResourceList``): resource name → parsed quantity
+ResourceList = dict[str, Quantity]
+
+
+class Taint(msgspec.Struct, frozen=True, gc=False):
+    """``v1.Taint`` (``timeAdded`` is not read by the scheduler)."""
+
+    key: str
+    value: str = ""
+    #: NoSchedule, PreferNoSchedule or NoExecute (any string is kept as given)
+    effect: str = ""
+
+
+class Toleration(msgspec.Struct, frozen=True, gc=False):
+    """``v1.Toleration``; an empty ``operator`` means Equal, as ``ToleratesTaint`` reads it."""
+
+    key: str = ""
+    operator: str = ""
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+
+class ContainerImage(msgspec.Struct, frozen=True, gc=False):
+    """An entry of ``node.status.images``."""
+
+    names: tuple[str, ...] = ()
+    size_bytes: int = 0
+
+
+class NodeSelectorRequirement(msgspec.Struct, frozen=True, gc=False):
+    """``v1.NodeSelectorRequirement``: operator In, NotIn, Exists, DoesNotExist, Gt or Lt
+    (validated by the loader)."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+
+class NodeSelectorTerm(msgspec.Struct, frozen=True, gc=False):
+    match_expressions: tuple[NodeSelectorRequirement, ...] = ()
+    #: only ``metadata.name`` is a valid field key (``nodeaffinity`` helpers)
+    match_fields: tuple[NodeSelectorRequirement, ...] = ()
+
+
+class PreferredSchedulingTerm(msgspec.Struct, frozen=True, gc=False):
+    weight: int
+    preference: NodeSelectorTerm
+
+
+class NodeAffinity(msgspec.Struct, frozen=True, gc=False):
+    """``v1.NodeAffinity``: ``required`` None when
+    ``requiredDuringSchedulingIgnoredDuringExecution`` is absent; a tuple (possibly
+    empty, which matches no node) of its ``nodeSelectorTerms`` otherwise."""
+
+    required: tuple[NodeSelectorTerm, ...] | None = None
+    preferred: tuple[PreferredSchedulingTerm, ...] = ()
+
+
+class ContainerPort(msgspec.Struct, frozen=True, gc=False):
+    """A container port as the scheduler reads it (``hostPort`` 0: no host port)."""
+
+    container_port: int = 0
+    host_port: int = 0
+    #: TCP when not given (the API server's default)
+    protocol: str = "TCP"
+    host_ip: str = ""
+
+
+class ContainerRecord(msgspec.Struct, frozen=True, gc=False):
+    """What the scheduler reads of a container: its image, requests and ports."""
+
+    image: str = ""
+    requests: ResourceList = {}
+    ports: tuple[ContainerPort, ...] = ()
+
+
 class NodeRecord(msgspec.Struct, frozen=True, gc=False):
     name: str
     labels: dict[str, str] = {}
+    #: ``status.allocatable`` (every resource name as given; the plugins pick theirs)
+    allocatable: ResourceList = {}
+    #: ``spec.unschedulable``
+    unschedulable: bool = False
+    taints: tuple[Taint, ...] = ()
+    #: ``status.images``
+    images: tuple[ContainerImage, ...] = ()
 
 
 class PodRecord(msgspec.Struct, frozen=True, gc=False):
@@ -43,6 +131,21 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
     owner_references: tuple[OwnerReference, ...] = ()
     topology_spread_constraints: int = 0
     nominated_node_name: str = ""
+    #: ``spec.schedulerName`` (the loader fills in ``default-scheduler`` when absent)
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    #: ``spec.priority`` (None when absent)
+    priority: int | None = None
+    containers: tuple[ContainerRecord, ...] = ()
+    init_containers: tuple[ContainerRecord, ...] = ()
+    #: ``spec.overhead``
+    overhead: ResourceList = {}
+    #: ``spec.nodeSelector``
+    node_selector: dict[str, str] = {}
+    #: ``spec.affinity.nodeAffinity`` (None when absent)
+    node_affinity: NodeAffinity | None = None
+    tolerations: tuple[Toleration, ...] = ()
+    #: how many of ``spec.volumes`` are ``persistentVolumeClaim`` volumes
+    pvc_volumes: int = 0
 
     @property
     def key(self) -> str:
