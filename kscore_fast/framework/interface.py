@@ -71,3 +71,38 @@ class ScorePlugin(Protocol):
     ) -> None:
         """Normalize ``scores`` in place, pod by pod (upstream ``NormalizeScore``)."""
         ...
+
+
+# -- the compiled plugin shape (filters and the default-profile score plugins) ---------------
+#
+# Every plugin below is driven by one compiled per-pod loop (``plugins/driver.py``), the
+# same for the batch runtime (in parallel over pods) and the simulator (pod after pod, with
+# ``assume`` in between). A plugin is a Python class plus a ``kernels`` module:
+#
+# Python (the class):
+#   ``name``                      upstream name, e.g. "NodeResourcesFit"
+#   ``__init__(args=None)``       ``args``: the plugin's pluginConfig args, defaulted, as the
+#                                 camelCase mapping kube-scheduler reads (None: defaults)
+#   ``prepare(snapshot, batch)``  → the plugin's *state*: a tuple of C-contiguous NumPy
+#                                 arrays and NumPy scalars, always of the same dtypes and
+#                                 ndims (one compiled signature), built once per
+#                                 (snapshot, batch). Node aggregates (e.g. requested
+#                                 resources, used host ports) are arrays the simulator
+#                                 updates in place with ``assume``.
+#   ``empty_state()``             a state of the same types for a plugin that is not in the
+#                                 profile (never read by the kernels).
+#   filters only: ``filter_key(state)`` → int64[B]: pods with equal keys get equal codes from
+#                                 ``filter_node`` on every node (pending pods of one shape
+#                                 are filtered once); ``reasons(state, code)`` → Go's
+#                                 ``Status.Reasons()`` (list of str) for a failure code.
+#
+# numba (the ``kernels`` module; ``pod`` is the pod's index in the batch, ``node`` a node
+# index in node-tree order; none of them allocates per node):
+#   ``filter_node(state, pod, node) -> int64``     0: passes; > 0: the plugin's failure code
+#   ``score_pod(state, pod, nodes, out)``          raw ``Score`` of ``pod`` on each of
+#                                                  ``nodes`` (int32[:]) into ``out`` (int64[:])
+#   ``normalize_pod(state, pod, nodes, scores)``   ``NormalizeScore`` in place (plugins
+#                                                  that have one)
+#   ``assume(state, pod, node)``                   add ``pod`` to ``node``'s aggregates (the
+#                                                  scheduler cache's ``AssumePod``; no-op
+#                                                  for plugins without node aggregates)

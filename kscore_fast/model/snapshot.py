@@ -51,6 +51,8 @@ class ClusterSnapshot:
 
     node_names: list[str]
     node_labels: list[dict[str, str]]
+    #: the node records, in node-tree order (``nodes[i]`` is node ``i``)
+    nodes: list[NodeRecord]
     #: int32[N]: index into ``zone_keys``, -1 for a node without zone
     node_zone: np.ndarray
     zone_keys: list[str]
@@ -196,6 +198,7 @@ def build_cluster(
     snapshot = ClusterSnapshot(
         node_names=[n.name for n in node_list],
         node_labels=[n.labels for n in node_list],
+        nodes=node_list,
         node_zone=node_zone,
         zone_keys=zone_keys,
         namespaces=list(ns_index),

@@ -1,0 +1,56 @@
+"""Run one compiled plugin over every (pod, node) pair, for plugin tests.
+
+The kernels are passed to small uncached numba loops as first-class functions, so any
+plugin following the shape of ``kscore_fast/framework/interface.py`` can be tested alone,
+without the driver.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numba
+import numpy as np
+
+
+@numba.njit
+def _filter_all(filter_node, state, n_pods, n_nodes, out):  # pragma: no cover - compiled
+    for p in range(n_pods):
+        for n in range(n_nodes):
+            out[p, n] = filter_node(state, p, n)
+
+
+@numba.njit
+def _score_lists(score_pod, state, ptr, nodes, out):  # pragma: no cover - compiled
+    for p in range(ptr.shape[0] - 1):
+        score_pod(state, p, nodes[ptr[p] : ptr[p + 1]], out[ptr[p] : ptr[p + 1]])
+
+
+@numba.njit
+def _normalize_lists(normalize_pod, state, ptr, nodes, scores):  # pragma: no cover
+    for p in range(ptr.shape[0] - 1):
+        normalize_pod(state, p, nodes[ptr[p] : ptr[p + 1]], scores[ptr[p] : ptr[p + 1]])
+
+
+def filter_codes(kernels: ModuleType, state: Any, n_pods: int, n_nodes: int) -> np.ndarray:
+    """int64[P, N]: ``filter_node`` of every pod on every node."""
+    out = np.zeros((n_pods, n_nodes), dtype=np.int64)
+    _filter_all(kernels.filter_node, state, n_pods, n_nodes, out)
+    return out
+
+
+def score_lists(
+    kernels: ModuleType, state: Any, lists: list[list[int]], normalize: bool
+) -> tuple[list[list[int]], list[list[int]]]:
+    """Raw and (if ``normalize``) normalized scores of pod ``p`` on ``lists[p]``."""
+    ptr = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum([len(x) for x in lists], out=ptr[1:])
+    nodes = np.array([n for x in lists for n in x], dtype=np.int32)
+    raw = np.zeros(len(nodes), dtype=np.int64)
+    _score_lists(kernels.score_pod, state, ptr, nodes, raw)
+    norm = raw.copy()
+    if normalize:
+        _normalize_lists(kernels.normalize_pod, state, ptr, nodes, norm)
+    split = lambda a: [a[ptr[i] : ptr[i + 1]].tolist() for i in range(len(lists))]  # noqa: E731
+    return split(raw), split(norm)
