@@ -53,6 +53,8 @@ class ClusterSnapshot:
     node_labels: list[dict[str, str]]
     #: the node records, in node-tree order (``nodes[i]`` is node ``i``)
     nodes: list[NodeRecord]
+    #: int32[N]: the input position of node ``i`` (the order the cache added nodes in)
+    node_input_order: np.ndarray
     #: int32[N]: index into ``zone_keys``, -1 for a node without zone
     node_zone: np.ndarray
     zone_keys: list[str]
@@ -188,7 +190,7 @@ def build_cluster(
     controllers: Iterable[ControllerRecord] = (),
 ) -> Cluster:
     """Build the snapshot and the pending batch (names are assumed unique)."""
-    node_list, node_zone, zone_keys = _node_tree(list(nodes))
+    node_list, node_zone, zone_keys, input_order = _node_tree(list(nodes))
     node_index = {n.name: i for i, n in enumerate(node_list)}
     existing, pending, counts = _split_pods(pods, node_index)
     ns_index: dict[str, int] = {}
@@ -199,6 +201,7 @@ def build_cluster(
         node_names=[n.name for n in node_list],
         node_labels=[n.labels for n in node_list],
         nodes=node_list,
+        node_input_order=input_order,
         node_zone=node_zone,
         zone_keys=zone_keys,
         namespaces=list(ns_index),
@@ -234,8 +237,11 @@ def _nominated(pending: list[PodRecord], node_index: dict[str, int]) -> np.ndarr
     return np.fromiter((get(p.nominated_node_name, -1) for p in pending), np.int32, len(pending))
 
 
-def _node_tree(nodes: list[NodeRecord]) -> tuple[list[NodeRecord], np.ndarray, list[str]]:
-    """Nodes in node-tree order, each node's zone index (-1: none), the zone keys."""
+def _node_tree(
+    nodes: list[NodeRecord],
+) -> tuple[list[NodeRecord], np.ndarray, list[str], np.ndarray]:
+    """Nodes in node-tree order, each node's zone index (-1: none), the zone keys, each
+    node's input position."""
     zkeys = [zone_key(n.labels) for n in nodes]
     order = node_tree_order(zkeys)
     zone_id: dict[str, int] = {}
@@ -244,7 +250,8 @@ def _node_tree(nodes: list[NodeRecord]) -> tuple[list[NodeRecord], np.ndarray, l
         np.int32,
         len(order),
     )
-    return [nodes[i] for i in order], node_zone, list(zone_id)
+    input_order = np.asarray(order, dtype=np.int32).reshape(-1)
+    return [nodes[i] for i in order], node_zone, list(zone_id), input_order
 
 
 def _split_pods(pods: Iterable[PodRecord], node_index: dict[str, int]
