@@ -1,0 +1,54 @@
+"""NodeName: a pod naming a node in ``spec.nodeName`` fits that node only
+(pkg/scheduler/framework/plugins/nodename/node_name.go). State layout: see ``kernels``.
+
+Pending pods have no ``spec.nodeName`` (build_cluster binds those that do), so in a batch
+every pod passes; the comparison is kept for any pod the plugin is given."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import ConfigError
+from ...model.snapshot import ClusterSnapshot, PodBatch
+from .kernels import ANY_NODE, MISMATCH, NO_NODE
+from .reference import ERR_REASON
+
+NAME = "NodeName"
+
+
+class NodeName:
+    """The NodeName filter plugin."""
+
+    name = NAME
+    filters = True
+    scores = False
+    normalizes = False
+
+    def __init__(self, args: object = None) -> None:
+        if args:
+            raise ConfigError(f"{NAME} takes no args")
+
+    def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+        cached = batch.cache.get(NAME)
+        if cached is not None and cached[0] is snapshot:
+            return cached[1]
+        index = {name: i for i, name in enumerate(snapshot.node_names)}
+        target = np.fromiter(
+            (index.get(p.node_name, NO_NODE) if p.node_name else ANY_NODE for p in batch.pods),
+            dtype=np.int64,
+            count=len(batch.pods),
+        )
+        state = (target,)
+        batch.cache[NAME] = (snapshot, state)
+        return state
+
+    def empty_state(self) -> tuple:
+        return (np.zeros(0, dtype=np.int64),)
+
+    def filter_key(self, state: tuple) -> np.ndarray:
+        """The node a pod names (or none)."""
+        return state[0].copy()
+
+    def reasons(self, state: tuple, code: int) -> list[str]:
+        assert code == MISMATCH, code
+        return [ERR_REASON]

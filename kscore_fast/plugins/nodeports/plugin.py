@@ -1,0 +1,142 @@
+"""NodePorts: a pod's host ports must be free on the node
+(pkg/scheduler/framework/plugins/nodeports/node_ports.go). State layout: see ``kernels``.
+
+``prepare`` caches the interned ports and the bound pods' tables on the batch, and returns
+fresh copies of the tables each time: ``assume`` writes into them (the simulator), never
+into the cached ones.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import ConfigError
+from ...model.objects import PodRecord
+from ...model.snapshot import ClusterSnapshot, PodBatch
+from .kernels import CONFLICT, EMPTY, build_tables
+from .reference import DEFAULT_BIND_ALL_HOST_IP, ERR_REASON, sanitize
+
+NAME = "NodePorts"
+_INT64_MAX = 2**63 - 1
+
+
+class _Vocabulary:
+    """Ids of (protocol, port) pairs and (ip, protocol, port) triples, sanitized as
+    ``HostPortInfo`` does; ports ``<= 0`` are left out (``Add`` and ``CheckConflict``
+    ignore them)."""
+
+    def __init__(self) -> None:
+        self.pairs: dict[tuple[str, int], int] = {}
+        self.triples: dict[tuple[str, str, int], int] = {}
+        self._seen: dict[tuple[str, str, int], tuple[int, int, int]] = {}
+
+    def _ids(self, ip: str, protocol: str, port: int) -> tuple[int, int, int]:
+        """(triple, triple of the pair on 0.0.0.0, pair)."""
+        ip, protocol = sanitize(ip, protocol)
+        pair = _intern(self.pairs, (protocol, port))
+        wild = _intern(self.triples, (DEFAULT_BIND_ALL_HOST_IP, protocol, port))
+        return _intern(self.triples, (ip, protocol, port)), wild, pair
+
+    def pod_ids(self, pod: PodRecord) -> list[tuple[int, int, int]]:
+        """The ids of every host port of the pod's containers, in order."""
+        out = []
+        for c in pod.containers:
+            for p in c.ports:
+                if p.host_port > 0:
+                    raw = (p.host_ip, p.protocol, p.host_port)
+                    ids = self._seen.get(raw)
+                    if ids is None:
+                        ids = self._seen[raw] = self._ids(*raw)
+                    out.append(ids)
+        return out
+
+
+def _intern(table: dict, key: object) -> int:
+    return table.setdefault(key, len(table))
+
+
+def _pending(batch: PodBatch, vocab: _Vocabulary) -> list[np.ndarray]:
+    """pod_ptr, pod_trip, pod_wtrip, pod_pp, pod_group."""
+    ptr = np.zeros(len(batch.pods) + 1, dtype=np.int64)
+    entries: list[tuple[int, int, int]] = []
+    groups: dict[tuple[int, ...], int] = {}
+    group = np.empty(len(batch.pods), dtype=np.int64)
+    for i, pod in enumerate(batch.pods):
+        ids = vocab.pod_ids(pod)
+        entries += ids
+        ptr[i + 1] = len(entries)
+        group[i] = groups.setdefault(tuple(sorted({t for t, _, _ in ids})), len(groups))
+    flat = np.array(entries, dtype=np.int64).reshape(-1, 3)
+    return [ptr, *(np.ascontiguousarray(flat[:, j]) for j in range(3)), group]
+
+
+def _bound(snapshot: ClusterSnapshot, vocab: _Vocabulary) -> np.ndarray:
+    """int64[E, 3]: (node, triple, pair) of every bound pod's host port."""
+    rows = []
+    for pod, node in zip(snapshot.pods, snapshot.pod_node.tolist(), strict=True):
+        rows += [(node, t, pp) for t, _, pp in vocab.pod_ids(pod)]
+    return np.array(rows, dtype=np.int64).reshape(-1, 3)
+
+
+def _capacity(entries: int) -> int:
+    cap = 4
+    while cap < 2 * (entries + 1):
+        cap <<= 1
+    return cap
+
+
+def used_port_count(state: tuple, node: int) -> int:
+    """``NodeInfo.UsedPorts.Len()`` of ``node`` (tests, debugging)."""
+    a_keys, meta = state[5], state[8]
+    used = a_keys[a_keys != EMPTY]
+    return int(np.count_nonzero(used // max(int(meta[0]), 1) == node))
+
+
+class NodePorts:
+    """The NodePorts filter plugin (PreFilter, Filter)."""
+
+    name = NAME
+    filters = True
+    scores = False
+    normalizes = False
+
+    def __init__(self, args: object = None) -> None:
+        if args:
+            raise ConfigError(f"{NAME} takes no args")
+
+    def _pristine(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+        cached = batch.cache.get(NAME)
+        if cached is not None and cached[0] is snapshot:
+            return cached[1]
+        vocab = _Vocabulary()
+        pending = _pending(batch, vocab)
+        bound = _bound(snapshot, vocab)
+        n_trip, n_pp = max(len(vocab.triples), 1), max(len(vocab.pairs), 1)
+        if max(snapshot.n_nodes, 1) > _INT64_MAX // max(n_trip, n_pp):
+            raise ConfigError(f"{NAME}: too many distinct host ports for {snapshot.n_nodes} nodes")
+        cap = _capacity(len(bound) + len(pending[1]))
+        tables = build_tables(
+            np.ascontiguousarray(bound[:, 0]), np.ascontiguousarray(bound[:, 1]),
+            np.ascontiguousarray(bound[:, 2]), cap, n_trip, n_pp,
+        )  # fmt: skip
+        state = (*pending, *tables)
+        batch.cache[NAME] = (snapshot, state)
+        return state
+
+    def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+        state = self._pristine(snapshot, batch)
+        return (*state[:5], *(a.copy() for a in state[5:]))
+
+    def empty_state(self) -> tuple:
+        z = np.zeros(0, dtype=np.int64)
+        return (np.zeros(1, dtype=np.int64), z, z, z, z, np.full(4, EMPTY, dtype=np.int64),
+                np.full(4, EMPTY, dtype=np.int64), np.zeros(4, dtype=np.int64),
+                np.array([1, 1, 0, 0], dtype=np.int64))  # fmt: skip
+
+    def filter_key(self, state: tuple) -> np.ndarray:
+        """The pod's set of host ports."""
+        return state[4].copy()
+
+    def reasons(self, state: tuple, code: int) -> list[str]:
+        assert code == CONFLICT, code
+        return [ERR_REASON]

@@ -1,0 +1,45 @@
+"""NodeUnschedulable: nodes with ``spec.unschedulable`` take only pods tolerating
+``node.kubernetes.io/unschedulable:NoSchedule``
+(pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go). State layout:
+see ``kernels``; the toleration sets are :mod:`..helper.taints`'."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import ConfigError
+from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper.taints import EMPTY, NO_SCHEDULE, UNSCHEDULABLE_KEY, sets_tolerate, taint_columns
+from .kernels import UNSCHEDULABLE
+from .reference import ERR_REASON_UNSCHEDULABLE
+
+NAME = "NodeUnschedulable"
+
+
+class NodeUnschedulable:
+    """The NodeUnschedulable filter plugin."""
+
+    name = NAME
+    filters = True
+    scores = False
+    normalizes = False
+
+    def __init__(self, args: object = None) -> None:
+        if args:
+            raise ConfigError(f"{NAME} takes no args")
+
+    def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+        cols = taint_columns(snapshot, batch)  # cached
+        set_ok = sets_tolerate(cols.tols, UNSCHEDULABLE_KEY, EMPTY, NO_SCHEDULE)
+        return (cols.node_unschedulable, np.ascontiguousarray(set_ok[cols.pod_set]))
+
+    def empty_state(self) -> tuple:
+        return (np.zeros(0, dtype=np.bool_), np.zeros(0, dtype=np.bool_))
+
+    def filter_key(self, state: tuple) -> np.ndarray:
+        """Pods tolerating the unschedulable taint, and the others."""
+        return state[1].astype(np.int64)
+
+    def reasons(self, state: tuple, code: int) -> list[str]:
+        assert code == UNSCHEDULABLE, code
+        return [ERR_REASON_UNSCHEDULABLE]

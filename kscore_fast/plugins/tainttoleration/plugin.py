@@ -1,0 +1,47 @@
+"""TaintToleration: Filter on NoSchedule/NoExecute taints, Score by untolerated
+PreferNoSchedule taints (pkg/scheduler/framework/plugins/tainttoleration). State layout:
+see ``kernels``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import ConfigError
+from ...model.objects import Taint
+from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper.taints import string_at, taint_columns
+from .reference import reason
+
+NAME = "TaintToleration"
+
+
+class TaintToleration:
+    """The TaintToleration plugin (Filter, PreScore, Score, NormalizeScore)."""
+
+    name = NAME
+    filters = True
+    scores = True
+    normalizes = True
+
+    def __init__(self, args: object = None) -> None:
+        if args:
+            raise ConfigError(f"{NAME} takes no args")
+
+    def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+        c = taint_columns(snapshot, batch)
+        return (c.taint_ptr, c.taint_key, c.taint_value, c.taint_effect, c.pod_set, *c.tols,
+                c.str_bytes, c.str_ptr)  # fmt: skip
+
+    def empty_state(self) -> tuple:
+        i64, i32 = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)
+        return (i64, i32, i32, i32, i64[:0], i64, i32, i32, i32, i32,
+                np.zeros(0, dtype=np.uint8), i64)  # fmt: skip
+
+    def filter_key(self, state: tuple) -> np.ndarray:
+        """The pod's toleration set."""
+        return state[4].copy()
+
+    def reasons(self, state: tuple, code: int) -> list[str]:
+        e = code - 1
+        key, value = (string_at(state[10], state[11], int(state[col][e])) for col in (1, 2))
+        return [reason(Taint(key=key, value=value))]
