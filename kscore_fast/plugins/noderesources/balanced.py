@@ -1,0 +1,50 @@
+"""NodeResourcesBalancedAllocation: Score favouring nodes whose resource fractions are
+close to each other (pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go).
+State layout: :mod:`.balanced_kernels`; the specification: :mod:`.balanced_reference`.
+
+``prepare`` caches a pristine state on the batch and returns a copy of the arrays
+``assume`` writes each time, so the cached one is never modified.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ...model.snapshot import ClusterSnapshot, PodBatch
+from . import args as plugin_args
+from . import resources
+
+NAME = "NodeResourcesBalancedAllocation"
+
+
+class NodeResourcesBalancedAllocation:
+    """The NodeResourcesBalancedAllocation score plugin (no NormalizeScore)."""
+
+    name = NAME
+    filters = False
+    scores = True
+    normalizes = False
+
+    def __init__(self, args: Mapping[str, Any] | None = None, *, defaults: bool = True) -> None:
+        """``args``: NodeResourcesBalancedAllocationArgs (camelCase); weights are not used
+        by the score (validation wants them all 1)."""
+        #: the resourceToWeightMap's names, first position of each
+        self.resources: list[str] = list(
+            dict.fromkeys(n for n, _ in plugin_args.balanced_args(args, defaults))
+        )
+        self._key = NAME + json.dumps(self.resources)
+
+    def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+        """The state of :mod:`.balanced_kernels` (cached on the batch; fresh aggregates)."""
+        cached = batch.cache.get(self._key)
+        if cached is None or cached[0] is not snapshot:
+            cols = resources.columns(snapshot, batch)
+            state = resources.common_state(cols, self.resources, non_zero=False, overhead=True)
+            cached = (snapshot, state)
+            batch.cache[self._key] = cached
+        return resources.fresh(cached[1])
+
+    def empty_state(self) -> tuple:
+        return resources.empty_common_state()
