@@ -6,6 +6,7 @@
 //	                    [--percentage-of-nodes-to-score P] [-o FILE] [--quiet]
 //	goref bench [--shapes 100x1000,1000x10000 | --nodes N --pods P]
 //	            [--iterations K] [--warmup W] [--runs R] [--json]
+//	goref config [--config FILE]
 package main
 
 import (
@@ -31,6 +32,7 @@ const usage = `usage:
                       [--percentage-of-nodes-to-score P] [-o FILE] [--quiet]
   goref bench [--shapes NODESxPODS,...] [--nodes N --pods P] [--iterations K]
               [--warmup W] [--runs R] [--json]
+  goref config [--config FILE]
 `
 
 func main() {
@@ -45,6 +47,8 @@ func main() {
 		err = scoreMain(os.Args[2:])
 	case "bench":
 		err = benchMain(os.Args[2:])
+	case "config":
+		err = configMain(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return
