@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import types
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numba
@@ -128,3 +129,27 @@ class DualKernel:
 def dual_kernel(fn: Callable[..., Any]) -> DualKernel:
     """Compile ``fn`` both serial and parallel (see :class:`DualKernel`)."""
     return DualKernel(fn)
+
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def threads() -> int:
+    """How many threads the parallel paths use (numba's setting, ``KSCORE_THREADS``)."""
+    return numba.get_num_threads()
+
+
+def run_threaded(calls: list[Callable[[], Any]]) -> list[Any]:
+    """Run ``calls`` (each a call into a ``nogil`` kernel) on the thread pool, at most
+    :func:`threads` at a time; their results in order.
+
+    For kernels whose arguments numba's ``prange`` cannot carry into its worker
+    functions (tuples of plugin states): the caller splits the work and each part runs
+    a serial kernel, in parallel since kernels release the GIL.
+    """
+    global _pool
+    if len(calls) <= 1:
+        return [c() for c in calls]
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=max(2, threads()), thread_name_prefix="kscore")
+    return [f.result() for f in [_pool.submit(c) for c in calls]]

@@ -12,10 +12,13 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from .config.types import SchedulerConfiguration
+from .errors import ConfigError, UnsupportedError
 from .framework.result import ScoreResult
+from .framework.runtime import Framework
 from .io.load import ProgressFactory, read_inputs
 from .model.snapshot import Cluster, build_cluster
-from .profile import DEFAULT_PLUGINS, PluginsSpec, build_framework
+from .profile import PluginsSpec, build_framework, framework_for_profile
 
 PathLike = str | os.PathLike[str]
 
@@ -46,20 +49,86 @@ def load_cluster(
 def score(
     cluster: Cluster | PathLike | Sequence[PathLike],
     *,
-    plugins: PluginsSpec = DEFAULT_PLUGINS,
+    plugins: PluginsSpec | None = None,
+    config: PathLike | SchedulerConfiguration | None = None,
     seed: int = 0,
     scores: str = "all",
-    percentage_of_nodes_to_score: int = 0,
+    explain: bool | None = None,
+    percentage_of_nodes_to_score: int | None = None,
     progress: Callable[[int], None] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> ScoreResult:
     """Score every pending pod of ``cluster`` against the same snapshot.
 
-    ``plugins``: ``"Name=weight,..."``, a mapping or (name, weight) pairs; weight 0 = 1.
+    The profile: ``config`` (a KubeSchedulerConfiguration file, or one loaded with
+    :func:`kscore_fast.config.load_config`), each pod taking the profile its
+    ``spec.schedulerName`` names; or ``plugins``, a shortcut for a profile of score plugins
+    only (``"Name=weight,..."``, a mapping or (name, weight) pairs; weight 0 = 1; no filter
+    plugins); with neither, kube-scheduler v1.23.6's default profile (v1beta3 defaults).
     ``scores``: ``"all"``, ``"top:K"`` or ``"none"`` (what the result keeps).
+    ``explain``: record every examined node a filter rejected (default: with
+    ``scores="all"``). ``notice(text)`` receives one line naming the profile's plugins
+    kscore_fast does not simulate, if any.
     """
     if not isinstance(cluster, Cluster):
         cluster = load_cluster(cluster)
-    framework = build_framework(plugins, percentage_of_nodes_to_score)
+    if explain is None:
+        explain = scores == "all"
+    framework, refused = _framework(cluster, plugins, config, percentage_of_nodes_to_score,
+                                    notice)  # fmt: skip
     return framework.run(
-        cluster.snapshot, cluster.batch, seed=seed, scores=scores, progress=progress
-    )
+        cluster.snapshot, cluster.batch, seed=seed, scores=scores, explain=explain,
+        progress=progress, refused=refused,
+    )  # fmt: skip
+
+
+def _framework(
+    cluster: Cluster,
+    plugins: PluginsSpec | None,
+    config: PathLike | SchedulerConfiguration | None,
+    percentage: int | None,
+    notice: Callable[[str], None] | None,
+) -> tuple[Framework, dict[int, str]]:
+    """The framework the batch runs, and the pods refused (unknown ``schedulerName``)."""
+    if plugins is not None:
+        if config is not None:
+            raise ConfigError("give score plugins (--plugins) or a configuration (--config), "
+                              "not both")  # fmt: skip
+        return build_framework(plugins, percentage or 0), {}
+    from .config.load import default_config, load_config
+    from .config.types import ProfileNotFoundError
+
+    if percentage is not None and not 0 <= percentage <= 100:
+        build_framework("", percentage)  # raises the range error
+
+    if config is None:
+        cfg = default_config("v1beta3")
+    elif isinstance(config, SchedulerConfiguration):
+        cfg = config
+    else:
+        cfg = load_config(config)
+    used: dict[str, Any] = {}
+    refused: dict[int, str] = {}
+    for i, pod in enumerate(cluster.batch.pods):
+        name = pod.scheduler_name
+        if name not in used:
+            try:
+                used[name] = cfg.profile_for(name)
+            except ProfileNotFoundError:  # Go's frameworkForPod error, without the file
+                used[name] = str(ProfileNotFoundError(name))
+        if isinstance(used[name], str):
+            refused[i] = used[name]
+    profiles = {n: p for n, p in used.items() if not isinstance(p, str)}
+    if len(profiles) > 1:
+        raise UnsupportedError(
+            f"the pending pods use {len(profiles)} scheduler profiles "
+            f"({', '.join(sorted(profiles))}); kscore_fast scores one profile per run: "
+            "score each profile's pods separately"
+        )
+    profile = next(iter(profiles.values()), cfg.profiles[0])
+    pct = cfg.percentage_of_nodes_to_score if percentage is None else percentage
+    built = framework_for_profile(profile, pct)
+    if built.not_simulated and notice is not None:
+        notice(f"not simulated (left out of profile {profile.scheduler_name!r}): "
+               + ", ".join(built.not_simulated))  # fmt: skip
+    return built.framework, refused

@@ -38,10 +38,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     s.add_argument("paths", nargs="+", metavar="PATH", help="manifest files or directories")
     s.add_argument(
+        "--config",
+        metavar="FILE",
+        help="a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1beta2 or v1beta3); "
+        "default: kube-scheduler v1.23.6's default profile",
+    )
+    s.add_argument(
         "--plugins",
-        default="SelectorSpread",
+        default=None,
         metavar="NAME[=WEIGHT],...",
-        help='score plugins and weights (default: SelectorSpread; "" for none)',
+        help='shortcut for a profile of these score plugins only, no filters ("" for none)',
     )
     s.add_argument(
         "--seed",
@@ -58,18 +64,72 @@ def _parser() -> argparse.ArgumentParser:
         help="which node scores to write per pod (default all)",
     )
     s.add_argument(
+        "--explain",
+        action="store_true",
+        help="list the nodes each filter rejected, per pod (always with --scores all)",
+    )
+    s.add_argument(
         "--percentage-of-nodes-to-score",
         type=_integer,
-        default=0,
+        default=None,
         metavar="P",
-        help="as in KubeSchedulerConfiguration (default 0: adaptive, like v1.23)",
+        help="overrides the configuration's (default 0: adaptive, like v1.23)",
     )
     s.add_argument("--quiet", action="store_true", help="no progress bar, no warnings")
 
+    cfg = sub.add_parser("config", help="the effective KubeSchedulerConfiguration")
+    cfg.add_argument(
+        "--print",
+        action="store_true",
+        required=True,
+        help="print it as YAML (defaults applied, plugins merged)",
+    )
+    cfg.add_argument("--config", metavar="FILE", help="a configuration file (default: none)")
+    _import_parser(sub)
     sub.add_parser("warmup", help="compile (and cache) every kernel once")
     c = sub.add_parser("cache", help="show or clear the compiled-kernel cache")
     c.add_argument("action", choices=("info", "clear"))
     return p
+
+
+def _import_parser(sub: argparse._SubParsersAction) -> None:
+    imp = sub.add_parser("import", help="convert a trace into Kubernetes manifests")
+    kinds = imp.add_subparsers(dest="trace", required=True)
+    o = kinds.add_parser(
+        "openb",
+        help="the Alibaba openb GPU trace (cluster-trace-gpu-v2023), see docs/openb.md",
+        description="Write DIR/nodes.json and DIR/pods.json (kubectl-style v1 Lists) from "
+        "an openb node list and pod list; `kscore score DIR` then reads them.",
+    )
+    o.add_argument("nodes_csv", metavar="NODES.csv")
+    o.add_argument("pods_csv", metavar="PODS.csv")
+    o.add_argument("-o", "--output", required=True, metavar="DIR")
+    o.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a non-empty directory that is not an earlier import",
+    )
+    o.add_argument("--namespace", default="default", metavar="NS")
+    o.add_argument(
+        "--gpu-model-label",
+        default="alibabacloud.com/gpu-card-model",
+        metavar="KEY",
+        help="node label carrying the GPU model",
+    )
+    o.add_argument("--max-pods", type=_integer, default=110, metavar="N",
+                   help="allocatable pods per node (default 110)")  # fmt: skip
+
+
+def _import(args: argparse.Namespace) -> int:
+    from .io.openb import import_openb
+
+    report = import_openb(
+        args.nodes_csv, args.pods_csv, args.output, force=args.force,
+        namespace=args.namespace, gpu_model_label=args.gpu_model_label,
+        max_pods=args.max_pods,
+    )  # fmt: skip
+    print(f"kscore: {report.summary()}", file=sys.stderr)
+    return 0
 
 
 def _integer(text: str) -> int:
@@ -92,7 +152,9 @@ def _score(args: argparse.Namespace) -> int:
     # cheap checks first: flags, then the output location (reserved now: a wrong -o fails
     # before minutes of loading and scoring, and the temporary is removed on any exit)
     parse_scores_mode(args.scores)
-    build_framework(args.plugins, args.percentage_of_nodes_to_score)
+    config = _config(args)
+    if args.plugins is not None:
+        build_framework(args.plugins, args.percentage_of_nodes_to_score or 0)
     with prepare_output(args.format, args.output, args.paths) as out:
         from ._memory import retain_freed_memory
         from ._progress import Progress
@@ -113,14 +175,39 @@ def _score(args: argparse.Namespace) -> int:
             result = score(
                 cluster,
                 plugins=args.plugins,
+                config=config,
                 seed=args.seed,
                 scores=args.scores,
+                explain=args.explain or args.scores == "all",
                 percentage_of_nodes_to_score=args.percentage_of_nodes_to_score,
                 progress=bar.update,
+                notice=None if args.quiet else lambda text: _say(f"kscore: {text}"),
             )
         finally:
             bar.close()
         out.write(result)
+    return 0
+
+
+def _config(args: argparse.Namespace) -> object:
+    """The configuration of ``--config`` (checked before any input is read), or None."""
+    if args.config is None:
+        return None
+    if args.plugins is not None:
+        from .errors import ConfigError
+
+        raise ConfigError("give score plugins (--plugins) or a configuration (--config), not both")
+    from .config.load import load_config
+
+    return load_config(args.config)
+
+
+def _print_config(args: argparse.Namespace) -> int:
+    from .config.dump import dump_config
+    from .config.load import default_config, load_config
+
+    cfg = default_config("v1beta3") if args.config is None else load_config(args.config)
+    sys.stdout.write(dump_config(cfg))
     return 0
 
 
@@ -225,6 +312,10 @@ def _main(argv: Sequence[str] | None) -> int:
             return _score(args)
         if args.command == "cache":
             return _cache_command(args.action)
+        if args.command == "import":
+            return _import(args)
+        if args.command == "config":
+            return _print_config(args)
         return _warmup()
     except InputError as exc:
         _say(f"kscore: error: {exc}")

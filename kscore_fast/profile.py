@@ -1,4 +1,5 @@
-"""Score profiles from the command line: ``--plugins NAME[=WEIGHT],...``.
+"""Frameworks: from the command line's ``--plugins NAME[=WEIGHT],...`` (score plugins
+only, no filters: the shortcut), or from a KubeSchedulerConfiguration profile.
 
 Weights follow kube-scheduler's ``getScoreWeights`` (pkg/scheduler/framework/runtime/
 framework.go): a weight of 0 means "not set" and becomes 1; the sum of
@@ -11,11 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from .errors import ConfigError
 from .framework.runtime import Framework, WeightedPlugin
 from .goarith import INT64_MAX, MAX_NODE_SCORE
-from .plugins.registry import new_score_plugin
+from .plugins.registry import IN_TREE, new_plugin, new_score_plugin
 
 DEFAULT_PLUGINS = "SelectorSpread"
 INT32_MAX = 2**31 - 1
@@ -101,3 +104,49 @@ def _short(value: object, limit: int = 40) -> str:
         return f"a {'negative ' if value < 0 else ''}{value.bit_length()}-bit integer"
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- profiles of a KubeSchedulerConfiguration --------------------------------------------
+
+
+@dataclass(frozen=True)
+class BuiltProfile:
+    """A configuration profile as kscore_fast runs it."""
+
+    framework: Framework
+    #: the profile's plugins (per extension point) that kscore_fast does not simulate
+    not_simulated: tuple[str, ...]
+
+
+def framework_for_profile(profile: Any, percentage_of_nodes_to_score: int) -> BuiltProfile:
+    """The framework of a configuration profile (:class:`kscore_fast.config.types.Profile`):
+    its filter plugins in order, its score plugins with weights, each plugin built once
+    with the profile's args. Plugins kscore_fast does not simulate are left out and named
+    (``PodTopologySpread (filter, score)``), never faked."""
+    from .config.args import args_to_versioned
+
+    built: dict[str, Any] = {}
+    missing: dict[str, list[str]] = {}
+
+    def plugin(name: str, point: str) -> Any | None:
+        cls = IN_TREE.get(name)
+        if cls is None or not getattr(cls, "filters" if point == "filter" else "scores"):
+            missing.setdefault(name, []).append(point)
+            return None
+        if name not in built:
+            args = profile.args.get(name)
+            built[name] = new_plugin(name, None if args is None else args_to_versioned(args))
+        return built[name]
+
+    filters = [p for n in profile.enabled("filter") if (p := plugin(n, "filter")) is not None]
+    scores = [
+        WeightedPlugin(p, w)
+        for n, w in profile.score_plugins()
+        if (p := plugin(n, "score")) is not None
+    ]
+    for name in profile.enabled("preFilter"):  # PreFilter-only rejections (none in-tree)
+        if name not in IN_TREE and name not in missing:
+            missing[name] = ["preFilter"]
+    framework = Framework(scores, percentage_of_nodes_to_score, filters)
+    shown = tuple(f"{n} ({', '.join(points)})" for n, points in missing.items())
+    return BuiltProfile(framework, shown)

@@ -23,29 +23,74 @@ def embedded_json(tmp_path_factory):
     return json.loads(out.read_text())
 
 
+DEFAULT_SCORES = {
+    "TaintToleration": 3,
+    "NodeAffinity": 2,
+    "NodeResourcesFit": 1,
+    "VolumeBinding": 1,
+    "NodeResourcesBalancedAllocation": 1,
+    "ImageLocality": 1,
+}
+
+
 def test_json_contract(embedded_json):
+    """The default profile (v1.23.6, v1beta3), less what is not simulated."""
     results = embedded_json["results"]
     assert len(results) == 40
     for r in results:
-        assert set(r) == {"pod", "host", "feasibleNodes", "evaluatedNodes", "error", "scores"}
-        assert r["error"] is None and r["feasibleNodes"] == r["evaluatedNodes"] == 36
-        assert len(r["scores"]) == 36
+        keys = {"pod", "host", "feasibleNodes", "evaluatedNodes", "error", "scores", "rejected"}
+        assert set(r) == keys
+        assert r["error"] is None and r["evaluatedNodes"] == 36
+        assert r["feasibleNodes"] + len(r["rejected"]) == 36 and r["feasibleNodes"] >= 2
+        assert len(r["scores"]) == r["feasibleNodes"]
+        assert all(set(x) == {"node", "plugin", "reason"} for x in r["rejected"])
         top = max(s["total"] for s in r["scores"])
         assert r["host"] in {s["node"] for s in r["scores"] if s["total"] == top}
         for s in r["scores"]:
             assert set(s) == {"node", "total", "plugins"}
+            assert set(s["plugins"]) == set(DEFAULT_SCORES)
+            for name, p in s["plugins"].items():
+                assert set(p) == {"raw", "normalized", "weighted"}
+                assert 0 <= p["normalized"] <= 100
+                assert p["weighted"] == p["normalized"] * DEFAULT_SCORES[name]
+            assert s["total"] == sum(p["weighted"] for p in s["plugins"].values())
+
+
+def test_control_plane_taint_rejects(embedded_json):
+    """The control-plane node's NoSchedule taint rejects the pods that do not tolerate it."""
+    n = 0
+    for r in embedded_json["results"]:
+        by_node = {x["node"]: x for x in r["rejected"]}
+        if "demo-cp-1" in by_node:
+            assert by_node["demo-cp-1"]["plugin"] == "TaintToleration"
+            assert "node-role.kubernetes.io/master" in by_node["demo-cp-1"]["reason"]
+            n += 1
+        else:
+            assert "demo-cp-1" in {s["node"] for s in r["scores"]}
+    assert n >= 30
+
+
+def test_plugins_shortcut_has_no_filters(tmp_path):
+    out = tmp_path / "ss.json"
+    argv = ["score", str(EMBEDDED), "-o", str(out), "--quiet", "--plugins", "SelectorSpread"]
+    assert main(argv) == 0
+    for r in json.loads(out.read_text())["results"]:
+        assert r["feasibleNodes"] == r["evaluatedNodes"] == 36 and r["rejected"] == []
+        for s in r["scores"]:
             p = s["plugins"]["SelectorSpread"]
-            assert set(p) == {"raw", "normalized", "weighted"}
-            assert 0 <= p["normalized"] <= 100 and p["weighted"] == p["normalized"] == s["total"]
+            assert p["weighted"] == p["normalized"] == s["total"]
 
 
 def test_seed_reproducible_and_matters(tmp_path, embedded_json):
     out = tmp_path / "again.json"
     assert main(["score", str(EMBEDDED), "-o", str(out), "--quiet", "--seed", "0"]) == 0
     assert json.loads(out.read_text()) == embedded_json
-    assert main(["score", str(EMBEDDED), "-o", str(out), "--quiet", "--seed", "1"]) == 0
+    ss = ["score", str(EMBEDDED), "-o", str(out), "--quiet", "--plugins", "SelectorSpread"]
+    assert main([*ss, "--seed", "0"]) == 0  # SelectorSpread alone: ties everywhere
+    zero = json.loads(out.read_text())["results"]
+    assert main([*ss, "--seed", "1"]) == 0
     other = json.loads(out.read_text())["results"]
-    assert any(a["host"] != b["host"] for a, b in zip(other, embedded_json["results"], strict=True))
+    assert any(a["host"] != b["host"] for a, b in zip(other, zero, strict=True))
 
 
 def test_parquet_and_arrow_tables(tmp_path, embedded_json):
@@ -69,7 +114,8 @@ def test_parquet_and_arrow_tables(tmp_path, embedded_json):
             "weighted",
             "total",
         ]
-        assert scores.num_rows == 40 * 36
+        n_scored = sum(len(r["scores"]) for r in embedded_json["results"])
+        assert scores.num_rows == n_scored * len(DEFAULT_SCORES)
         assert placements.column_names == ["pod", "host", "feasible", "evaluated", "error"]
         hosts = dict(
             zip(placements["pod"].to_pylist(), placements["host"].to_pylist(), strict=True)
@@ -98,7 +144,7 @@ def test_scores_top_k_larger_than_the_cluster(tmp_path, embedded_json):
     k = "top:99999999999999999999"
     assert main(["score", str(EMBEDDED), "--scores", k, "-o", str(out), "--quiet"]) == 0
     for t, f in zip(json.loads(out.read_text())["results"], embedded_json["results"], strict=True):
-        assert len(t["scores"]) == 36 and t["scores"][0]["node"] == f["host"]
+        assert len(t["scores"]) == len(f["scores"]) and t["scores"][0]["node"] == f["host"]
 
 
 def _run(*args, cwd=None):
@@ -123,7 +169,7 @@ def test_bad_input_exit_2_no_traceback_no_output(tmp_path):
     "plugins,message",
     [
         ("Nope", 'Score Plugin "Nope" does not exist'),
-        ("NodeResourcesFit", "not implemented in kscore_fast yet"),
+        ("PodTopologySpread", "not implemented in kscore_fast yet"),
         ("PrioritySort", "does not extend ScorePlugin"),
         ("SelectorSpread=-2", "non-negative integer"),
         ("SelectorSpread,,", "malformed entry"),
@@ -165,7 +211,8 @@ def test_any_integer_seed_is_taken_modulo_2_64(tmp_path):
     outs = {}
     for seed in ("-1", str(2**64 - 1), str(2**64 * 12345 - 1), "5", str(2**64 + 5)):
         out = tmp_path / f"{len(outs)}.json"
-        assert main(["score", str(EMBEDDED), "-o", str(out), "--quiet", "--seed", seed]) == 0
+        argv = ["score", str(EMBEDDED), "-o", str(out), "--quiet", "--plugins", "SelectorSpread"]
+        assert main([*argv, "--seed", seed]) == 0
         outs[seed] = [r["host"] for r in json.loads(out.read_text())["results"]]
     assert outs["-1"] == outs[str(2**64 - 1)] == outs[str(2**64 * 12345 - 1)]
     assert outs["5"] == outs[str(2**64 + 5)] != outs["-1"]
@@ -174,10 +221,14 @@ def test_any_integer_seed_is_taken_modulo_2_64(tmp_path):
 def test_warning_line_and_quiet(tmp_path):
     proc = _run("score", str(EMBEDDED), "--scores", "none", "-o", str(tmp_path / "o.json"))
     assert proc.returncode == 0
-    assert proc.stderr.strip() == (
+    assert proc.stderr.strip().splitlines() == [
         "kscore: skipped 27 objects of unused kinds (ConfigMap 2, CronJob 1, DaemonSet 3, "
-        "Deployment 10, Endpoints 1, Job 4, Namespace 6)"
-    )
+        "Deployment 10, Endpoints 1, Job 4, Namespace 6)",
+        "kscore: not simulated (left out of profile 'default-scheduler'): VolumeRestrictions "
+        "(filter), EBSLimits (filter), GCEPDLimits (filter), NodeVolumeLimits (filter), "
+        "AzureDiskLimits (filter), VolumeBinding (filter), VolumeZone (filter), "
+        "PodTopologySpread (filter, score), InterPodAffinity (filter, score)",
+    ]
     quiet = _run("score", str(EMBEDDED), "--quiet", "--scores", "none")
     assert quiet.returncode == 0 and quiet.stderr == ""
     assert json.loads(quiet.stdout)["results"][0]["scores"] == []

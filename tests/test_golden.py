@@ -34,6 +34,7 @@ def test_golden_set_is_substantial():
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_matches_kube_scheduler(case):
-    ours = score(load_cluster(objects=[case["input"]]), **case["kwargs"]).to_dict()
+    kwargs = {"plugins": "SelectorSpread", **case["kwargs"]}  # recorded with that default
+    ours = score(load_cluster(objects=[case["input"]]), **kwargs).to_dict()
     diffs = compare(ours, case["output"])
     assert not diffs, "\n".join(diffs[:20])

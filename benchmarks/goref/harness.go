@@ -41,6 +41,9 @@ type scoreOptions struct {
 	Seed          int64
 	Percentage    int32
 	PercentageSet bool
+	// Plain builds the framework from the unwrapped in-tree registry (no recording), for
+	// timing: harness.plain is then that framework.
+	Plain bool
 }
 
 // JSON document of docs/contract.md.
@@ -71,6 +74,7 @@ type harness struct {
 	snapshot *internalcache.Snapshot
 	alg      scheduler.ScheduleAlgorithm
 	fwk      *recordingFramework
+	plain    framework.Framework // the framework itself (unwrapped with opts.Plain)
 	recs     *recorders
 	stop     chan struct{}
 }
@@ -169,6 +173,9 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 
 	recs := &recorders{m: map[string]*recorder{}}
 	registry := wrapRegistry(plugins.NewInTreeRegistry(), recs)
+	if opts.Plain {
+		registry = plugins.NewInTreeRegistry()
+	}
 	fwOpts := []frameworkruntime.Option{
 		frameworkruntime.WithComponentConfigVersion(componentConfigVersion),
 		frameworkruntime.WithClientSet(client),
@@ -220,6 +227,7 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 		snapshot: snapshot,
 		alg:      scheduler.NewGenericScheduler(cache, snapshot, pct),
 		fwk:      &recordingFramework{Framework: fwk},
+		plain:    fwk,
 		recs:     recs,
 		stop:     stop,
 	}, nil

@@ -7,6 +7,7 @@
 //	goref bench [--shapes 100x1000,1000x10000 | --nodes N --pods P]
 //	            [--iterations K] [--warmup W] [--runs R] [--json]
 //	goref config [--config FILE]
+//	goref schedbench PATH... [--config FILE] [--percentage-of-nodes-to-score P] [--runs R] [--json]
 package main
 
 import (
@@ -33,6 +34,8 @@ const usage = `usage:
   goref bench [--shapes NODESxPODS,...] [--nodes N --pods P] [--iterations K]
               [--warmup W] [--runs R] [--json]
   goref config [--config FILE]
+  goref schedbench PATH... [--config FILE] [--percentage-of-nodes-to-score P] [--runs R]
+                   [--json]
 `
 
 func main() {
@@ -49,6 +52,8 @@ func main() {
 		err = benchMain(os.Args[2:])
 	case "config":
 		err = configMain(os.Args[2:])
+	case "schedbench":
+		err = schedbenchMain(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

@@ -65,6 +65,12 @@ class ScoreResult:
     evaluated: np.ndarray
     errors: list[str | None]
     keep: int | None = None
+    #: the profile's filter plugins (``rejected`` names them by position)
+    filter_names: list[str] = field(default_factory=list)
+    #: rejections were recorded (``explain``): pod → (int32 nodes, filter positions,
+    #: reasons) for every examined node a filter rejected, in examination order
+    explained: bool = False
+    rejected: dict[int, tuple[np.ndarray, list[int], list[str]]] = field(default_factory=dict)
     ptr: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
     nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     raw: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
@@ -82,9 +88,13 @@ class ScoreResult:
         plugin_names: list[str],
         weights: list[int],
         scores: str = "all",
+        filter_names: list[str] | None = None,
+        explained: bool = False,
     ) -> ScoreResult:
         n = len(pod_names)
         return cls(
+            filter_names=list(filter_names or ()),
+            explained=explained,
             pod_names=pod_names,
             node_names=node_names,
             plugin_names=plugin_names,
@@ -108,6 +118,25 @@ class ScoreResult:
         self.nodes = np.empty(capacity, dtype=np.int32)
         self.raw = np.empty((k, capacity), dtype=np.int64)
         self.normalized = np.empty((k, capacity), dtype=np.uint8)
+
+    def add_rejections(
+        self, pod: int, nodes: np.ndarray, plugins: list[int], reasons: list[str]
+    ) -> None:
+        """Record the nodes the filters rejected for ``pod`` (``explain``)."""
+        if len(nodes):
+            self.rejected[pod] = (np.array(nodes, dtype=np.int32), plugins, reasons)
+
+    def rejected_of(self, pod: int) -> list[dict[str, str]]:
+        """``[{"node", "plugin", "reason"}]`` for ``pod`` (empty unless ``explained``)."""
+        got = self.rejected.get(pod)
+        if got is None:
+            return []
+        nodes, plugins, reasons = got
+        names, filters = self.node_names, self.filter_names
+        return [
+            {"node": names[n], "plugin": filters[k], "reason": r}
+            for n, k, r in zip(nodes.tolist(), plugins, reasons, strict=True)
+        ]
 
     def free_slice(self, n: int) -> slice:
         """The next ``n`` free entries (the runtime writes there, then calls ``commit``)."""
@@ -170,16 +199,17 @@ class ScoreResult:
                     }
                 )
             h = int(self.hosts[i])
-            results.append(
-                {
-                    "pod": pod,
-                    "host": names[h] if h >= 0 else None,
-                    "feasibleNodes": int(self.feasible[i]),
-                    "evaluatedNodes": int(self.evaluated[i]),
-                    "error": self.errors[i],
-                    "scores": scores,
-                }
-            )
+            entry = {
+                "pod": pod,
+                "host": names[h] if h >= 0 else None,
+                "feasibleNodes": int(self.feasible[i]),
+                "evaluatedNodes": int(self.evaluated[i]),
+                "error": self.errors[i],
+                "scores": scores,
+            }
+            if self.explained:
+                entry["rejected"] = self.rejected_of(i)
+            results.append(entry)
         return {"results": results}
 
     def placements_table(self) -> pa.Table:
@@ -193,6 +223,33 @@ class ScoreResult:
                 "feasible": pa.array(self.feasible, pa.int64()),
                 "evaluated": pa.array(self.evaluated, pa.int64()),
                 "error": pa.array(self.errors, pa.string()),
+            }
+        )
+
+    def rejected_table(self) -> pa.Table:
+        """One row per pod and examined node a filter rejected (``explain``): pod, node,
+        plugin, reason, in examination order; ``pod``, ``node``, ``plugin`` dictionary-
+        encoded."""
+        import pyarrow as pa
+
+        pods = sorted(self.rejected)
+        counts = [len(self.rejected[p][0]) for p in pods]
+        pod_idx = np.repeat(np.asarray(pods, dtype=np.int32), counts)
+        node_idx = np.concatenate([self.rejected[p][0] for p in pods] or [np.zeros(0, np.int32)])
+        plugin_idx = [k for p in pods for k in self.rejected[p][1]]
+        reasons = [r for p in pods for r in self.rejected[p][2]]
+
+        def dictionary(indices: Any, names: list[str]) -> pa.DictionaryArray:
+            return pa.DictionaryArray.from_arrays(
+                pa.array(indices, pa.int32()), pa.array(names, pa.string())
+            )
+
+        return pa.table(
+            {
+                "pod": dictionary(pod_idx, self.pod_names),
+                "node": dictionary(node_idx, self.node_names),
+                "plugin": dictionary(plugin_idx, self.filter_names),
+                "reason": pa.array(reasons, pa.string()),
             }
         )
 

@@ -4,13 +4,17 @@ Mirrors pkg/scheduler/generic_scheduler.go (``Schedule``, ``findNodesThatFitPod`
 ``prioritizeNodes``) and ``RunScorePlugins`` of pkg/scheduler/framework/runtime/
 framework.go, chunk by chunk:
 
-1. node lists (no filter plugins yet: ``window_starts``, ``fill_windows``);
-2. no nodes at all → ``no nodes available to schedule pods``; one feasible node → it is
-   the host, nothing is scored;
-3. no score plugins → every feasible node scores 1 (PreScore is not run);
-4. else per plugin PreScore, Score, NormalizeScore (over each pod's feasible nodes), the
-   [0, 100] check, × weight; totals are the sums;
+1. no nodes at all → ``no nodes available to schedule pods``;
+2. ``search``: the feasible nodes of each pod, consecutive cycles carrying
+   ``nextStartNodeIndex`` (:mod:`.search`; pods of one filter class share verdicts);
+3. ``settle``: no feasible node → ``FitError``; one → it is the host, nothing is scored;
+4. ``score``: no score plugins → every feasible node scores 1 (PreScore is not run); else
+   per plugin Score, NormalizeScore (over each pod's feasible nodes), the [0, 100] check,
+   × weight, summed (:mod:`.scoring`), in parallel over pods;
 5. the host: a seeded uniform choice among the top totals (:mod:`.selection`).
+
+The compiled loops are the plugin registry's driver (``plugins/driver.py``); the runtime
+only prepares arrays and reads results.
 
 Scores are written straight into the result's buffers (``scores="all"``) or into
 chunk-sized scratch (``top:K``, ``none``), so memory stays bounded by the chunk.
@@ -18,16 +22,18 @@ chunk-sized scratch (``top:K``, ``none``), so memory stays bounded by the chunk.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ..model.snapshot import ClusterSnapshot, PodBatch
-from .interface import Chunk, ScorePlugin
-from .kernels import apply_weight, top_k
-from .nodeorder import fill_windows, num_feasible_nodes_to_find, window_starts
+from ..model.snapshot import ClusterSnapshot, PodBatch, pod_twins
+from .interface import Chunk
+from .kernels import top_k
+from .nodeorder import num_feasible_nodes_to_find
 from .result import ScoreResult, ScoresMode
+from .search import BLOCK, unpack
 from .selection import select_hosts
 
 ERR_NO_NODES = "no nodes available to schedule pods"
@@ -35,11 +41,13 @@ ERR_NO_NODES = "no nodes available to schedule pods"
 #: stay in the last-level cache, large enough to amortize the per-chunk Python overhead
 #: and the parallel regions' fork/join (measured: 2^16 → 3.4, 2^18 → 2.8 µs/pod)
 CHUNK_ENTRIES = 1 << 18
+#: filter verdicts kept for a whole run when (pod classes × nodes) is at most this (128 MB)
+MEMO_ENTRIES = 1 << 24
 
 
 @dataclass(frozen=True)
 class WeightedPlugin:
-    plugin: ScorePlugin
+    plugin: Any
     weight: int
 
 
@@ -47,25 +55,52 @@ class _Scratch:
     """Chunk-sized work arrays, reused from chunk to chunk."""
 
     def __init__(self, n_plugins: int, capacity: int) -> None:
-        self.norm = np.empty(capacity, dtype=np.int64)
         self.total = np.empty(capacity, dtype=np.int64)
         self.raw = np.empty((n_plugins, capacity), dtype=np.int64)
         self.norm_u8 = np.empty((n_plugins, capacity), dtype=np.uint8)
         self.nodes = np.empty(capacity, dtype=np.int32)
 
 
+@dataclass
+class _Searched:
+    """One chunk's search: feasible lists (``ptr``/``nodes``), failed counts, and (with
+    ``explain``) the failed nodes and verdicts; the filter classes and their verdicts."""
+
+    ptr: np.ndarray
+    nodes: np.ndarray
+    failed: np.ndarray
+    rej_ptr: np.ndarray
+    rej_node: np.ndarray
+    rej_code: np.ndarray
+    classes: np.ndarray
+    memo: np.ndarray
+
+
 class Framework:
-    """A profile: score plugins with weights, and ``percentageOfNodesToScore``."""
+    """A profile: filter plugins in order, score plugins with weights, and
+    ``percentageOfNodesToScore``, run by a compiled ``driver`` (``plugins/driver.py``)."""
 
     def __init__(
-        self, score_plugins: Sequence[WeightedPlugin], percentage_of_nodes_to_score: int = 0
+        self,
+        score_plugins: Sequence[WeightedPlugin],
+        percentage_of_nodes_to_score: int = 0,
+        filter_plugins: Sequence[Any] = (),
+        driver: Any = None,
     ) -> None:
         self.score_plugins = list(score_plugins)
+        self.filter_plugins = list(filter_plugins)
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        if driver is None:
+            from ..plugins import driver  # the in-tree registry's driver (lazy: no cycle)
+        self.driver = driver
 
     @property
     def plugin_names(self) -> list[str]:
         return [wp.plugin.name for wp in self.score_plugins]
+
+    @property
+    def filter_names(self) -> list[str]:
+        return [p.name for p in self.filter_plugins]
 
     def run(
         self,
@@ -74,10 +109,17 @@ class Framework:
         *,
         seed: int = 0,
         scores: ScoresMode = "all",
+        explain: bool = False,
         chunk_size: int | None = None,
         progress: Callable[[int], None] | None = None,
+        refused: Mapping[int, str] | None = None,
     ) -> ScoreResult:
-        """Schedule every pod of ``batch`` against ``snapshot`` (nothing is bound)."""
+        """Schedule every pod of ``batch`` against ``snapshot`` (nothing is bound).
+
+        ``explain``: keep every examined node a filter rejected, with the reasons.
+        ``refused``: pods not scheduled at all (batch index → their error, e.g. a
+        ``schedulerName`` no profile has); they take no part in the node rotation.
+        """
         n_pods, n_nodes = len(batch), snapshot.n_nodes
         result = ScoreResult.empty(
             pod_names=batch.names,
@@ -85,114 +127,239 @@ class Framework:
             plugin_names=self.plugin_names,
             weights=[wp.weight for wp in self.score_plugins],
             scores=scores,
+            filter_names=self.filter_names,
+            explained=explain,
         )
+        skip = np.zeros(n_pods, dtype=np.bool_)
+        for pod, error in (refused or {}).items():
+            result.errors[pod] = error
+            skip[pod] = True
         if n_nodes == 0:
-            result.errors[:] = [ERR_NO_NODES] * n_pods
+            result.errors[:] = [e or ERR_NO_NODES for e in result.errors]
             result.reserve(0)
             result.finish()
             return result
         num_to_find = num_feasible_nodes_to_find(n_nodes, self.percentage_of_nodes_to_score)
         if chunk_size is None:
             chunk_size = max(1, CHUNK_ENTRIES // num_to_find)
+            if explain or self.filter_plugins:  # verdicts and rejections are per node
+                chunk_size = max(1, min(chunk_size, CHUNK_ENTRIES // n_nodes))
         per_pod = num_to_find if result.keep is None else min(result.keep, num_to_find)
         result.reserve(n_pods * per_pod)
         scratch = _Scratch(len(self.score_plugins), min(n_pods, chunk_size) * num_to_find)
+        run = _Run(self, snapshot, batch, num_to_find, explain)
         seed_u64 = np.uint64(seed % 2**64)
-        start = 0
         for lo in range(0, n_pods, chunk_size):
             pods = np.arange(lo, min(n_pods, lo + chunk_size), dtype=np.int64)
-            nominated = batch.nominated[pods]
-            ptr, starts, start = window_starts(n_nodes, num_to_find, nominated, start)
-            n = int(ptr[-1])  # the node lists go straight where the result keeps them
-            nodes = result.nodes[result.free_slice(n)] if result.keep is None else scratch.nodes[:n]
-            fill_windows.pick(n)(ptr, starts, nominated, n_nodes, nodes)
-            self._run_chunk(snapshot, batch, Chunk(pods, ptr, nodes), seed_u64, result, scratch)
+            n_chunk = len(pods)
+            pods = pods[~skip[pods]]
+            if len(pods):
+                found = run.search(pods)
+                chunk = run.settle(pods, found, result)
+                if len(chunk):
+                    run.score(chunk, seed_u64, result, scratch)
             if progress is not None:
-                progress(len(pods))
+                progress(n_chunk)
         result.finish()
         return result
 
-    def _run_chunk(
+
+class _Run:
+    """One run of a profile over a batch: the plugins' states and the search position."""
+
+    def __init__(
         self,
+        fw: Framework,
         snapshot: ClusterSnapshot,
         batch: PodBatch,
-        chunk: Chunk,
-        seed: np.uint64,
-        result: ScoreResult,
-        scratch: _Scratch,
+        num_to_find: int,
+        explain: bool,
     ) -> None:
-        counts = np.diff(chunk.ptr)
-        result.feasible[chunk.pods] = counts
-        result.evaluated[chunk.pods] = counts  # no filter failures without filters
+        driver = fw.driver
+        plugins = [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]
+        self.fw, self.driver, self.batch = fw, driver, batch
+        self.states = driver.states_for(plugins, snapshot, batch)
+        self.fids = np.array([driver.SLOTS[p.name] for p in fw.filter_plugins], np.int64)
+        self.sids = np.array([driver.SLOTS[wp.plugin.name] for wp in fw.score_plugins], np.int64)
+        self.weights = np.array([wp.weight for wp in fw.score_plugins], np.int64)
+        self.classes = driver.filter_keys(fw.filter_plugins, self.states, len(batch))
+        self.prescore_errors = self._prescore_errors(snapshot, batch)
+        self.twins = pod_twins(batch)
+        self.n_nodes = snapshot.n_nodes
+        self.memo = self.done = self.reps = None
+        n_classes = int(self.classes.max()) + 1 if len(batch) and len(self.fids) else 0
+        if 0 < n_classes * self.n_nodes <= MEMO_ENTRIES:  # verdicts kept for the whole run
+            self.reps = np.empty(n_classes, dtype=np.int64)
+            self.reps[self.classes[::-1]] = np.arange(len(batch))[::-1]
+            self.memo = np.empty((n_classes, self.n_nodes), dtype=np.int64)
+            self.done = np.zeros((n_classes, -(-self.n_nodes // BLOCK)), dtype=np.bool_)
+        self.n_nodes = snapshot.n_nodes
+        self.num_to_find = num_to_find
+        self.explain = explain
+        self.start = 0  # nextStartNodeIndex
+
+    def _prescore_errors(self, snapshot: ClusterSnapshot, batch: PodBatch) -> dict[int, str]:
+        """``RunPreScorePlugins`` failures: pod → the first score plugin's error (in score
+        order), for plugins whose PreScore can fail (``pre_score_errors(snapshot, batch)``)."""
+        errors: dict[int, str] = {}
+        for wp in reversed(self.fw.score_plugins):
+            find = getattr(wp.plugin, "pre_score_errors", None)
+            if find is None:
+                continue
+            for pod, message in find(snapshot, batch).items():
+                errors[pod] = f"running PreScore plugin {_go_quote(wp.plugin.name)}: {message}"
+        return errors
+
+    def _verdict_table(self, pods: np.ndarray) -> tuple[np.ndarray, ...]:
+        """``(classes of the pods, representative pods, memo, done)``: the filter classes'
+        verdict rows (see ``framework.search``), kept for the whole run when they fit in
+        ``MEMO_ENTRIES``, else per chunk."""
+        n_nodes = self.n_nodes
+        if not len(self.fids):
+            return np.zeros(len(pods), np.int64), np.zeros(0, np.int64), *_no_memo(n_nodes)
+        if self.memo is None:
+            local, inverse = np.unique(self.classes[pods], return_inverse=True)
+            classes = inverse.reshape(-1).astype(np.int64)
+            reps = np.empty(len(local), dtype=np.int64)
+            reps[classes[::-1]] = pods[::-1]  # each class's first pod
+            memo = np.empty((len(local), n_nodes), dtype=np.int64)
+            done = np.zeros((len(local), -(-n_nodes // BLOCK)), dtype=np.bool_)
+        else:
+            classes, reps, memo, done = self.classes[pods], self.reps, self.memo, self.done
+        if self.num_to_find >= n_nodes:  # every node is examined anyway: all in parallel
+            todo = np.unique(classes)
+            todo = todo[~done[todo].all(axis=1)]
+            if len(todo):
+                self.driver.prefill(self.fids, self.states, reps, todo, memo, done)
+        return classes, reps, memo, done
+
+    def search(self, pods: np.ndarray) -> _Searched:
+        """``findNodesThatFitPod`` for the chunk's pods, one cycle after the other."""
+        n_nodes, c = self.n_nodes, len(pods)
+        classes, reps, memo, done = self._verdict_table(pods)
+        has_filters = len(self.fids) > 0
+        rej_room = c * n_nodes if self.explain and has_filters else 0
+        found = _Searched(
+            ptr=np.zeros(c + 1, dtype=np.int64),
+            nodes=np.empty(c * max(self.num_to_find, 1), dtype=np.int32),
+            failed=np.zeros(c, dtype=np.int64),
+            rej_ptr=np.zeros(c + 1, dtype=np.int64),
+            rej_node=np.empty(rej_room, dtype=np.int32),
+            rej_code=np.empty(rej_room, dtype=np.int64),
+            classes=classes,
+            memo=memo,
+        )
+        self.start = self.driver.search_chunk(
+            self.fids, self.states, pods, reps, classes, self.batch.nominated[pods],
+            self.start, self.num_to_find, n_nodes, memo, done, self.explain, found.ptr, found.nodes,
+            found.failed, found.rej_ptr, found.rej_node, found.rej_code,
+        )  # fmt: skip
+        return found
+
+    def settle(self, pods: np.ndarray, found: _Searched, result: ScoreResult) -> Chunk:
+        """Counts, FitErrors and rejections; pods with one feasible node get it as host.
+        Returns the pods left to score (≥ 2 feasible nodes) with their node lists."""
+        counts = np.diff(found.ptr)
+        result.feasible[pods] = counts
+        result.evaluated[pods] = counts + found.failed
+        if self.explain:
+            self._record_rejections(pods, found, result)
+        for i in np.flatnonzero(counts == 0):  # FitError: Schedule returns no result
+            pod = int(pods[i])
+            result.feasible[pod] = result.evaluated[pod] = 0
+            result.errors[pod] = self._fit_error(found, int(i))
         single = counts == 1
-        compacted = bool(single.any())
-        if compacted:  # the one feasible node is the host; nothing is scored
-            result.hosts[chunk.pods[single]] = chunk.nodes[chunk.ptr[:-1][single]]
-            chunk = _subchunk(chunk, counts >= 2)
-        n = len(chunk.nodes)
-        if len(chunk) == 0:
-            return
-        keep_all = result.keep is None
-        if keep_all:
+        result.hosts[pods[single]] = found.nodes[found.ptr[:-1][single]]
+        keep = counts >= 2
+        if self.prescore_errors and self.sids.size:  # PreScore runs only when scoring
+            for i in np.flatnonzero(keep).tolist():
+                error = self.prescore_errors.get(int(pods[i]))
+                if error is not None:
+                    keep[i] = False
+                    result.feasible[pods[i]] = result.evaluated[pods[i]] = 0
+                    result.errors[int(pods[i])] = error
+        lengths = counts[keep]
+        ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=ptr[1:])
+        entries = np.repeat(keep, counts)
+        return Chunk(pods[keep], ptr, found.nodes[: found.ptr[-1]][entries])
+
+    def _fit_error(self, found: _Searched, i: int) -> str:
+        """``FitError.Error()``: every node failed (all were examined): the histogram of
+        their reasons, sorted as strings."""
+        verdicts, n = np.unique(found.memo[found.classes[i]], return_counts=True)
+        histogram: dict[str, int] = {}
+        for v, count in zip(verdicts.tolist(), n.tolist(), strict=True):
+            for reason in self.reasons(v):
+                histogram[reason] = histogram.get(reason, 0) + count
+        parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
+        return f"0/{self.n_nodes} nodes are available: {', '.join(parts)}."
+
+    def reasons(self, verdict: int) -> list[str]:
+        slot, code = unpack(verdict)
+        plugin = self.fw.filter_plugins[slot]
+        return plugin.reasons(self.states[self.driver.SLOTS[plugin.name]], code)
+
+    def _record_rejections(self, pods: np.ndarray, found: _Searched, result: ScoreResult) -> None:
+        for i, pod in enumerate(pods.tolist()):
+            lo, hi = int(found.rej_ptr[i]), int(found.rej_ptr[i + 1])
+            verdicts = found.rej_code[lo:hi].tolist()
+            result.add_rejections(
+                pod,
+                found.rej_node[lo:hi],
+                [unpack(v)[0] for v in verdicts],
+                [", ".join(self.reasons(v)) for v in verdicts],
+            )
+
+    def score(self, chunk: Chunk, seed: np.uint64, result: ScoreResult, scratch: _Scratch) -> None:
+        """``prioritizeNodes`` and ``selectHost`` for the chunk's pods, then keep scores."""
+        n, c = len(chunk.nodes), len(chunk)
+        if result.keep is None:
             where = result.free_slice(n)
             raw, norm_u8 = result.raw[:, where], result.normalized[:, where]
         else:
             raw, norm_u8 = scratch.raw[:, :n], scratch.norm_u8[:, :n]
         total = scratch.total[:n]
-        best = np.empty(len(chunk), dtype=np.int64)
-        count = np.empty(len(chunk), dtype=np.int64)
-        if not self.score_plugins:
+        best, count = np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64)
+        if not len(self.sids):  # prioritizeNodes: every node scores 1, no plugin runs
             total[:] = 1
             best[:] = 1
             count[:] = np.diff(chunk.ptr)
-        bad = np.full(len(chunk), -1, dtype=np.int64)
-        single_plugin = len(self.score_plugins) == 1
-        for k, wp in enumerate(self.score_plugins):
-            plugin = wp.plugin
-            state = plugin.pre_score(snapshot, batch, chunk)
-            norm = scratch.norm[:n]
-            fused = getattr(plugin, "score_normalize", None)
-            if fused is not None:
-                fused(state, snapshot, batch, chunk, raw[k], norm)
-            else:
-                plugin.score(state, snapshot, batch, chunk, raw[k])
-                norm[:] = raw[k]
-                if plugin.normalizes:
-                    plugin.normalize(state, snapshot, batch, chunk, norm)
-            plugin_bad = np.full(len(chunk), -1, dtype=np.int64)
-            apply_weight.pick(n)(
-                chunk.ptr, norm, wp.weight, k == 0, not single_plugin, total, norm_u8[k],
-                plugin_bad, best, count,
-            )  # fmt: skip
-            for i in np.flatnonzero((plugin_bad >= 0) & (bad < 0)):
-                bad[i] = e = plugin_bad[i]
-                pod = int(chunk.pods[i])
-                result.feasible[pod] = result.evaluated[pod] = 0  # Schedule returns no result
-                result.errors[pod] = _invalid_score(plugin.name, int(norm[e]))
-        if (bad >= 0).any():  # pods whose scoring failed keep no scores and no host
-            ok = bad < 0
-            entry_ok = np.repeat(ok, np.diff(chunk.ptr))
-            m = int(entry_ok.sum())
-            raw[:, :m], norm_u8[:, :m] = raw[:, entry_ok], norm_u8[:, entry_ok]
-            chunk, n, compacted = _subchunk(chunk, ok), m, True
-            weights = np.asarray([wp.weight for wp in self.score_plugins], np.int64)[:, None]
-            total = total[:n]
-            total[:] = (norm_u8[:, :n].astype(np.int64) * weights).sum(axis=0)
-            best, count, single_plugin = best[ok], count[ok], False
-            if len(chunk) == 0:
-                return
-        hosts = np.empty(len(chunk), dtype=np.int32)
-        if single_plugin:  # its normalized scores × weight are the totals (never stored)
-            scores, scale = scratch.norm[:n], self.score_plugins[0].weight
         else:
-            scores, scale = total, 1
-        select_hosts.pick(n)(
-            chunk.ptr, chunk.nodes, scores, scale, best, count, seed, chunk.pods, hosts
-        )
+            bad_plugin, bad_value = np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64)
+            self.driver.score_chunk(
+                self.sids, self.weights, self.states, chunk.pods, self.twins[chunk.pods],
+                chunk.ptr, chunk.nodes, raw,
+                norm_u8, total, best, count, bad_plugin, bad_value,
+            )  # fmt: skip
+            if (bad_plugin >= 0).any():
+                chunk, raw, norm_u8, total, best, count = self._drop_failed(
+                    chunk, raw, norm_u8, total, best, count, bad_plugin, bad_value, result
+                )
+                n = len(chunk.nodes)
+        if len(chunk) == 0:
+            return
+        hosts = np.empty(len(chunk), dtype=np.int32)
+        select_hosts.pick(n)(chunk.ptr, chunk.nodes, total, 1, best, count, seed, chunk.pods,
+                             hosts)  # fmt: skip
         result.hosts[chunk.pods] = hosts
-        if single_plugin and result.keep:  # top:K ranks by total
-            total = scratch.norm[:n] * self.score_plugins[0].weight
-        self._keep(chunk, raw[:, :n], norm_u8[:, :n], total, result, compacted)
+        self._keep(chunk, raw[:, :n], norm_u8[:, :n], total[:n], result)
+
+    def _drop_failed(self, chunk, raw, norm_u8, total, best, count, bad_plugin, bad_value,
+                     result):  # fmt: skip
+        """Pods whose scoring failed (a normalized score outside [0, 100]) keep no
+        scores and no host; the others are compacted."""
+        for i in np.flatnonzero(bad_plugin >= 0).tolist():
+            pod = int(chunk.pods[i])
+            result.feasible[pod] = result.evaluated[pod] = 0  # Schedule returns no result
+            name = self.fw.score_plugins[int(bad_plugin[i])].plugin.name
+            result.errors[pod] = _invalid_score(name, int(bad_value[i]))
+        ok = bad_plugin < 0
+        entry_ok = np.repeat(ok, np.diff(chunk.ptr))
+        m = int(entry_ok.sum())
+        raw[:, :m], norm_u8[:, :m] = raw[:, entry_ok], norm_u8[:, entry_ok]
+        total[:m] = total[entry_ok]
+        return _subchunk(chunk, ok), raw, norm_u8, total, best[ok], count[ok]
 
     @staticmethod
     def _keep(
@@ -201,16 +368,14 @@ class Framework:
         norm_u8: np.ndarray,
         total: np.ndarray,
         result: ScoreResult,
-        compacted: bool,
     ) -> None:
-        """Record the chunk's kept entries (already in place for ``scores="all"``, unless
-        the chunk was ``compacted`` after its node lists were written)."""
+        """Record the chunk's kept entries (the scores are already in place for
+        ``scores="all"``)."""
         lengths = np.diff(chunk.ptr)
         if result.keep == 0:
             return
         if result.keep is None:
-            if compacted:
-                result.nodes[result.free_slice(len(chunk.nodes))] = chunk.nodes
+            result.nodes[result.free_slice(len(chunk.nodes))] = chunk.nodes
             result.commit(chunk.pods, lengths)
             return
         # the host heads each pod's list; K is clamped to the longest list (any K works)
@@ -224,6 +389,15 @@ class Framework:
         result.raw[:, where] = raw[:, order]
         result.normalized[:, where] = norm_u8[:, order]
         result.commit(chunk.pods, lengths)
+
+
+def _no_memo(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.empty((0, n_nodes), np.int64), np.zeros((0, 1), np.bool_)
+
+
+def _go_quote(name: str) -> str:
+    """Go's ``%q`` of a plugin name (plain ASCII identifiers)."""
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _invalid_score(plugin: str, value: int) -> str:

@@ -4,7 +4,9 @@ never anything that kscore did not create itself.
 * ``json``: the document of docs/contract.md, to stdout or ``-o FILE``.
 * ``parquet`` / ``arrow``: ``-o DIR`` becomes a directory holding ``scores.<ext>`` (one
   row per pod, node and plugin: pod, node, plugin, raw, normalized, weighted, total) and
-  ``placements.<ext>`` (one row per pod: pod, host, feasible, evaluated, error).
+  ``placements.<ext>`` (one row per pod: pod, host, feasible, evaluated, error) and, when
+  rejections were recorded (``--explain``, ``--scores all``), ``rejected.<ext>`` (one row
+  per pod and examined node a filter rejected: pod, node, plugin, reason).
 
 :func:`prepare_output` runs before anything is loaded or scored: it checks the location
 and returns an :class:`Output`; entering its ``with`` block creates the temporary file or
@@ -69,6 +71,8 @@ def iter_json(result: ScoreResult) -> Iterator[str]:
     all_totals = result.total
     hosts, feasible = result.hosts.tolist(), result.feasible.tolist()
     evaluated = result.evaluated.tolist()
+    explained = result.explained
+    filter_keys = [quote(f) for f in result.filter_names]
     yield '{"results": ['
     for i, pod in enumerate(result.pod_names):
         lo, hi = ptr[i], ptr[i + 1]
@@ -93,9 +97,25 @@ def iter_json(result: ScoreResult) -> Iterator[str]:
             + f'{{"pod":{quote(pod)},"host":{node_names[h] if h >= 0 else "null"},'
             f'"feasibleNodes":{feasible[i]},"evaluatedNodes":{evaluated[i]},'
             f'"error":{"null" if error is None else quote(error)},'
-            f'"scores":[{",".join(entries)}]}}'
+            f'"scores":[{",".join(entries)}]'
+            + (_rejected_json(result, i, node_names, filter_keys) if explained else "")
+            + "}"
         )
     yield "]}\n"
+
+
+def _rejected_json(result: ScoreResult, i: int, node_names: list[str],
+                   filter_keys: list[str]) -> str:  # fmt: skip
+    """``,"rejected":[...]`` of pod ``i`` (names already quoted)."""
+    got = result.rejected.get(i)
+    if got is None:
+        return ',"rejected":[]'
+    nodes, plugins, reasons = got
+    items = ",".join(
+        f'{{"node":{node_names[n]},"plugin":{filter_keys[k]},"reason":{_quote(r)}}}'
+        for n, k, r in zip(nodes.tolist(), plugins, reasons, strict=True)
+    )
+    return f',"rejected":[{items}]'
 
 
 def write_json(result: ScoreResult, stream: TextIO) -> None:
@@ -284,6 +304,10 @@ class _AtomicDir(_Temporary):
         table = result.placements_table()
         placements = os.path.join(self.tmp, f"placements.{self.fmt}")
         _write_batches(table.schema, table.to_batches(), placements, self.fmt)
+        if result.explained:
+            table = result.rejected_table()
+            rejected = os.path.join(self.tmp, f"rejected.{self.fmt}")
+            _write_batches(table.schema, table.to_batches(), rejected, self.fmt)
 
     def _commit(self) -> None:
         assert self.tmp is not None

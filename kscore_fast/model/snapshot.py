@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from .labels import LabelInterner, LabelTable
@@ -32,6 +33,7 @@ from .objects import (
     PodRecord,
     ServiceRecord,
 )
+from .quantity import Quantity
 from .topology import node_tree_order, zone_key
 
 #: codes of ``PodBatch.controller_kind``
@@ -294,3 +296,30 @@ def _controllers(
         index[(c.kind, c.namespace, c.name)] = len(lists[c.kind])
         lists[c.kind].append(c)
     return lists, index
+
+
+def _quantity_hook(value: object) -> object:
+    if isinstance(value, Quantity):
+        return (value.unscaled, value.scale, value.format, value.is_dec, value.shift)
+    raise NotImplementedError(type(value))
+
+
+_twin_encoder = msgspec.msgpack.Encoder(enc_hook=_quantity_hook)
+
+
+def pod_twins(batch: PodBatch) -> np.ndarray:
+    """int64[B]: pods with equal ids are twins: records equal but for the name, so every
+    filter and score plugin gives them the same verdicts and scores on the same nodes
+    (the runtime scores one of them per node list). Cached on the batch."""
+    cached = batch.cache.get("twins")
+    if cached is not None:
+        return cached
+    encode, replace = _twin_encoder.encode, msgspec.structs.replace
+    ids: dict[bytes, int] = {}
+    twins = np.fromiter(
+        (ids.setdefault(encode(replace(p, name="", nominated_node_name="")), len(ids))
+         for p in batch.pods),
+        np.int64, len(batch.pods),
+    )  # fmt: skip
+    batch.cache["twins"] = twins
+    return twins

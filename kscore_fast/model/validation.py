@@ -93,8 +93,8 @@ def _regex_error(msg: str, fmt: str, *examples: str) -> str:
     """validation.go ``RegexError``."""
     if not examples:
         return f"{msg} (regex used for validation is '{fmt}')"
-    shown = " or ".join(f"'{e}'" for e in examples)
-    return f"{msg} (e.g. {shown}, regex used for validation is '{fmt}')"
+    shown = " or ".join(f"'{e}', " for e in examples)  # Go: "'a',  or 'b', "
+    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
 
 
 def _dns_name(value: str, max_len: int, regex: re.Pattern[str], msg: str, fmt: str,

@@ -1,66 +1,69 @@
 """The in-tree plugin registry (pkg/scheduler/framework/plugins/registry.go).
 
-``IN_TREE`` maps plugin names to factories, like ``NewInTreeRegistry``; the runtime is
-handed plugins built from it and never imports a plugin itself. Upstream plugins not
-implemented yet are listed so that asking for one is reported as unsupported rather than
-unknown.
+``IN_TREE`` maps plugin names to their classes, like ``NewInTreeRegistry``; every class
+has a slot in the compiled driver (:mod:`.driver`). The runtime is handed plugins built
+from it and never imports a plugin itself. Upstream plugins not simulated yet are listed
+with their extension points, so that a profile naming one is reported as such (never
+silently faked), and a name that exists nowhere is an error, as it is upstream.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
+from typing import Any
 
 from ..errors import ConfigError, UnsupportedError
-from ..framework.interface import ScorePlugin
-from .selectorspread import SelectorSpread
+from .driver import CLASSES
 
-IN_TREE: dict[str, Callable[[], ScorePlugin]] = {
-    SelectorSpread.name: SelectorSpread,
+IN_TREE: dict[str, Any] = {cls.name: cls for cls in CLASSES}
+
+#: upstream (v1.23) plugins kscore_fast does not simulate, with their extension points
+#: that matter to a scheduling cycle (filter, score); the rest only queue, bind, reserve
+NOT_SIMULATED: dict[str, tuple[str, ...]] = {
+    "PodTopologySpread": ("filter", "score"),
+    "InterPodAffinity": ("filter", "score"),
+    "VolumeBinding": ("filter",),  # its Score is simulated (0 in v1.23.6)
+    "VolumeRestrictions": ("filter",),
+    "VolumeZone": ("filter",),
+    "NodeVolumeLimits": ("filter",),
+    "EBSLimits": ("filter",),
+    "GCEPDLimits": ("filter",),
+    "AzureDiskLimits": ("filter",),
+    "CinderLimits": ("filter",),
+    "PrioritySort": (),
+    "DefaultBinder": (),
+    "DefaultPreemption": (),
 }
 
-#: upstream (v1.23) plugins that implement ScorePlugin, not yet in kscore_fast
-UPSTREAM_SCORE_PLUGINS = (
-    "ImageLocality",
-    "InterPodAffinity",
-    "NodeAffinity",
-    "NodeResourcesBalancedAllocation",
-    "NodeResourcesFit",
-    "PodTopologySpread",
-    "TaintToleration",
-    "VolumeBinding",
-)
-
-#: upstream (v1.23) in-tree plugins that are not score plugins
-UPSTREAM_OTHER_PLUGINS = (
-    "AzureDiskLimits",
-    "CinderLimits",
-    "DefaultBinder",
-    "DefaultPreemption",
-    "EBSLimits",
-    "GCEPDLimits",
-    "NodeName",
-    "NodePorts",
-    "NodeUnschedulable",
-    "NodeVolumeLimits",
-    "PrioritySort",
-    "VolumeRestrictions",
-    "VolumeZone",
+#: v1.23 in-tree plugins that implement ScorePlugin
+SCORE_PLUGINS = sorted(
+    [n for n, c in IN_TREE.items() if c.scores]
+    + [n for n, points in NOT_SIMULATED.items() if "score" in points]
 )
 
 
-def new_score_plugin(name: str) -> ScorePlugin:
-    """Instantiate the score plugin ``name`` or say why it cannot be."""
-    factory = IN_TREE.get(name)
-    if factory is not None:
-        return factory()
-    if name in UPSTREAM_SCORE_PLUGINS:
+def new_plugin(name: str, args: Mapping[str, Any] | None = None) -> Any:
+    """Instantiate the in-tree plugin ``name`` with its (defaulted) pluginConfig args."""
+    cls = IN_TREE.get(name)
+    if cls is None:
+        if name in NOT_SIMULATED:
+            raise UnsupportedError(f'plugin "{name}" is not simulated by kscore_fast yet')
+        raise ConfigError(f'plugin "{name}" does not exist')
+    return cls(args)
+
+
+def new_score_plugin(name: str) -> Any:
+    """Instantiate the score plugin ``name`` (for ``--plugins``) or say why it cannot be."""
+    cls = IN_TREE.get(name)
+    if cls is not None and cls.scores:
+        return cls(None)
+    if name in NOT_SIMULATED and "score" in NOT_SIMULATED[name]:
+        implemented = ", ".join(n for n, c in IN_TREE.items() if c.scores)
         raise UnsupportedError(
             f'score plugin "{name}" is not implemented in kscore_fast yet '
-            f"(implemented: {', '.join(IN_TREE)})"
+            f"(implemented: {implemented})"
         )
-    if name in UPSTREAM_OTHER_PLUGINS:
+    if cls is not None or name in NOT_SIMULATED:
         raise ConfigError(f'plugin "{name}" does not extend ScorePlugin plugin')
-    raise ConfigError(
-        f'Score Plugin "{name}" does not exist (score plugins: '
-        f"{', '.join(sorted([*IN_TREE, *UPSTREAM_SCORE_PLUGINS]))})"
-    )
+    known = ", ".join(SCORE_PLUGINS)
+    raise ConfigError(f'Score Plugin "{name}" does not exist (score plugins: {known})')

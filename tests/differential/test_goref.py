@@ -25,13 +25,15 @@ pytestmark = [
 N_SCENARIOS = int(os.environ.get("KSCORE_DIFF_SCENARIOS", 300))
 
 #: flag sets cycled through the scenarios: (kscore keyword arguments, goref flags)
+SS = {"plugins": "SelectorSpread"}
 FLAGS = [
-    ({}, []),
+    (SS, ["--plugins", "SelectorSpread"]),
     ({"plugins": ""}, ["--plugins", ""]),
     ({"plugins": "SelectorSpread=3", "seed": 7}, ["--plugins", "SelectorSpread=3", "--seed", "7"]),
-    ({"percentage_of_nodes_to_score": 100}, ["--percentage-of-nodes-to-score", "100"]),
-    ({"scores": "top:2"}, ["--scores", "top:2"]),
-]
+    ({**SS, "percentage_of_nodes_to_score": 100},
+     ["--plugins", "SelectorSpread", "--percentage-of-nodes-to-score", "100"]),
+    ({**SS, "scores": "top:2"}, ["--plugins", "SelectorSpread", "--scores", "top:2"]),
+]  # fmt: skip
 
 
 def _differential(tmp_path, seed: int, **sizes) -> None:

@@ -2,32 +2,44 @@
 
 from __future__ import annotations
 
+import numba
+import numpy as np
 import pytest
 
-from kscore_fast.framework.runtime import ERR_NO_NODES, Framework, WeightedPlugin
-from kscore_fast.plugins.selectorspread import SelectorSpread
+from kscore_fast.framework import scoring
+from kscore_fast.framework.runtime import ERR_NO_NODES, _invalid_score
 from kscore_fast.profile import build_framework
 
 from ..builders import cluster, node, pod, service
 
 
-class ConstPlugin:
-    """A score plugin returning ``value`` everywhere, without NormalizeScore."""
+@numba.njit
+def _const_score(sid, states, pod, nodes, out):  # pragma: no cover - compiled
+    out[:] = states[sid]
 
-    normalizes = False
 
-    def __init__(self, value: int, name: str = "Const") -> None:
-        self.value = value
-        self.name = name
+@numba.njit
+def _no_normalize(sid, states, pod, nodes, scores):  # pragma: no cover - compiled
+    return
 
-    def pre_score(self, snapshot, batch, chunk):
-        return None
 
-    def score(self, state, snapshot, batch, chunk, out):
-        out[:] = self.value
+def _score_one_pod(values, weights, n_nodes=3):
+    """framework.scoring.score_pod with constant-score plugins (``values[k]``)."""
+    k = len(values)
+    raw = np.zeros((k, n_nodes), np.int64)
+    norm = np.zeros((k, n_nodes), np.uint8)
+    total = np.zeros(n_nodes, np.int64)
+    out = _score_pod_driver(
+        np.arange(k, dtype=np.int64), np.asarray(weights, np.int64), tuple(values),
+        np.arange(n_nodes, dtype=np.int32), raw, norm, total,
+    )  # fmt: skip
+    return [int(x) for x in out], raw, norm, total
 
-    def normalize(self, state, snapshot, batch, chunk, scores):  # pragma: no cover
-        raise AssertionError("not a normalizing plugin")
+
+@numba.njit
+def _score_pod_driver(sids, weights, states, nodes, raw, norm, total):  # pragma: no cover
+    return scoring.score_pod(_const_score, _no_normalize, sids, weights, states, 0, nodes,
+                             raw, norm, total)  # fmt: skip
 
 
 def _spread_cluster(n_nodes=4, n_pending=3):
@@ -53,8 +65,8 @@ def test_no_nodes():
 
 def test_single_feasible_node_is_chosen_without_scoring():
     c = cluster([node("only")], [pod("p", ns="default")])
-    r = Framework([WeightedPlugin(ConstPlugin(1000), 1)]).run(c.snapshot, c.batch)
-    d = r.to_dict()["results"][0]  # the invalid score is never computed
+    r = build_framework("SelectorSpread").run(c.snapshot, c.batch)
+    d = r.to_dict()["results"][0]  # nothing is scored
     assert (d["host"], d["feasibleNodes"], d["evaluatedNodes"], d["error"], d["scores"]) == (
         "only",
         1,
@@ -74,18 +86,11 @@ def test_no_score_plugins_every_node_scores_one():
 
 
 def test_weights_and_totals():
-    c = _spread_cluster()
-    r = Framework([WeightedPlugin(SelectorSpread(), 3), WeightedPlugin(ConstPlugin(7), 2)]).run(
-        c.snapshot, c.batch
-    )
-    for res in r.to_dict()["results"]:
-        for s in res["scores"]:
-            ss, const = s["plugins"]["SelectorSpread"], s["plugins"]["Const"]
-            assert ss["weighted"] == 3 * ss["normalized"]
-            assert const == {"raw": 7, "normalized": 7, "weighted": 14}
-            assert s["total"] == ss["weighted"] + 14
-        top = max(s["total"] for s in res["scores"])
-        assert res["host"] in {s["node"] for s in res["scores"] if s["total"] == top}
+    (best, count, bad, _), raw, norm, total = _score_one_pod([7, 30], [3, 2])
+    assert raw.tolist() == [[7, 7, 7], [30, 30, 30]]
+    assert norm.tolist() == raw.tolist()
+    assert total.tolist() == [81, 81, 81]
+    assert (best, count, bad) == (81, 3, -1)
 
 
 def test_weight_zero_means_one():
@@ -94,18 +99,13 @@ def test_weight_zero_means_one():
 
 @pytest.mark.parametrize("value", [101, -1])
 def test_out_of_range_score_is_go_error_text(value):
-    c = _spread_cluster()
-    fw = Framework(
-        [WeightedPlugin(SelectorSpread(), 1), WeightedPlugin(ConstPlugin(value, "Bad"), 1)]
+    (_, _, bad, bad_value), _, _, _ = _score_one_pod([5, value], [1, 1])
+    assert (bad, bad_value) == (1, value)
+    # RunScorePlugins' message, exactly (framework.go, v1.23.6)
+    assert _invalid_score("Bad", value) == (
+        'applying score defaultWeights on Score plugins: plugin "Bad" returns an invalid '
+        f"score {value}, it should in the range of [0, 100] after normalizing"
     )
-    for res in fw.run(c.snapshot, c.batch).to_dict()["results"]:
-        assert res["host"] is None and res["scores"] == [] and res["feasibleNodes"] == 0
-        assert res["evaluatedNodes"] == 0
-        # RunScorePlugins' message, exactly (framework.go, v1.23.6)
-        assert res["error"] == (
-            'applying score defaultWeights on Score plugins: plugin "Bad" returns an invalid '
-            f"score {value}, it should in the range of [0, 100] after normalizing"
-        )
 
 
 def test_scores_modes():

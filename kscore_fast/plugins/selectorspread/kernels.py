@@ -383,3 +383,55 @@ def score_chunk(pod_group, skip, grp_ns, grp_req, grp_ctrl, index, ptr, nodes, n
                 norm_out[e] = z
             _finish_pod(lo, hi, raw_out, nodes, node_zone, n_zones, acc, max_node, norm_out,
                         True)
+
+
+# -- the compiled plugin shape (framework/interface.py): one pod at a time ------------------
+#
+# state = (pod_group int64[B], skip bool[B], grp_ns int64[G], grp_req int32[G, K],
+#          grp_ctrl int64[G], index (see above), node_zone int32[N], n_zones int64,
+#          n_nodes int64, hot_row int64[G] (row of ``hot`` holding the group's counts on
+#          every node, -1: counted per pod), hot int64[H, N])
+
+
+@dual_kernel
+def count_groups(groups, grp_ns, grp_req, grp_ctrl, index, out):  # pragma: no cover
+    """``out[q]`` = the per-node ``countMatchingPods`` of selector group ``groups[q]``."""
+    for q in prange(groups.shape[0]):
+        g = groups[q]
+        _count_matching(out[q], grp_ns[g], grp_req[g], grp_ctrl[g], index)
+
+
+@inline_kernel
+def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
+    """Raw SelectorSpread scores of batch pod ``pod`` on ``nodes``."""
+    pod_group, _, grp_ns, grp_req, grp_ctrl, index, _, _, n_nodes, hot_row, hot = state
+    g = pod_group[pod]
+    if g < 0:
+        out[:] = 0
+        return
+    r = hot_row[g]
+    if r >= 0:
+        row = hot[r]
+        for e in range(nodes.shape[0]):
+            out[e] = row[nodes[e]]
+        return
+    row = np.zeros(max(n_nodes, 1), dtype=np.int64)
+    _count_matching(row, grp_ns[g], grp_req[g], grp_ctrl[g], index)
+    for e in range(nodes.shape[0]):
+        out[e] = row[nodes[e]]
+
+
+@inline_kernel
+def normalize_pod(state, pod, nodes, scores):  # pragma: no cover - compiled
+    """``NormalizeScore`` over the pod's nodes (0 for pods that skip SelectorSpread)."""
+    skip = state[1]
+    if skip[pod]:
+        scores[:] = 0
+        return
+    _normalize_pod(0, scores.shape[0], scores, nodes, state[6], state[7], scores)
+
+
+@inline_kernel
+def assume(state, pod, node):  # pragma: no cover - compiled
+    """Not incremental yet: the simulator issue adds the pod's signature counts."""
+    return

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import ConfigError
 from ...framework.interface import Chunk
 from ...model.objects import RC_KIND, RS_KIND, SS_KIND
 from ...model.selectors import (
@@ -30,10 +31,12 @@ from ...model.snapshot import (
     SS_CONTROLLER,
     ClusterSnapshot,
     PodBatch,
+    build_cluster,
 )
 from . import kernels
 
 NAME = "SelectorSpread"
+_EMPTY = build_cluster((), ())
 
 
 @dataclass(frozen=True)
@@ -190,11 +193,55 @@ def batch_state(snapshot: ClusterSnapshot, batch: PodBatch) -> _BatchState:
     return state
 
 
+#: entries of the per-group count rows kept for groups shared by several pods (32 MB)
+HOT_ENTRIES = 1 << 22
+
+
+def driver_state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+    """The state of the compiled shape (``kernels.score_pod``): every pending pod's
+    selector group; groups of several pods get their counts on every node once."""
+    key = NAME + "/driver"
+    cached = batch.cache.get(key)
+    if cached is not None:
+        return cached
+    prep = prepare(snapshot)
+    bs = batch_state(snapshot, batch)
+    n_nodes = max(snapshot.n_nodes, 1)
+    sizes = np.bincount(bs.group[bs.group >= 0], minlength=len(bs.grp_ns))
+    shared = np.flatnonzero(sizes >= 2)
+    shared = shared[np.argsort(-sizes[shared], kind="stable")][: HOT_ENTRIES // n_nodes]
+    hot_row = np.full(len(bs.grp_ns), -1, dtype=np.int64)
+    hot_row[shared] = np.arange(len(shared))
+    hot = np.zeros((len(shared), n_nodes), dtype=np.int64)
+    kernels.count_groups.pick(len(shared) * n_nodes)(
+        shared.astype(np.int64), bs.grp_ns, bs.grp_req, bs.grp_ctrl, prep.index, hot
+    )
+    state = (
+        bs.group, bs.skip, bs.grp_ns, bs.grp_req, bs.grp_ctrl, prep.index,
+        snapshot.node_zone, np.int64(len(snapshot.zone_keys)), np.int64(snapshot.n_nodes),
+        hot_row, hot,
+    )  # fmt: skip
+    batch.cache[key] = state
+    return state
+
+
 class SelectorSpread:
     """The SelectorSpread score plugin (PreScore, Score, NormalizeScore)."""
 
     name = NAME
+    filters = False
+    scores = True
     normalizes = True
+
+    def __init__(self, args: object = None) -> None:
+        if args:
+            raise ConfigError("SelectorSpread takes no args")
+
+    def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+        return driver_state(snapshot, batch)
+
+    def empty_state(self) -> tuple:
+        return driver_state(_EMPTY.snapshot, _EMPTY.batch)
 
     def pre_score(self, snapshot: ClusterSnapshot, batch: PodBatch, chunk: Chunk) -> _State:
         bs = batch_state(snapshot, batch)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import pytest
 
 from kscore_fast.errors import ConfigError
-from kscore_fast.model.validation import is_qualified_name
 from kscore_fast.plugins.nodeaffinity import NodeAffinity
 from kscore_fast.plugins.nodeaffinity.reference import (
     ERR_REASON_ENFORCED,
@@ -194,13 +193,6 @@ _KEY_DETAIL = (
     "end with an alphanumeric character " + _GO_REGEX_EXAMPLES + " for validation is "
     "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
 )
-#: kscore_fast.model.validation words regex errors as Go's RegexError does
-_GO_WORDING = _GO_REGEX_EXAMPLES in " ".join(is_qualified_name("invalid key"))
-go_wording = pytest.mark.xfail(
-    not _GO_WORDING, strict=True,
-    reason="model.validation's RegexError text differs from Go's (\"'MyName',  or 'my.name',  "
-           "or '123-abc', regex\"); the verdicts are the same",
-)  # fmt: skip
 
 INVALID_TERMS = [
     term(fields=[req(NAME_FIELD, "In", "host_1", "host_2")]),
@@ -227,7 +219,6 @@ def _errors(prefix: str) -> str:
     ])  # fmt: skip
 
 
-@go_wording
 def test_node_selector_match_invalid_field_selector_and_label_selector():
     """``TestNodeSelectorMatch`` "invalid field selector and label selector": the error
     (field paths and details as Go's; Go's test ignores the bad values, shown here as
@@ -266,7 +257,6 @@ def test_node_selector_match(terms, node_, want):
     )
 
 
-@go_wording
 def test_preferred_scheduling_terms_invalid_field_selector_and_label_selector():
     """``TestPreferredSchedulingTermsScore`` "invalid field selector and label selector"."""
     terms, errs = new_preferred_scheduling_terms(

@@ -1,0 +1,204 @@
+"""The search for feasible nodes of one scheduling cycle, as Go runs it.
+
+Mirrors pkg/scheduler/generic_scheduler.go ``findNodesThatFitPod`` (the nominated node
+first, ``evaluateNominatedNode``), ``findNodesThatPassFilters`` and the ``Schedule``
+counts, with ``parallelism: 1``:
+
+* nodes are examined from ``nextStartNodeIndex`` on, wrapping; each runs the profile's
+  filter plugins in order and stops at the first that fails (``RunFilterPlugins``);
+* passing nodes are collected until ``numFeasibleNodesToFind`` of them are found; the
+  next passing node cancels the search (it is examined but not kept), and the failures
+  seen before it still count;
+* ``processedNodes`` = feasible + failed (the ``Diagnosis`` map, which may already hold
+  a failed nominated node) moves ``nextStartNodeIndex``;
+* a nominated node that passes is the only feasible node (the one-node search leaves
+  ``nextStartNodeIndex`` at 0; so does a failing one, before the full search).
+
+Go's parallel search (``parallelism`` > 1) examines nodes in a racy order, so which nodes
+are found, and the counts, vary from run to run; kscore_fast gives the deterministic
+reading of ``parallelism: 1``, whatever the configuration says.
+
+Verdicts are 0 (every filter passes) or ``(k + 1) << 48 | code`` (plugin ``k`` of the
+profile's filter list failed first, with its code). These are inlined helpers taking the
+registry's functions as arguments; the compiled entry points live with the plugin
+registry (``plugins/driver.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import inline_kernel
+
+#: a filter verdict packs the failing plugin's position in the profile above this shift
+SLOT_SHIFT = 48
+CODE_MASK = (1 << SLOT_SHIFT) - 1
+#: nodes whose verdicts are computed together (a block of a pod class's verdict row)
+BLOCK = 256
+
+
+@inline_kernel
+def search_pod(
+    fill_fn,
+    fids,
+    states,
+    reps,
+    cls,
+    nominated,
+    start,
+    num_to_find,
+    n_nodes,
+    memo,
+    done,
+    block,
+    feasible,
+    rej_node,
+    rej_code,
+    rej_pos,
+):  # pragma: no cover
+    """One cycle's search. Writes the feasible nodes to ``feasible`` (in the order Go
+    finds them) and, when ``rej_node`` has room, every failed node and its verdict in
+    examination order (from ``rej_pos`` on).
+
+    Verdicts of pod class ``cls`` are read from ``memo[cls]``, filled a block of
+    ``block`` nodes at a time by ``fill_fn(fids, states, reps, cls, b, block, memo,
+    done)`` when ``done[cls, b]`` is false (the plugins' states are handed over once per
+    block, never per node: numba counts references of every array in them per call).
+
+    Returns ``(n_feasible, n_failed, next_start, rej_end)``; ``n_failed`` is
+    ``len(diagnosis.NodeToStatusMap)``.
+    """
+    keep = rej_node.shape[0] > 0
+    n_failed = 0
+    nominated_failed = False
+    if nominated >= 0:  # evaluateNominatedNode: a one-node findNodesThatPassFilters
+        if not done[cls, nominated // block]:
+            fill_fn(fids, states, reps, cls, nominated // block, block, memo, done)
+        v = memo[cls, nominated]
+        if v == 0:
+            feasible[0] = nominated
+            return 1, 0, 0, rej_pos
+        nominated_failed = True
+        n_failed = 1
+        start = 0
+        if keep:
+            rej_node[rej_pos] = nominated
+            rej_code[rej_pos] = v
+            rej_pos += 1
+    found = 0
+    row = memo[cls]
+    for i in range(n_nodes):
+        node = start + i
+        if node >= n_nodes:
+            node -= n_nodes
+        if not done[cls, node // block]:
+            fill_fn(fids, states, reps, cls, node // block, block, memo, done)
+        v = row[node]
+        if v == 0:
+            if found == num_to_find:  # the (K+1)-th passing node cancels the search
+                break
+            feasible[found] = node
+            found += 1
+        elif not (nominated_failed and node == nominated):  # already in the map
+            n_failed += 1
+            if keep:
+                rej_node[rej_pos] = node
+                rej_code[rej_pos] = v
+                rej_pos += 1
+    return found, n_failed, (start + found + n_failed) % n_nodes, rej_pos
+
+
+@inline_kernel
+def windows_pod(nominated, start, num_to_find, n_nodes, feasible):  # pragma: no cover
+    """The ``!fwk.HasFilterPlugins()`` branch: the ``num_to_find`` nodes from ``start``
+    (or the nominated node alone). Returns ``(n_feasible, next_start)``."""
+    if nominated >= 0:
+        feasible[0] = nominated
+        return 1, 0
+    for j in range(num_to_find):
+        node = start + j
+        feasible[j] = node if node < n_nodes else node - n_nodes
+    return num_to_find, (start + num_to_find) % n_nodes
+
+
+@inline_kernel
+def search_chunk(
+    fill_fn,
+    fids,
+    states,
+    pods,
+    reps,
+    classes,
+    nominated,
+    start,
+    num_to_find,
+    n_nodes,
+    memo,
+    done,
+    block,
+    explain,
+    ptr,
+    feasible,
+    failed,
+    rej_ptr,
+    rej_node,
+    rej_code,
+):  # pragma: no cover - compiled
+    """Consecutive cycles for the chunk's pods (``nextStartNodeIndex`` carries over).
+
+    ``fids`` empty: no filter plugins. Per pod ``i``: its feasible nodes
+    ``feasible[ptr[i]:ptr[i+1]]``, ``failed[i]`` (failed nodes), and with ``explain`` its
+    failed nodes and verdicts ``rej_node/rej_code[rej_ptr[i]:rej_ptr[i+1]]``. Returns the
+    next start.
+    """
+    no_room = rej_node[:0]
+    for i in range(pods.shape[0]):
+        lo = ptr[i]
+        out = feasible[lo : lo + max(num_to_find, 1)]
+        if fids.shape[0] == 0:
+            n, start = windows_pod(nominated[i], start, num_to_find, n_nodes, out)
+            failed[i] = 0
+            rej_ptr[i + 1] = rej_ptr[i]
+        else:
+            rn = rej_node if explain else no_room
+            n, nf, start, end = search_pod(
+                fill_fn,
+                fids,
+                states,
+                reps,
+                classes[i],
+                nominated[i],
+                start,
+                num_to_find,
+                n_nodes,
+                memo,
+                done,
+                block,
+                out,
+                rn,
+                rej_code,
+                rej_ptr[i],
+            )
+            failed[i] = nf
+            rej_ptr[i + 1] = end
+        ptr[i + 1] = lo + n
+    return start
+
+
+@inline_kernel
+def filter_rows(filter_fn, state, k, rep, c, lo, hi, memo):  # pragma: no cover - compiled
+    """Filter plugin ``k`` of the profile (``filter_fn`` over its ``state``) on nodes
+    ``lo:hi`` for pod class ``c`` (representative pod ``rep``), where no earlier plugin
+    failed (``memo`` 0): ``RunFilterPlugins`` plugin by plugin instead of node by node,
+    with the same first failure per node."""
+    for node in range(lo, hi):
+        if memo[c, node] == 0:
+            v = np.int64(filter_fn(state, rep, node))
+            if v != 0:
+                memo[c, node] = ((k + 1) << SLOT_SHIFT) | v
+
+
+def unpack(verdict: int) -> tuple[int, int]:
+    """``(slot, code)`` of a failing verdict: the plugin's position in the profile's
+    filter list and its failure code."""
+    return (verdict >> SLOT_SHIFT) - 1, verdict & CODE_MASK

@@ -1,0 +1,280 @@
+"""The static driver: one compiled per-pod loop over every in-tree plugin.
+
+Every plugin has a fixed *slot*; a profile is a list of slots for its filter plugins (in
+order) and for its score plugins (with weights). The kernels below dispatch on slot
+numbers with a literal ``if`` chain (kube-scheduler's in-tree registry is closed and
+literal too), so numba compiles one function for every profile: the framework's search
+(:mod:`kscore_fast.framework.search`) and scoring (:mod:`kscore_fast.framework.scoring`)
+helpers are inlined into these entry points with the dispatch functions as arguments.
+
+``states`` is the tuple of every plugin's state, in slot order; a plugin that is not in
+the profile contributes its ``empty_state()`` (same types, never read). The batch runtime
+runs these kernels in parallel over pods; the simulator will run them pod by pod, with
+the plugins' ``assume`` in between.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+
+from .. import _jit
+from .._jit import inline_kernel, kernel, run_threaded, threads
+from ..framework import scoring, search
+from ..model.snapshot import ClusterSnapshot, PodBatch
+from .imagelocality import ImageLocality
+from .imagelocality import kernels as imagelocality
+from .nodeaffinity import NodeAffinity
+from .nodeaffinity import kernels as nodeaffinity
+from .nodename import NodeName
+from .nodename import kernels as nodename
+from .nodeports import NodePorts
+from .nodeports import kernels as nodeports
+from .noderesources import (
+    NodeResourcesBalancedAllocation,
+    NodeResourcesFit,
+    balanced_kernels,
+    fit_kernels,
+)
+from .nodeunschedulable import NodeUnschedulable
+from .nodeunschedulable import kernels as nodeunschedulable
+from .selectorspread import SelectorSpread
+from .selectorspread import kernels as selectorspread
+from .tainttoleration import TaintToleration
+from .tainttoleration import kernels as tainttoleration
+from .volumebinding import VolumeBinding
+from .volumebinding import kernels as volumebinding
+
+#: plugin classes by slot (a plugin's slot is its position in ``states``)
+CLASSES: tuple[Any, ...] = (
+    SelectorSpread,
+    NodeUnschedulable,
+    NodeName,
+    TaintToleration,
+    NodeAffinity,
+    NodePorts,
+    NodeResourcesFit,
+    NodeResourcesBalancedAllocation,
+    ImageLocality,
+    VolumeBinding,
+)
+(SELECTOR_SPREAD, NODE_UNSCHEDULABLE, NODE_NAME, TAINT_TOLERATION, NODE_AFFINITY, NODE_PORTS,
+ NODE_RESOURCES_FIT, BALANCED_ALLOCATION, IMAGE_LOCALITY,
+ VOLUME_BINDING) = range(len(CLASSES))  # fmt: skip
+SLOTS: dict[str, int] = {cls.name: slot for slot, cls in enumerate(CLASSES)}
+
+
+@kernel
+def fill_block(fids, states, reps, c, b, block, memo, done):  # pragma: no cover - compiled
+    """``RunFilterPlugins`` for pod class ``c`` on the nodes of block ``b``: the first
+    failing plugin per node and its code, packed (see ``framework.search``)."""
+    lo = b * block
+    hi = min(lo + block, memo.shape[1])
+    rep = reps[c]
+    memo[c, lo:hi] = 0
+    for k in range(fids.shape[0]):
+        f = fids[k]
+        if f == NODE_UNSCHEDULABLE:
+            search.filter_rows(nodeunschedulable.filter_node, states[NODE_UNSCHEDULABLE], k,
+                               rep, c, lo, hi, memo)  # fmt: skip
+        elif f == NODE_NAME:
+            search.filter_rows(nodename.filter_node, states[NODE_NAME], k, rep, c, lo, hi, memo)
+        elif f == TAINT_TOLERATION:
+            search.filter_rows(tainttoleration.filter_node, states[TAINT_TOLERATION], k, rep, c,
+                               lo, hi, memo)  # fmt: skip
+        elif f == NODE_AFFINITY:
+            search.filter_rows(nodeaffinity.filter_node, states[NODE_AFFINITY], k, rep, c, lo,
+                               hi, memo)  # fmt: skip
+        elif f == NODE_PORTS:
+            search.filter_rows(nodeports.filter_node, states[NODE_PORTS], k, rep, c, lo, hi,
+                               memo)  # fmt: skip
+        elif f == NODE_RESOURCES_FIT:
+            search.filter_rows(fit_kernels.filter_node, states[NODE_RESOURCES_FIT], k, rep, c,
+                               lo, hi, memo)  # fmt: skip
+    done[c, b] = True
+
+
+@inline_kernel
+def score_nodes(sid, states, pod, nodes, out):  # pragma: no cover - compiled
+    """The raw ``Score`` of plugin slot ``sid`` for ``pod`` on ``nodes``."""
+    if sid == SELECTOR_SPREAD:
+        selectorspread.score_pod(states[SELECTOR_SPREAD], pod, nodes, out)
+    elif sid == TAINT_TOLERATION:
+        tainttoleration.score_pod(states[TAINT_TOLERATION], pod, nodes, out)
+    elif sid == NODE_AFFINITY:
+        nodeaffinity.score_pod(states[NODE_AFFINITY], pod, nodes, out)
+    elif sid == NODE_RESOURCES_FIT:
+        fit_kernels.score_pod(states[NODE_RESOURCES_FIT], pod, nodes, out)
+    elif sid == BALANCED_ALLOCATION:
+        balanced_kernels.score_pod(states[BALANCED_ALLOCATION], pod, nodes, out)
+    elif sid == IMAGE_LOCALITY:
+        imagelocality.score_pod(states[IMAGE_LOCALITY], pod, nodes, out)
+    elif sid == VOLUME_BINDING:
+        volumebinding.score_pod(states[VOLUME_BINDING], pod, nodes, out)
+
+
+@inline_kernel
+def normalize_nodes(sid, states, pod, nodes, scores):  # pragma: no cover - compiled
+    """``NormalizeScore`` of plugin slot ``sid`` (nothing for plugins without one)."""
+    if sid == SELECTOR_SPREAD:
+        selectorspread.normalize_pod(states[SELECTOR_SPREAD], pod, nodes, scores)
+    elif sid == TAINT_TOLERATION:
+        tainttoleration.normalize_pod(states[TAINT_TOLERATION], pod, nodes, scores)
+    elif sid == NODE_AFFINITY:
+        nodeaffinity.normalize_pod(states[NODE_AFFINITY], pod, nodes, scores)
+
+
+@kernel
+def search_chunk(
+    fids,
+    states,
+    pods,
+    reps,
+    classes,
+    nominated,
+    start,
+    num_to_find,
+    n_nodes,
+    memo,
+    done,
+    explain,
+    ptr,
+    feasible,
+    failed,
+    rej_ptr,
+    rej_node,
+    rej_code,
+):  # pragma: no cover - compiled
+    """Consecutive cycles' searches (:func:`kscore_fast.framework.search.search_chunk`)."""
+    return search.search_chunk(
+        fill_block, fids, states, pods, reps, classes, nominated, start, num_to_find,
+        n_nodes, memo, done, search.BLOCK, explain, ptr, feasible, failed, rej_ptr, rej_node,
+        rej_code,
+    )  # fmt: skip
+
+
+@kernel
+def fill_classes(lo, hi, fids, states, reps, todo, memo, done):  # pragma: no cover - compiled
+    """Every verdict of pod classes ``todo[lo:hi]`` (when every node is examined anyway)."""
+    for q in range(lo, hi):
+        c = todo[q]
+        for b in range(done.shape[1]):
+            if not done[c, b]:
+                fill_block(fids, states, reps, c, b, search.BLOCK, memo, done)
+
+
+@kernel
+def score_range(
+    lo,
+    hi,
+    sids,
+    weights,
+    states,
+    pods,
+    twin,
+    n_twin,
+    ptr,
+    nodes,
+    raw,
+    norm_u8,
+    total,
+    best,
+    count,
+    bad_plugin,
+    bad_value,
+):  # pragma: no cover - compiled
+    """``prioritizeNodes`` for pods ``lo:hi`` of a chunk (pods with ≥ 2 feasible nodes).
+
+    A pod whose twin (``twin``: chunk-local ids of ``model.snapshot.pod_twins``) was
+    scored earlier in the range on the same node list takes a copy of its scores.
+    """
+    leader = np.full(n_twin, -1, dtype=np.int64)
+    for i in range(lo, hi):
+        a = ptr[i]
+        b = ptr[i + 1]
+        j = leader[twin[i]]
+        if j >= 0 and _same_list(nodes, ptr[j], ptr[j + 1], a, b):
+            _copy_scores(raw, norm_u8, total, ptr[j], a, b - a)
+            best[i], count[i], bad_plugin[i], bad_value[i] = (
+                best[j], count[j], bad_plugin[j], bad_value[j])  # fmt: skip
+            continue
+        leader[twin[i]] = i
+        best[i], count[i], bad_plugin[i], bad_value[i] = scoring.score_pod(
+            score_nodes, normalize_nodes, sids, weights, states, pods[i], nodes[a:b],
+            raw[:, a:b], norm_u8[:, a:b], total[a:b],
+        )  # fmt: skip
+
+
+@inline_kernel
+def _same_list(nodes, ja, jb, a, b):  # pragma: no cover - compiled
+    if jb - ja != b - a:
+        return False
+    for e in range(b - a):
+        if nodes[ja + e] != nodes[a + e]:
+            return False
+    return True
+
+
+@inline_kernel
+def _copy_scores(raw, norm_u8, total, src, dst, n):  # pragma: no cover - compiled
+    for k in range(raw.shape[0]):
+        raw[k, dst : dst + n] = raw[k, src : src + n]
+        norm_u8[k, dst : dst + n] = norm_u8[k, src : src + n]
+    total[dst : dst + n] = total[src : src + n]
+
+
+def prefill(fids: np.ndarray, states: tuple[Any, ...], reps: np.ndarray, todo: np.ndarray,
+            memo: np.ndarray, done: np.ndarray) -> None:  # fmt: skip
+    """Every verdict of the pod classes ``todo``, classes split across threads."""
+    todo = todo.astype(np.int64)
+    work = np.arange(len(todo) + 1, dtype=np.int64) * memo.shape[1]
+    run_threaded([partial(fill_classes, a, b, fids, states, reps, todo, memo, done)
+                  for a, b in _split(work, int(work[-1]))])  # fmt: skip
+
+
+def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
+                pods: np.ndarray, twins: np.ndarray, ptr: np.ndarray,
+                *arrays: np.ndarray) -> None:  # fmt: skip
+    """:func:`score_range` over the chunk, its pods split across threads by entries
+    (``twins``: the pods' ``pod_twins`` ids; ``arrays``: nodes, raw, norm_u8, total,
+    best, count, bad_plugin, bad_value)."""
+    local, twin = np.unique(twins, return_inverse=True)
+    twin = twin.reshape(-1).astype(np.int64)
+    parts = _split(ptr, int(ptr[-1]))
+    run_threaded([partial(score_range, a, b, sids, weights, states, pods, twin, len(local),
+                          ptr, *arrays) for a, b in parts])  # fmt: skip
+
+
+def _split(ptr: np.ndarray, work: int) -> list[tuple[int, int]]:
+    """Ranges of items (item ``i`` spans ``ptr[i]:ptr[i+1]``) of about equal work, one
+    per thread, or a single range when the work is too small to share."""
+    n = len(ptr) - 1
+    k = threads() if work >= _jit.PARALLEL_MIN_WORK else 1
+    bounds = np.searchsorted(ptr, np.linspace(0, ptr[-1], k + 1)[1:-1]).tolist()
+    edges = sorted({0, n, *(min(max(b, 0), n) for b in bounds)})
+    return list(pairwise(edges))
+
+
+def states_for(
+    plugins: Sequence[Any], snapshot: ClusterSnapshot, batch: PodBatch
+) -> tuple[Any, ...]:
+    """Every slot's state: ``prepare`` for the profile's ``plugins``, else empty."""
+    by_slot = {SLOTS[p.name]: p for p in plugins}
+    return tuple(
+        by_slot[s].prepare(snapshot, batch) if s in by_slot else cls().empty_state()
+        for s, cls in enumerate(CLASSES)
+    )
+
+
+def filter_keys(filters: Sequence[Any], states: tuple[Any, ...], n_pods: int) -> np.ndarray:
+    """int64[B]: pods with equal class get equal verdicts on every node (the profile's
+    filter plugins' ``filter_key``s combined)."""
+    if not filters:
+        return np.zeros(n_pods, dtype=np.int64)
+    keys = np.stack([f.filter_key(states[SLOTS[f.name]]) for f in filters], axis=1)
+    _, cls = np.unique(keys, axis=0, return_inverse=True)
+    return cls.reshape(-1).astype(np.int64)

@@ -1,0 +1,39 @@
+"""VolumeBinding's Score, which is 0 on every node in v1.23.6.
+
+pkg/scheduler/framework/plugins/volumebinding/volume_binding.go ``Score`` returns 0
+unless the ``VolumeCapacityPriority`` feature gate (alpha, off by default in 1.23) gave the
+plugin a scorer; there is no ``NormalizeScore``. The default profile still lists the plugin
+at Score (weight 1), so its zeros appear in every score breakdown, as kscore_fast shows
+them. Its PreFilter/Filter (binding PersistentVolumeClaims) are not simulated: the
+framework builder names them on stderr and counts the pods with PVC volumes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import ConfigError
+from ...model.snapshot import ClusterSnapshot, PodBatch
+
+NAME = "VolumeBinding"
+
+
+class VolumeBinding:
+    name = NAME
+    filters = False
+    scores = True
+    normalizes = False
+
+    def __init__(self, args: Any = None) -> None:
+        # VolumeBindingArgs (bindTimeoutSeconds, shape) only matter to binding and to the
+        # VolumeCapacityPriority scorer, neither simulated
+        if args is not None and not isinstance(args, dict):
+            raise ConfigError("VolumeBinding args must be a mapping")
+
+    def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+        return self.empty_state()
+
+    def empty_state(self) -> tuple:
+        return (np.zeros(0, dtype=np.int64),)
