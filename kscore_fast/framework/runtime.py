@@ -292,8 +292,7 @@ class _Run:
         for v, count in zip(verdicts.tolist(), n.tolist(), strict=True):
             for reason in self.reasons(v):
                 histogram[reason] = histogram.get(reason, 0) + count
-        parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
-        return f"0/{self.n_nodes} nodes are available: {', '.join(parts)}."
+        return fit_error_text(self.n_nodes, histogram)
 
     def reasons(self, verdict: int) -> list[str]:
         slot, code = unpack(verdict)
@@ -389,6 +388,13 @@ class _Run:
         result.raw[:, where] = raw[:, order]
         result.normalized[:, where] = norm_u8[:, order]
         result.commit(chunk.pods, lengths)
+
+
+def fit_error_text(n_nodes: int, histogram: Mapping[str, int]) -> str:
+    """``FitError.Error()`` (pkg/scheduler/framework/types.go) from the histogram of the
+    failed nodes' reasons (reason → count): the ``"%v %v"`` entries sorted as strings."""
+    parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
+    return f"0/{n_nodes} nodes are available: {', '.join(parts)}."
 
 
 def _no_memo(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
