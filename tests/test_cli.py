@@ -223,7 +223,9 @@ def test_warning_line_and_quiet(tmp_path):
     assert proc.returncode == 0
     assert proc.stderr.strip().splitlines() == [
         "kscore: skipped 27 objects of unused kinds (ConfigMap 2, CronJob 1, DaemonSet 3, "
-        "Deployment 10, Endpoints 1, Job 4, Namespace 6)",
+        "Deployment 10, Endpoints 1, Job 4, Namespace 6); 3 pending pods have "
+        "PersistentVolumeClaim volumes, scheduled as if their volumes fit anywhere (volume "
+        "plugins not simulated)",
         "kscore: not simulated (left out of profile 'default-scheduler'): VolumeRestrictions "
         "(filter), EBSLimits (filter), GCEPDLimits (filter), NodeVolumeLimits (filter), "
         "AzureDiskLimits (filter), VolumeBinding (filter), VolumeZone (filter), "

@@ -1,16 +1,10 @@
-"""Plugin protocols (pkg/scheduler/framework/interface.go), batch-first.
+"""Plugin protocols (pkg/scheduler/framework/interface.go) in kscore_fast's compiled shape.
 
-A score plugin sees a *chunk*: ``pods`` (int64 indices into the batch), and for chunk
-pod ``i`` the nodes ``nodes[ptr[i]:ptr[i+1]]`` it is scored on. ``pre_score`` prepares
-whatever the plugin needs for the chunk (upstream: ``PreScore`` writing ``CycleState``);
-``score`` writes one raw int64 score per entry into ``out`` (upstream: ``Score`` per node);
-``normalize`` rewrites them in place, per pod, over that pod's entries only (upstream:
-``ScoreExtensions().NormalizeScore`` over the feasible node list). Plugins without
-``NormalizeScore`` set ``normalizes = False``.
-
-A plugin may also offer ``score_normalize(state, snapshot, batch, chunk, raw_out,
-norm_out)``, equal to ``score`` followed by ``normalize`` on a copy but fused into one
-pass; the runtime then uses it (tests check the two paths agree).
+A *chunk* is a few pods of the batch (``pods``, int64 indices) and, for chunk pod ``i``,
+the nodes ``nodes[ptr[i]:ptr[i+1]]`` it is scored on. Plugins are the :class:`Plugin`
+protocol below plus a numba ``kernels`` module (see the comment block at the end): the
+registry's driver (``plugins/driver.py``) calls their kernels from one compiled loop, the
+same for the batch runtime and the simulator.
 """
 
 from __future__ import annotations
@@ -22,7 +16,7 @@ import numpy as np
 from ..goarith import MAX_NODE_SCORE, MIN_NODE_SCORE
 from ..model.snapshot import ClusterSnapshot, PodBatch
 
-__all__ = ["MAX_NODE_SCORE", "MIN_NODE_SCORE", "Chunk", "ScorePlugin"]
+__all__ = ["MAX_NODE_SCORE", "MIN_NODE_SCORE", "Chunk", "Plugin"]
 
 
 class Chunk:
@@ -40,36 +34,20 @@ class Chunk:
 
 
 @runtime_checkable
-class ScorePlugin(Protocol):
-    """PreScore + Score (+ NormalizeScore) for a batch."""
+class Plugin(Protocol):
+    """The Python half of a compiled plugin (see the comment block below)."""
 
     name: str
+    filters: bool
+    scores: bool
     normalizes: bool
 
-    def pre_score(self, snapshot: ClusterSnapshot, batch: PodBatch, chunk: Chunk) -> Any:
-        """Prepare the chunk (upstream ``PreScore``)."""
+    def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple[Any, ...]:
+        """The plugin's state for the kernels (PreFilter/PreScore of every pod at once)."""
         ...
 
-    def score(
-        self,
-        state: Any,
-        snapshot: ClusterSnapshot,
-        batch: PodBatch,
-        chunk: Chunk,
-        out: np.ndarray,
-    ) -> None:
-        """Write the int64 raw score of every entry of the chunk to ``out`` (``Score``)."""
-        ...
-
-    def normalize(
-        self,
-        state: Any,
-        snapshot: ClusterSnapshot,
-        batch: PodBatch,
-        chunk: Chunk,
-        scores: np.ndarray,
-    ) -> None:
-        """Normalize ``scores`` in place, pod by pod (upstream ``NormalizeScore``)."""
+    def empty_state(self) -> tuple[Any, ...]:
+        """A state of the same numba types, for a plugin not in the profile."""
         ...
 
 

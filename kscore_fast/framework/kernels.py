@@ -1,45 +1,10 @@
-"""Kernels of the runtime: the weight phase of ``RunScorePlugins`` and top-K selection."""
+"""Kernels of the runtime: top-K selection of the scores kept."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .._jit import dual_kernel, prange
-
-
-@dual_kernel
-def apply_weight(ptr, norm, weight, first, store_total, total, out_u8, bad, best, count):
-    """Range check, × weight and sum, for one plugin (framework.go ``RunScorePlugins``).
-
-    For every entry of pod ``i``: a normalized score outside [0, 100] records its entry
-    index in ``bad[i]`` (first one only); otherwise it is stored in ``out_u8`` and the
-    running total becomes (``first``: 0, else ``total``) + score × weight, written back to
-    ``total`` if ``store_total`` (a one-plugin profile selects on the scores themselves).
-    ``best[i]`` and ``count[i]`` receive the pod's top total and how many entries reach it
-    (meaningful after the last plugin: what ``selectHost`` needs).
-    """  # pragma: no cover - compiled
-    for i in prange(ptr.shape[0] - 1):
-        top = np.int64(-1)
-        n_top = 0
-        for e in range(ptr[i], ptr[i + 1]):
-            v = norm[e]
-            if v < 0 or v > 100:
-                if bad[i] < 0:
-                    bad[i] = e
-                continue
-            out_u8[e] = v
-            t = v * weight
-            if not first:
-                t += total[e]
-            if store_total:
-                total[e] = t
-            if t > top:
-                top = t
-                n_top = 1
-            elif t == top:
-                n_top += 1
-        best[i] = top
-        count[i] = n_top
 
 
 @dual_kernel

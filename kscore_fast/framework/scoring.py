@@ -1,10 +1,14 @@
-"""``prioritizeNodes`` for one pod: every score plugin, normalized, weighted and summed.
+"""``prioritizeNodes`` for a range of pods: every score plugin, normalized, weighted and
+summed.
 
 Mirrors ``RunScorePlugins`` of pkg/scheduler/framework/runtime/framework.go: per plugin
 ``Score`` on each feasible node, ``NormalizeScore`` over the pod's feasible list, the
 [0, 100] check of the normalized scores, × weight; ``prioritizeNodes`` sums the weighted
-scores. An inlined helper taking the profile's score functions as arguments; the compiled
-entry point lives with the plugin registry (``plugins/driver.py``).
+scores. Inlined helpers taking a plugin's kernels as arguments; the compiled entry point
+lives with the plugin registry (``plugins/driver.py``), which runs :func:`plugin_pass`
+once per plugin of the profile (its state handed over once for all the pods: numba counts
+references of every array of a state each time one is passed) and then
+:func:`weigh_pods`.
 """
 
 from __future__ import annotations
@@ -15,38 +19,59 @@ from .._jit import inline_kernel
 
 
 @inline_kernel
-def score_pod(
-    score_fn, normalize_fn, sids, weights, states, pod, nodes, raw, norm_u8, total
-):  # pragma: no cover - compiled
-    """Score ``pod`` on ``nodes``: ``raw[k]`` (int64[n]) and ``norm_u8[k]`` (uint8[n]) per
-    plugin ``k`` of the profile, ``total`` (int64[n]) their weighted sum.
+def plugin_pass(score_fn, normalize_fn, state, k, todo, pods, ptr, nodes, raw,
+                norm):  # pragma: no cover - compiled
+    """Plugin ``k``'s ``Score`` (into ``raw[k]``) and ``NormalizeScore`` (into
+    ``norm[k]``, int64, unchecked) for the chunk pods ``todo``."""
+    for q in range(todo.shape[0]):
+        i = todo[q]
+        a = ptr[i]
+        b = ptr[i + 1]
+        out = raw[k, a:b]
+        score_fn(state, pods[i], nodes[a:b], out)
+        scores = norm[k, a:b]
+        scores[:] = out
+        normalize_fn(state, pods[i], nodes[a:b], scores)
 
-    Returns ``(best, count, bad_plugin, bad_value)``: the top total and how many nodes
-    reach it (what ``selectHost`` needs), and for a normalized score outside [0, 100] the
-    first such plugin and value (``bad_plugin`` -1: none). ``Score`` itself cannot fail.
-    """
-    n = nodes.shape[0]
-    norm = np.empty(n, dtype=np.int64)
-    total[:] = 0
-    for k in range(sids.shape[0]):
-        sid = sids[k]
-        score_fn(sid, states, pod, nodes, raw[k])
-        norm[:] = raw[k]
-        normalize_fn(sid, states, pod, nodes, norm)
-        w = weights[k]
-        for e in range(n):
-            v = norm[e]
-            if v < 0 or v > 100:
-                return np.int64(-1), np.int64(0), np.int64(k), v
-            norm_u8[k, e] = v
-            total[e] += v * w
-    best = np.int64(-1)
-    count = np.int64(0)
-    for e in range(n):
-        t = total[e]
-        if t > best:
-            best = t
-            count = 1
-        elif t == best:
-            count += 1
-    return best, count, np.int64(-1), np.int64(0)
+
+@inline_kernel
+def no_normalize(state, pod, nodes, scores):  # pragma: no cover - compiled
+    """For plugins without ``NormalizeScore``."""
+    return
+
+
+@inline_kernel
+def weigh_pods(weights, todo, ptr, norm, norm_u8, total, best, count, bad_plugin,
+               bad_value):  # pragma: no cover - compiled
+    """The [0, 100] check, × weight and sum, per pod of ``todo``: ``total``, the top total
+    and how many nodes reach it (what ``selectHost`` needs), and for a normalized score
+    outside [0, 100] the first such plugin and value (``bad_plugin`` -1: none)."""
+    n_plugins = weights.shape[0]
+    for q in range(todo.shape[0]):
+        i = todo[q]
+        bad_plugin[i] = -1
+        bad_value[i] = 0
+        for e in range(ptr[i], ptr[i + 1]):
+            total[e] = 0
+        for k in range(n_plugins):
+            w = weights[k]
+            for e in range(ptr[i], ptr[i + 1]):
+                v = norm[k, e]
+                if v < 0 or v > 100:
+                    if bad_plugin[i] < 0:
+                        bad_plugin[i] = k
+                        bad_value[i] = v
+                    continue
+                norm_u8[k, e] = v
+                total[e] += v * w
+        top = np.int64(-1)
+        n_top = 0
+        for e in range(ptr[i], ptr[i + 1]):
+            t = total[e]
+            if t > top:
+                top = t
+                n_top = 1
+            elif t == top:
+                n_top += 1
+        best[i] = top
+        count[i] = n_top

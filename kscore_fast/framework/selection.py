@@ -67,7 +67,7 @@ def select_hosts(ptr, nodes, scores, scale, best, count, seed, streams, out):  #
 
     An entry's total is ``scores[e] * scale`` (the totals with scale 1, or the one plugin's
     normalized scores with its weight). ``best[i]``/``count[i]``: the pod's top total and
-    how many entries have it (see ``kernels.apply_weight``); ``seed`` is uint64,
+    how many entries have it (see ``scoring.score_pod``); ``seed`` is uint64,
     ``streams`` (int64[C]) the pods' positions in the batch.
     """
     for i in prange(ptr.shape[0] - 1):

@@ -112,6 +112,8 @@ class Cluster:
     terminated_pods: int = 0
     #: pending pods being deleted (not scheduled, as kube-scheduler skips them)
     deleting_pending_pods: int = 0
+    #: pending pods with PersistentVolumeClaim volumes (the volume plugins are not simulated)
+    pvc_pending_pods: int = 0
     #: objects of kinds the scheduler does not read, by kind (filled by the loader)
     skipped_kinds: dict[str, int] = field(default_factory=dict)
     #: special files, broken links and link loops passed over in directories (loader)
@@ -132,6 +134,9 @@ class Cluster:
              "skipped {} special files, broken links or link loops in directories"),
             (self.deleting_pending_pods,
              "skipped {} pending pods being deleted (metadata.deletionTimestamp set)"),
+            (self.pvc_pending_pods,
+             "{} pending pods have PersistentVolumeClaim volumes, scheduled as if their "
+             "volumes fit anywhere (volume plugins not simulated)"),
         )  # fmt: skip
         parts += [text.format(n) for n, text in counted if n]
         if self.empty_dirs:
@@ -275,7 +280,8 @@ def _split_pods(pods: Iterable[PodRecord], node_index: dict[str, int]
         else:
             orphaned += 1
     counts = {"orphaned_pods": orphaned, "terminated_pods": terminated,
-              "deleting_pending_pods": deleting}  # fmt: skip
+              "deleting_pending_pods": deleting,
+              "pvc_pending_pods": sum(p.pvc_volumes > 0 for p in pending)}  # fmt: skip
     return existing, pending, counts
 
 

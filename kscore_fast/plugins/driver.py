@@ -98,36 +98,6 @@ def fill_block(fids, states, reps, c, b, block, memo, done):  # pragma: no cover
     done[c, b] = True
 
 
-@inline_kernel
-def score_nodes(sid, states, pod, nodes, out):  # pragma: no cover - compiled
-    """The raw ``Score`` of plugin slot ``sid`` for ``pod`` on ``nodes``."""
-    if sid == SELECTOR_SPREAD:
-        selectorspread.score_pod(states[SELECTOR_SPREAD], pod, nodes, out)
-    elif sid == TAINT_TOLERATION:
-        tainttoleration.score_pod(states[TAINT_TOLERATION], pod, nodes, out)
-    elif sid == NODE_AFFINITY:
-        nodeaffinity.score_pod(states[NODE_AFFINITY], pod, nodes, out)
-    elif sid == NODE_RESOURCES_FIT:
-        fit_kernels.score_pod(states[NODE_RESOURCES_FIT], pod, nodes, out)
-    elif sid == BALANCED_ALLOCATION:
-        balanced_kernels.score_pod(states[BALANCED_ALLOCATION], pod, nodes, out)
-    elif sid == IMAGE_LOCALITY:
-        imagelocality.score_pod(states[IMAGE_LOCALITY], pod, nodes, out)
-    elif sid == VOLUME_BINDING:
-        volumebinding.score_pod(states[VOLUME_BINDING], pod, nodes, out)
-
-
-@inline_kernel
-def normalize_nodes(sid, states, pod, nodes, scores):  # pragma: no cover - compiled
-    """``NormalizeScore`` of plugin slot ``sid`` (nothing for plugins without one)."""
-    if sid == SELECTOR_SPREAD:
-        selectorspread.normalize_pod(states[SELECTOR_SPREAD], pod, nodes, scores)
-    elif sid == TAINT_TOLERATION:
-        tainttoleration.normalize_pod(states[TAINT_TOLERATION], pod, nodes, scores)
-    elif sid == NODE_AFFINITY:
-        nodeaffinity.normalize_pod(states[NODE_AFFINITY], pod, nodes, scores)
-
-
 @kernel
 def search_chunk(
     fids,
@@ -168,45 +138,80 @@ def fill_classes(lo, hi, fids, states, reps, todo, memo, done):  # pragma: no co
 
 
 @kernel
-def score_range(
-    lo,
-    hi,
-    sids,
-    weights,
-    states,
-    pods,
-    twin,
-    n_twin,
-    ptr,
-    nodes,
-    raw,
-    norm_u8,
-    total,
-    best,
-    count,
-    bad_plugin,
-    bad_value,
-):  # pragma: no cover - compiled
+def score_range(lo, hi, sids, weights, states, pods, twin, n_twin, ptr, nodes, raw, norm_u8,
+                total, best, count, bad_plugin, bad_value):  # pragma: no cover - compiled
     """``prioritizeNodes`` for pods ``lo:hi`` of a chunk (pods with ≥ 2 feasible nodes).
 
-    A pod whose twin (``twin``: chunk-local ids of ``model.snapshot.pod_twins``) was
-    scored earlier in the range on the same node list takes a copy of its scores.
+    Plugin by plugin over the pods (:mod:`kscore_fast.framework.scoring`). A pod whose
+    twin (``twin``: chunk-local ids of ``model.snapshot.pod_twins``) comes earlier in the
+    range with the same node list takes a copy of its scores.
     """
+    todo, copies, source = _twins(lo, hi, twin, n_twin, ptr, nodes)
+    norm = np.empty((sids.shape[0], ptr[hi] - ptr[lo]), dtype=np.int64)
+    view = norm[:, :]  # entries of pod i at ptr[i] - ptr[lo]
+    base = ptr[lo:hi + 1] - ptr[lo]
+    local = todo - lo
+    for k in range(sids.shape[0]):
+        _plugin_pass(sids[k], states, k, local, pods[lo:hi], base, nodes[ptr[lo]:ptr[hi]],
+                     raw[:, ptr[lo]:ptr[hi]], view)  # fmt: skip
+    scoring.weigh_pods(weights, local, base, view, norm_u8[:, ptr[lo]:ptr[hi]],
+                       total[ptr[lo]:ptr[hi]], best[lo:hi], count[lo:hi],
+                       bad_plugin[lo:hi], bad_value[lo:hi])  # fmt: skip
+    for q in range(copies.shape[0]):
+        i = copies[q]
+        j = source[q]
+        _copy_scores(raw, norm_u8, total, ptr[j], ptr[i], ptr[i + 1] - ptr[i])
+        best[i], count[i], bad_plugin[i], bad_value[i] = (
+            best[j], count[j], bad_plugin[j], bad_value[j])  # fmt: skip
+
+
+@inline_kernel
+def _plugin_pass(sid, states, k, todo, pods, ptr, nodes, raw, norm):  # pragma: no cover
+    """:func:`scoring.plugin_pass` of plugin slot ``sid``, with its kernels and state."""
+    if sid == SELECTOR_SPREAD:
+        scoring.plugin_pass(selectorspread.score_pod, selectorspread.normalize_pod,
+                            states[SELECTOR_SPREAD], k, todo, pods, ptr, nodes, raw, norm)
+    elif sid == TAINT_TOLERATION:
+        scoring.plugin_pass(tainttoleration.score_pod, tainttoleration.normalize_pod,
+                            states[TAINT_TOLERATION], k, todo, pods, ptr, nodes, raw, norm)
+    elif sid == NODE_AFFINITY:
+        scoring.plugin_pass(nodeaffinity.score_pod, nodeaffinity.normalize_pod,
+                            states[NODE_AFFINITY], k, todo, pods, ptr, nodes, raw, norm)
+    elif sid == NODE_RESOURCES_FIT:
+        scoring.plugin_pass(fit_kernels.score_pod, scoring.no_normalize,
+                            states[NODE_RESOURCES_FIT], k, todo, pods, ptr, nodes, raw, norm)
+    elif sid == BALANCED_ALLOCATION:
+        scoring.plugin_pass(balanced_kernels.score_pod, scoring.no_normalize,
+                            states[BALANCED_ALLOCATION], k, todo, pods, ptr, nodes, raw, norm)
+    elif sid == IMAGE_LOCALITY:
+        scoring.plugin_pass(imagelocality.score_pod, scoring.no_normalize,
+                            states[IMAGE_LOCALITY], k, todo, pods, ptr, nodes, raw, norm)
+    elif sid == VOLUME_BINDING:
+        scoring.plugin_pass(volumebinding.score_pod, scoring.no_normalize,
+                            states[VOLUME_BINDING], k, todo, pods, ptr, nodes, raw, norm)
+
+
+@inline_kernel
+def _twins(lo, hi, twin, n_twin, ptr, nodes):  # pragma: no cover - compiled
+    """Pods ``lo:hi`` to score (``todo``) and those that copy an earlier twin with the
+    same node list (``copies``, from ``source``)."""
     leader = np.full(n_twin, -1, dtype=np.int64)
+    todo = np.empty(hi - lo, dtype=np.int64)
+    copies = np.empty(hi - lo, dtype=np.int64)
+    source = np.empty(hi - lo, dtype=np.int64)
+    n_todo = 0
+    n_copies = 0
     for i in range(lo, hi):
-        a = ptr[i]
-        b = ptr[i + 1]
         j = leader[twin[i]]
-        if j >= 0 and _same_list(nodes, ptr[j], ptr[j + 1], a, b):
-            _copy_scores(raw, norm_u8, total, ptr[j], a, b - a)
-            best[i], count[i], bad_plugin[i], bad_value[i] = (
-                best[j], count[j], bad_plugin[j], bad_value[j])  # fmt: skip
-            continue
-        leader[twin[i]] = i
-        best[i], count[i], bad_plugin[i], bad_value[i] = scoring.score_pod(
-            score_nodes, normalize_nodes, sids, weights, states, pods[i], nodes[a:b],
-            raw[:, a:b], norm_u8[:, a:b], total[a:b],
-        )  # fmt: skip
+        if j >= 0 and _same_list(nodes, ptr[j], ptr[j + 1], ptr[i], ptr[i + 1]):
+            copies[n_copies] = i
+            source[n_copies] = j
+            n_copies += 1
+        else:
+            leader[twin[i]] = i
+            todo[n_todo] = i
+            n_todo += 1
+    return todo[:n_todo], copies[:n_copies], source[:n_copies]
 
 
 @inline_kernel
@@ -237,16 +242,31 @@ def prefill(fids: np.ndarray, states: tuple[Any, ...], reps: np.ndarray, todo: n
 
 
 def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
-                pods: np.ndarray, twins: np.ndarray, ptr: np.ndarray,
-                *arrays: np.ndarray) -> None:  # fmt: skip
+                pods: np.ndarray, twins: np.ndarray, ptr: np.ndarray, nodes: np.ndarray,
+                raw: np.ndarray, norm_u8: np.ndarray, total: np.ndarray,
+                *per_pod: np.ndarray) -> None:  # fmt: skip
     """:func:`score_range` over the chunk, its pods split across threads by entries
-    (``twins``: the pods' ``pod_twins`` ids; ``arrays``: nodes, raw, norm_u8, total,
-    best, count, bad_plugin, bad_value)."""
+    (``twins``: the pods' ``pod_twins`` ids; ``per_pod``: best, count, bad_plugin,
+    bad_value). Each thread works on its own copies of the chunk's arrays, copied back
+    after: threads sharing arrays slow each other down on numba's reference counts."""
     local, twin = np.unique(twins, return_inverse=True)
     twin = twin.reshape(-1).astype(np.int64)
     parts = _split(ptr, int(ptr[-1]))
-    run_threaded([partial(score_range, a, b, sids, weights, states, pods, twin, len(local),
-                          ptr, *arrays) for a, b in parts])  # fmt: skip
+    jobs, outs = [], []  # (private buffers are C-contiguous: one compiled signature)
+    for a, b in parts:
+        lo, hi = int(ptr[a]), int(ptr[b])
+        out = (np.empty_like(raw[:, lo:hi]), np.empty_like(norm_u8[:, lo:hi]),
+               np.empty_like(total[lo:hi]), *(np.empty(b - a, x.dtype) for x in per_pod))
+        outs.append((a, b, lo, hi, out))
+        jobs.append(partial(score_range, 0, b - a, sids, weights, states,
+                            np.ascontiguousarray(pods[a:b]), twin[a:b].copy(), len(local),
+                            ptr[a:b + 1] - lo, np.ascontiguousarray(nodes[lo:hi]),
+                            *out))  # fmt: skip
+    run_threaded(jobs)
+    for a, b, lo, hi, (r, n, t, *p) in outs:
+        raw[:, lo:hi], norm_u8[:, lo:hi], total[lo:hi] = r, n, t
+        for dst, src in zip(per_pod, p, strict=True):
+            dst[a:b] = src
 
 
 def _split(ptr: np.ndarray, work: int) -> list[tuple[int, int]]:

@@ -14,32 +14,38 @@ from ..builders import cluster, node, pod, service
 
 
 @numba.njit
-def _const_score(sid, states, pod, nodes, out):  # pragma: no cover - compiled
-    out[:] = states[sid]
-
-
-@numba.njit
-def _no_normalize(sid, states, pod, nodes, scores):  # pragma: no cover - compiled
-    return
+def _const_score(state, pod, nodes, out):  # pragma: no cover - compiled
+    out[:] = state[0]
 
 
 def _score_one_pod(values, weights, n_nodes=3):
-    """framework.scoring.score_pod with constant-score plugins (``values[k]``)."""
+    """framework.scoring with constant-score plugins (``values[k]``) for one pod."""
     k = len(values)
     raw = np.zeros((k, n_nodes), np.int64)
-    norm = np.zeros((k, n_nodes), np.uint8)
+    norm = np.zeros((k, n_nodes), np.int64)
+    norm_u8 = np.zeros((k, n_nodes), np.uint8)
     total = np.zeros(n_nodes, np.int64)
-    out = _score_pod_driver(
-        np.arange(k, dtype=np.int64), np.asarray(weights, np.int64), tuple(values),
-        np.arange(n_nodes, dtype=np.int32), raw, norm, total,
-    )  # fmt: skip
-    return [int(x) for x in out], raw, norm, total
+    per_pod = [np.zeros(1, np.int64) for _ in range(4)]
+    _driver(np.asarray(values, np.int64), np.asarray(weights, np.int64),
+            np.arange(n_nodes, dtype=np.int32), raw, norm, norm_u8, total, *per_pod)  # fmt: skip
+    best, count, bad, bad_value = (int(x[0]) for x in per_pod)
+    return (best, count, bad, bad_value), raw, norm_u8, total
 
 
 @numba.njit
-def _score_pod_driver(sids, weights, states, nodes, raw, norm, total):  # pragma: no cover
-    return scoring.score_pod(_const_score, _no_normalize, sids, weights, states, 0, nodes,
-                             raw, norm, total)  # fmt: skip
+def _driver(
+    values, weights, nodes, raw, norm, norm_u8, total, best, count, bad_plugin, bad_value
+):  # pragma: no cover - compiled
+    todo = np.zeros(1, np.int64)
+    ptr = np.array([0, nodes.shape[0]], np.int64)
+    pods = np.zeros(1, np.int64)
+    for k in range(values.shape[0]):
+        state = (values[k],)
+        scoring.plugin_pass(
+            _const_score, scoring.no_normalize, state, k, todo, pods, ptr, nodes, raw, norm
+        )
+    scoring.weigh_pods(weights, todo, ptr, norm, norm_u8, total, best, count, bad_plugin,
+                       bad_value)  # fmt: skip
 
 
 def _spread_cluster(n_nodes=4, n_pending=3):
