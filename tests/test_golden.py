@@ -1,7 +1,10 @@
 """kscore == golden outputs of the real kube-scheduler v1.23.6, recorded by goref.
 
-data/golden/selectorspread.jsonl.gz (regenerate with benchmarks/goref/make_golden.py)
-holds a few hundred scenarios and goref's output for them; no Go is needed here.
+data/golden/selectorspread.jsonl.gz and data/golden/profile.jsonl.gz (regenerate with
+benchmarks/goref/make_golden.py) hold a few hundred scenarios and goref's output for them:
+SelectorSpread alone, and the default profile's filters and scores under random
+KubeSchedulerConfigurations (also the embedded cluster and the openb sample); no Go is
+needed here.
 """
 
 from __future__ import annotations
@@ -16,15 +19,16 @@ from kscore_fast.api import load_cluster, score
 
 from .goref import compare
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "selectorspread.jsonl.gz"
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
 
 
-def _cases():
-    with gzip.open(GOLDEN, "rt", encoding="utf-8") as fh:
+def _cases(name: str) -> list[dict]:
+    with gzip.open(GOLDEN / name, "rt", encoding="utf-8") as fh:
         return [json.loads(line) for line in fh]
 
 
-CASES = _cases()
+CASES = _cases("selectorspread.jsonl.gz")
+PROFILE_CASES = _cases("profile.jsonl.gz")
 
 
 def test_golden_set_is_substantial():
@@ -37,4 +41,22 @@ def test_matches_kube_scheduler(case):
     kwargs = {"plugins": "SelectorSpread", **case["kwargs"]}  # recorded with that default
     ours = score(load_cluster(objects=[case["input"]]), **kwargs).to_dict()
     diffs = compare(ours, case["output"])
+    assert not diffs, "\n".join(diffs[:20])
+
+
+def test_profile_golden_set_is_substantial():
+    assert len(PROFILE_CASES) >= 150
+    results = [r for c in PROFILE_CASES for r in c["output"]["results"]]
+    assert len(results) > 700
+    assert sum(r["error"] is not None for r in results) > 50  # FitErrors among them
+    assert sum(r["feasibleNodes"] != r["evaluatedNodes"] for r in results) > 100
+
+
+@pytest.mark.parametrize("case", PROFILE_CASES, ids=[c["name"] for c in PROFILE_CASES])
+def test_profile_matches_kube_scheduler(case, tmp_path):
+    config = tmp_path / "config.yaml"
+    config.write_text(case["config"])
+    ours = score(load_cluster(objects=[case["input"]]), config=config, **case["kwargs"])
+    top_k = int(case["kwargs"]["scores"][4:]) if "scores" in case["kwargs"] else None
+    diffs = compare(ours.to_dict(), case["output"], top_k)
     assert not diffs, "\n".join(diffs[:20])

@@ -2,10 +2,12 @@
 
     python benchmarks/goref/make_golden.py        # needs benchmarks/goref/bin/goref
 
-Writes ``data/golden/selectorspread.jsonl.gz``: one JSON object per line with ``name``,
-``flags`` (goref's command line), ``kwargs`` (the same for ``kscore_fast.score``),
-``input`` (a v1 List) and ``output`` (goref's document). tests/test_golden.py replays them
-without Go.
+Writes ``data/golden/selectorspread.jsonl.gz`` and ``data/golden/profile.jsonl.gz``: one
+JSON object per line with ``name``, ``flags`` (goref's command line), ``kwargs`` (the same
+for ``kscore_fast.score``), ``input`` (a v1 List), ``config`` (a KubeSchedulerConfiguration
+as YAML text, or null) and ``output`` (goref's document). tests/test_golden.py replays them
+without Go. The profile cases run the default profile's filters and scores (without
+PodTopologySpread and InterPodAffinity) under random configurations.
 """
 
 from __future__ import annotations
@@ -24,8 +26,16 @@ sys.path.insert(0, str(ROOT))
 
 from tests.goref import goref_missing, run_goref  # noqa: E402
 from tests.scenarios import scenario  # noqa: E402
+from tests.scenarios_profile import profile_config, profile_scenario  # noqa: E402
 
-OUT = ROOT / "data" / "golden" / "selectorspread.jsonl.gz"
+GOLDEN = ROOT / "data" / "golden"
+NO_SPREAD = """apiVersion: kubescheduler.config.k8s.io/v1beta3
+kind: KubeSchedulerConfiguration
+profiles:
+- plugins:
+    multiPoint:
+      disabled: [{name: PodTopologySpread}, {name: InterPodAffinity}]
+"""
 
 FLAG_SETS = [
     ({}, []),
@@ -50,24 +60,72 @@ def cases():
         yield f"embedded{''.join(flags).replace('-', '')}", objs, kwargs, flags
 
 
+def profile_cases():
+    for i in range(150):
+        seed = 700_000 + i
+        config = yaml.safe_dump(profile_config(seed))
+        kwargs = {"seed": seed, "scores": "top:3"} if i % 5 == 4 else {"seed": seed}
+        flags = ["--seed", str(seed)] + (["--scores", "top:3"] if "scores" in kwargs else [])
+        yield f"profile-{i}", profile_scenario(seed), kwargs, flags, config
+    for i in range(10):
+        seed = 800_000 + i
+        objs = profile_scenario(seed, max_nodes=250, max_pods=300, max_pending=20)
+        yield f"profile-large-{i}", objs, {"seed": seed}, ["--seed", str(seed)], NO_SPREAD
+    embedded = ROOT / "data" / "embedded"
+    objs = [
+        o for f in sorted(embedded.glob("*.yaml")) for o in _items(yaml.safe_load(f.read_text()))
+    ]
+    # without the pods whose PersistentVolumeClaims the volume plugins would look up (not
+    # simulated: Go fails them for want of PVC objects)
+    objs = [o for o in objs if not _has_pvc(o)]
+    yield "profile-embedded", objs, {}, [], NO_SPREAD
+    openb = ROOT / "data" / "openb-sample" / "manifests"
+    files = sorted(openb.glob("[!.]*.json"))
+    objs = [o for f in files for o in json.loads(f.read_text())["items"]]
+    yield "profile-openb-sample", objs, {}, [], NO_SPREAD
+
+
+def _items(doc: dict) -> list[dict]:
+    return doc.get("items", []) if doc.get("kind", "").endswith("List") else [doc]
+
+
+def _has_pvc(obj: dict) -> bool:
+    volumes = (obj.get("spec") or {}).get("volumes") or []
+    return obj.get("kind") == "Pod" and any("persistentVolumeClaim" in v for v in volumes)
+
+
+def write(out_path: Path, cases) -> int:
+    n = 0
+    raw = out_path.open("wb")
+    gz = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)  # mtime 0: same input, same bytes
+    with tempfile.TemporaryDirectory() as tmp, raw, gz, io.TextIOWrapper(gz, "utf-8") as out:
+        for name, objs, kwargs, flags, *config in cases:
+            doc = {"apiVersion": "v1", "kind": "List", "items": objs}
+            path = Path(tmp) / f"{name}.json"
+            path.write_text(json.dumps(doc))
+            text = config[0] if config else None
+            if text is not None:
+                (Path(tmp) / "config.yaml").write_text(text)
+                flags = [*flags, "--config", str(Path(tmp) / "config.yaml")]
+            output = run_goref([path], flags)
+            line = {"name": name, "flags": flags, "kwargs": kwargs, "input": doc,
+                    "config": text, "output": output}  # fmt: skip
+            out.write(json.dumps(line, separators=(",", ":"), sort_keys=True) + "\n")
+            n += 1
+    print(f"wrote {n} cases to {out_path.relative_to(ROOT)}", file=sys.stderr)
+    return n
+
+
 def main() -> int:
     if why := goref_missing():
         print(why, file=sys.stderr)
         return 1
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    n = 0
-    raw = OUT.open("wb")
-    gz = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)  # mtime 0: same input, same bytes
-    with tempfile.TemporaryDirectory() as tmp, raw, gz, io.TextIOWrapper(gz, "utf-8") as out:
-        for name, objs, kwargs, flags in cases():
-            doc = {"apiVersion": "v1", "kind": "List", "items": objs}
-            path = Path(tmp) / f"{name}.json"
-            path.write_text(json.dumps(doc))
-            output = run_goref([path], flags)
-            line = {"name": name, "flags": flags, "kwargs": kwargs, "input": doc, "output": output}
-            out.write(json.dumps(line, separators=(",", ":"), sort_keys=True) + "\n")
-            n += 1
-    print(f"wrote {n} cases to {OUT.relative_to(ROOT)}", file=sys.stderr)
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    which = sys.argv[1:] or ["selectorspread", "profile"]
+    if "selectorspread" in which:
+        write(GOLDEN / "selectorspread.jsonl.gz", cases())
+    if "profile" in which:
+        write(GOLDEN / "profile.jsonl.gz", profile_cases())
     return 0
 
 
