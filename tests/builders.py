@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 import numpy as np
 
 from kscore_fast.framework.interface import Chunk
 from kscore_fast.model.objects import (
+    DEFAULT_SCHEDULER_NAME,
     RC_KIND,
     RS_KIND,
     SS_KIND,
+    ContainerImage,
+    ContainerPort,
+    ContainerRecord,
     ControllerRecord,
+    NodeAffinity,
     NodeRecord,
     OwnerReference,
     PodRecord,
+    ResourceList,
     ServiceRecord,
+    Taint,
+    Toleration,
 )
+from kscore_fast.model.quantity import Quantity, parse_quantity
 from kscore_fast.model.selectors import LabelSelector
 from kscore_fast.model.snapshot import Cluster, build_cluster
 
@@ -25,6 +36,14 @@ def controller_ref(name: str, kind: str) -> tuple[OwnerReference, ...]:
     """``controllerRef`` of selector_spread_test.go: one controller reference."""
     api = "v1" if kind == RC_KIND else "apps/v1"
     return (OwnerReference(api, kind, name, controller=True),)
+
+
+def resources(values: Mapping[str, str | int | Quantity] | None) -> ResourceList:
+    """A resource list from quantity texts (``"500m"``), integers or quantities."""
+    return {
+        k: v if isinstance(v, Quantity) else parse_quantity(str(v))
+        for k, v in (values or {}).items()
+    }
 
 
 def pod(
@@ -38,7 +57,26 @@ def pod(
     deleting: bool = False,
     phase: str = "",
     nominated: str = "",
+    requests: Mapping[str, str | int | Quantity] | None = None,
+    image: str = "",
+    ports: Iterable[ContainerPort] = (),
+    containers: Iterable[ContainerRecord] | None = None,
+    init_requests: Iterable[Mapping[str, str | int | Quantity]] = (),
+    overhead: Mapping[str, str | int | Quantity] | None = None,
+    tolerations: Iterable[Toleration] = (),
+    node_selector: dict[str, str] | None = None,
+    node_affinity: NodeAffinity | None = None,
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME,
+    priority: int | None = None,
+    pvc_volumes: int = 0,
 ) -> PodRecord:
+    """A pod record. ``requests``, ``image`` and ``ports`` make its one container (none
+    when all are left out); ``containers`` gives them all instead; each mapping of
+    ``init_requests`` is one init container's requests."""
+    ports = tuple(ports)
+    if containers is None:
+        one = requests is not None or image or ports
+        containers = [ContainerRecord(image, resources(requests), ports)] if one else []
     return PodRecord(
         namespace=ns,
         name=name,
@@ -49,11 +87,35 @@ def pod(
         deleting=deleting,
         phase=phase,
         nominated_node_name=nominated,
+        scheduler_name=scheduler_name,
+        priority=priority,
+        containers=tuple(containers),
+        init_containers=tuple(ContainerRecord(requests=resources(r)) for r in init_requests),
+        overhead=resources(overhead),
+        node_selector=dict(node_selector or {}),
+        node_affinity=node_affinity,
+        tolerations=tuple(tolerations),
+        pvc_volumes=pvc_volumes,
     )
 
 
-def node(name: str, labels: dict[str, str] | None = None) -> NodeRecord:
-    return NodeRecord(name, dict(labels or {}))
+def node(
+    name: str,
+    labels: dict[str, str] | None = None,
+    *,
+    allocatable: Mapping[str, str | int | Quantity] | None = None,
+    taints: Iterable[Taint] = (),
+    images: Iterable[ContainerImage] = (),
+    unschedulable: bool = False,
+) -> NodeRecord:
+    return NodeRecord(
+        name,
+        dict(labels or {}),
+        resources(allocatable),
+        unschedulable,
+        tuple(taints),
+        tuple(images),
+    )
 
 
 def service(

@@ -7,14 +7,21 @@ expanded here; objects of kinds the scheduler does not read are counted, not che
 
 Every check of :mod:`kscore_fast.io.validate` applies, but each distinct label key, label
 value, namespace and quantity is checked once: a 100,000-pod cluster has a few hundred
-of them. A parsed object the structs refuse is handed to
-:func:`~kscore_fast.io.validate.explain`, which names the file, object and field.
+of them. The scheduling fields (containers, tolerations, taints, node affinity, ...) are
+turned into model records once per distinct value (:class:`_Fields`), so that pods of one
+template share their records, quantities included. A parsed object the structs refuse is
+handed to :func:`~kscore_fast.io.validate.explain`, which names the file, object and field.
+
+Defaults the API server applies and the scheduler therefore sees are applied: a missing
+namespace is ``default``, a missing ``schedulerName`` ``default-scheduler``, a port's
+missing protocol ``TCP``. Other defaulting (requests copied from limits, host ports of
+``hostNetwork`` pods) is not: kubectl prints objects already defaulted.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,27 +30,49 @@ from msgspec import UNSET
 
 from ..errors import InputError
 from ..model.objects import (
+    DEFAULT_SCHEDULER_NAME,
     RC_KIND,
     RS_KIND,
     SS_KIND,
+    ContainerImage,
+    ContainerPort,
+    ContainerRecord,
     ControllerRecord,
+    NodeAffinity,
     NodeRecord,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
     OwnerReference,
     PodRecord,
+    PreferredSchedulingTerm,
+    ResourceList,
     ServiceRecord,
+    Taint,
+    Toleration,
 )
+from ..model.quantity import Quantity
 from ..model.validation import valid_dns1123_subdomain, valid_label_value
 from . import schema
 from .validate import (
+    INT32,
+    INT64,
+    Problem,
     Where,
     explain,
+    field_requirement_problem,
+    integer_problem,
     label_problem,
     label_selector,
     map_selector,
     name_problem,
     namespace_problem,
     object_label,
-    quantity_problem,
+    port_problem,
+    requirement_problem,
+    resource_name_problem,
+    resource_quantity,
+    taint_problem,
+    toleration_problem,
 )
 
 USED_KINDS = frozenset(("Node", "Pod", "Service", RC_KIND, RS_KIND, SS_KIND))
@@ -51,6 +80,17 @@ _NO_OWNER = OwnerReference("", "", "", False)
 _NO_METADATA = schema.Metadata()
 _NO_SPEC = schema.Spec()
 _NO_STATUS = schema.Status()
+#: shared by every record without them (records and their dicts are never mutated)
+_NO_RESOURCES: ResourceList = {}
+_NO_LABELS: dict[str, str] = {}
+_NO_CONTAINER = (ContainerRecord(), False)
+#: the fields each kind reads (the structs hold those of every kind): others are ignored
+_OWN_FIELDS = {
+    "Pod": ({"nodeName", "containers", "initContainers", "overhead", "topologySpreadConstraints",
+             "schedulerName", "priority", "nodeSelector", "affinity", "tolerations", "volumes"},
+            {"phase", "nominatedNodeName"}),
+    "Node": ({"unschedulable", "taints"}, {"allocatable", "capacity", "images"}),
+}  # fmt: skip
 
 
 @dataclass
@@ -81,17 +121,359 @@ def where_text(where: Location) -> str:
     return where
 
 
-class ObjectReader:
+#: where an object is, for messages: (file, place in the file, (kind, namespace, name))
+At = tuple[str, Location, tuple[str, str, str]]
+
+
+class _Fields:
+    """The scheduling fields of pods and nodes, validated and turned into model records
+    once per distinct value: pods of one template share their container records (requests
+    and quantities included), tolerations and node affinity."""
+
+    def __init__(self) -> None:
+        self._keys_ok: set[str] = set()
+        self._values_ok: set[str] = set()
+        #: valid quantities: texts, and other YAML values as (type, value) → parsed value;
+        #: the valid texts again as a set, for one-pass membership tests
+        self._quantities: dict[Any, Quantity] = {}
+        self._quantity_texts_ok: set[str] = set()
+        self._resource_lists: dict[tuple[Any, ...], ResourceList] = {}
+        #: (image, ports, requests) → (record, whether it has host ports)
+        self._containers: dict[tuple[Any, ...], tuple[ContainerRecord, bool]] = {}
+        self._ports: dict[schema.Port, ContainerPort] = {}
+        self._tolerations: dict[tuple[Any, ...], tuple[Toleration, ...]] = {}
+        self._taints: dict[tuple[Any, ...], tuple[Taint, ...]] = {}
+        self._images: dict[tuple[Any, ...], tuple[ContainerImage, ...]] = {}
+        self._affinities: dict[schema.NodeAffinity, NodeAffinity] = {}
+        self._selectors: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
+        self._no_claims: set[tuple[schema.Volume | None, ...]] = set()
+        #: the last container and toleration list recorded, and their records
+        self._last_container: tuple[Any, tuple[ContainerRecord, bool]] = (None, _NO_CONTAINER)
+        self._last_tolerations: tuple[Any, tuple[Toleration, ...]] = (None, ())
+
+    def _where(self, file: str, where: Location, key: tuple[str, str, str]) -> Where:
+        return Where(file, where_text(where), object_label(*key))
+
+    def _fail(self, at: At, path: str, problem: Problem) -> InputError:
+        field, message = problem
+        return self._where(*at).error(f"{path}{'' if field[0] == '[' else '.'}{field}", message)
+
+    def pod_fields(self, spec: schema.Spec, at: At) -> tuple[Any, ...]:
+        """The fields of a PodRecord from ``scheduler_name`` on, in order."""
+        init = containers = ()
+        if spec.init_containers:
+            init = self._container_list(spec.init_containers, "initContainers", at)
+        if spec.containers:
+            containers = self._container_list(spec.containers, "containers", at)
+        overhead = _NO_RESOURCES
+        if spec.overhead:
+            overhead = self._resource_list(spec.overhead, "spec.overhead", at)
+        priority = spec.priority
+        if priority is not None and not INT32[0] <= priority <= INT32[1]:
+            raise self._fail(at, "spec", integer_problem("priority", priority, INT32))
+        selector = self._node_selector(spec.node_selector, at) if spec.node_selector else _NO_LABELS
+        affinity = spec.affinity.node_affinity if spec.affinity is not None else None
+        if affinity is not None:
+            affinity = self._affinities.get(affinity) or self._node_affinity(affinity, at)
+        tolerations = spec.tolerations or ()
+        if tolerations:
+            tolerations = self._toleration_list(tolerations, at)
+        volumes = spec.volumes
+        pvc = self._pvc_volumes(volumes, at) if volumes and volumes not in self._no_claims else 0
+        return (spec.scheduler_name or DEFAULT_SCHEDULER_NAME, priority, containers, init,
+                overhead, selector, affinity, tolerations, pvc)  # fmt: skip
+
+    def _toleration_list(self, tolerations: tuple[schema.Toleration | None, ...],
+                         at: At) -> tuple[Toleration, ...]:  # fmt: skip
+        last = self._last_tolerations
+        if tolerations == last[0]:  # as the previous pod's (pods of a template come together)
+            return last[1]
+        got = self._tolerations.get(tolerations) or self._records(
+            self._tolerations, tolerations, "spec.tolerations", at, _NO_TOLERATION,
+            toleration_problem, _toleration)  # fmt: skip
+        self._last_tolerations = (tolerations, got)
+        return got
+
+    def node_record(self, labels: dict[str, str], spec: schema.Spec, status: schema.Status,
+                    at: At) -> NodeRecord:  # fmt: skip
+        allocatable = _NO_RESOURCES
+        if status.allocatable:
+            allocatable = self._resource_list(status.allocatable, "status.allocatable", at)
+        if status.capacity:
+            self._resource_list(status.capacity, "status.capacity", at)
+        taints = images = ()
+        if spec.taints:
+            taints = self._records(self._taints, spec.taints, "spec.taints", at, _NO_TAINT,
+                                   taint_problem, _taint, _unique_taints)  # fmt: skip
+        if status.images:
+            images = self._records(self._images, status.images, "status.images", at,
+                                   _NO_IMAGE, _image_problem, _image)  # fmt: skip
+        return NodeRecord(at[2][2], labels, allocatable, bool(spec.unschedulable), taints, images)
+
+    def _records(self, memo: dict[tuple[Any, ...], tuple[Any, ...]], values: tuple[Any, ...],
+                 path: str, at: At, empty: Any, check: Callable[[Any], Problem | None],
+                 make: Callable[[Any], Any],
+                 check_all: Callable[[tuple[Any, ...]], Problem | None] | None = None
+                 ) -> tuple[Any, ...]:  # fmt: skip
+        """The records of a list of structs (a null entry is an empty one), checked."""
+        got = memo.get(values)
+        if got is None:
+            items = [empty if v is None else v for v in values]
+            for i, v in enumerate(items):
+                if problem := check(v):
+                    raise self._fail(at, f"{path}[{i}]", problem)
+            got = tuple(map(make, items))
+            if check_all is not None and (problem := check_all(got)):
+                raise self._fail(at, path, problem)
+            memo[values] = got
+        return got
+
+    def _container_list(self, containers: list[schema.Container | None], group: str,
+                        at: At) -> tuple[ContainerRecord, ...]:  # fmt: skip
+        records = []
+        host_ports = False
+        last = self._last_container
+        for i, c in enumerate(containers):
+            if c is None:
+                hit = _NO_CONTAINER
+            elif c == last[0]:  # as the previous container (pods of a template come together)
+                hit = last[1]
+            else:
+                hit = self._shared_container(c, f"spec.{group}[{i}]", at)
+                last = self._last_container
+            records.append(hit[0])
+            host_ports = host_ports or hit[1]
+        if host_ports:
+            self._check_host_ports(records, group, at)
+        return tuple(records)
+
+    def _shared_container(self, c: schema.Container, path: str, at: At
+                          ) -> tuple[ContainerRecord, bool]:  # fmt: skip
+        """(record, whether it has host ports), one record for every container with the
+        same image, ports and requests (limits: checked, not kept)."""
+        key = self._container_key(c)
+        hit = self._containers.get(key) if key is not None else None
+        if hit is None:
+            hit = self._container(c, path, at)
+            key = key or self._container_key(c)  # (its quantities are known now)
+            if key is None:
+                return hit  # quantities that are not texts: not shared
+            self._containers[key] = hit
+        self._last_container = (c, hit)
+        return hit
+
+    def _container_key(self, c: schema.Container) -> tuple[Any, ...] | None:
+        """What a container's record depends on, once each of its quantities is a known
+        valid text (None before: 1 and True are equal keys, only one a valid quantity)."""
+        res = c.resources
+        if res is None:
+            return (c.image, c.ports)
+        req, lim, ok = res.requests, res.limits, self._quantity_texts_ok
+        if (not req or _all_in(ok, req)) and (not lim or _all_in(ok, lim)):
+            return (c.image, c.ports, tuple(req.items()) if req else None)
+        return None
+
+    def _container(self, c: schema.Container, path: str, at: At) -> tuple[ContainerRecord, bool]:
+        res = c.resources or _NO_RESOURCES_SPEC
+        requests = _NO_RESOURCES
+        if res.requests:
+            requests = self._resource_list(res.requests, f"{path}.resources.requests", at)
+        if res.limits:  # checked, not kept
+            self._resource_list(res.limits, f"{path}.resources.limits", at)
+        ports = []
+        for j, p in enumerate(c.ports or ()):
+            p = p or _NO_PORT
+            port = self._ports.get(p)
+            if port is None:
+                if problem := port_problem(p):
+                    raise self._fail(at, f"{path}.ports[{j}]", problem)
+                port = self._ports[p] = ContainerPort(
+                    p.container_port or 0, p.host_port or 0, p.protocol or "TCP", p.host_ip or ""
+                )
+            ports.append(port)
+        record = ContainerRecord(c.image or "", requests, tuple(ports))
+        return record, any(p.host_port for p in ports)
+
+    def _check_host_ports(self, containers: list[ContainerRecord], group: str, at: At) -> None:
+        """``AccumulateUniqueHostPorts``: a host port (protocol, IP, port) is used once by
+        the containers, and once by each init container."""
+        seen: set[tuple[str, str, int]] = set()
+        for i, c in enumerate(containers):
+            if group == "initContainers":
+                seen = set()
+            for j, p in enumerate(c.ports):
+                if not p.host_port:
+                    continue
+                ident = (p.protocol, p.host_ip, p.host_port)
+                if ident in seen:
+                    raise self._where(*at).error(
+                        f"spec.{group}[{i}].ports[{j}].hostPort",
+                        f'duplicate host port "{p.protocol}/{p.host_ip}/{p.host_port}"',
+                    )
+                seen.add(ident)
+
+    def _resource_list(self, values: dict[Any, Any], path: str, at: At) -> ResourceList:
+        """A resource list's parsed quantities (one shared dict per distinct list)."""
+        key = None
+        if _all_in(self._quantity_texts_ok, values):
+            key = tuple(values.items())
+            got = self._resource_lists.get(key)
+            if got is not None:
+                return got
+        quantities = self._quantities
+        out = {}
+        for name, q in values.items():
+            if problem := resource_name_problem(name):
+                raise self._where(*at).error(path, problem)
+            memo = q if q.__class__ is str else _hashable(q)
+            quantity = quantities.get(memo) if memo is not None else None
+            if quantity is None:
+                try:
+                    quantity = resource_quantity(q)
+                except ValueError as exc:
+                    raise self._where(*at).error(f"{path}.{name}", str(exc)) from None
+                if memo is not None:
+                    quantities[memo] = quantity
+                if q.__class__ is str:
+                    self._quantity_texts_ok.add(q)
+            out[name] = quantity
+        if key is not None or _all_in(self._quantity_texts_ok, values):  # (texts, now known)
+            self._resource_lists[key or tuple(values.items())] = out
+        return out
+
+    def _node_selector(self, selector: dict[str, str], at: At) -> dict[str, str]:
+        key = tuple(selector.items())
+        got = self._selectors.get(key)
+        if got is None:
+            self._check_labels(selector, "spec.nodeSelector", at)
+            got = self._selectors[key] = selector
+        return got
+
+    def _node_affinity(self, na: schema.NodeAffinity, at: At) -> NodeAffinity:
+        base = "spec.affinity.nodeAffinity"
+        required = None
+        if na.required is not None:
+            path = f"{base}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+            terms = na.required.node_selector_terms or ()
+            if not terms:
+                raise self._where(*at).error(path, "must have at least one node selector term")
+            required = tuple(self._term(t, f"{path}[{i}]", at) for i, t in enumerate(terms))
+        preferred = []
+        for i, p in enumerate(na.preferred or ()):
+            p = p or _NO_PREFERRED
+            path = f"{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
+            if not 1 <= (p.weight or 0) <= 100:
+                raise self._where(*at).error(
+                    f"{path}.weight", f"must be in the range 1-100, found {p.weight or 0}"
+                )
+            term = self._term(p.preference, f"{path}.preference", at)
+            preferred.append(PreferredSchedulingTerm(p.weight or 0, term))
+        got = self._affinities[na] = NodeAffinity(required, tuple(preferred))
+        return got
+
+    def _term(self, term: schema.Term | None, path: str, at: At) -> NodeSelectorTerm:
+        term = term or _NO_TERM
+        parts = []
+        for part, values, check in (
+            ("matchExpressions", term.match_expressions, requirement_problem),
+            ("matchFields", term.match_fields, field_requirement_problem),
+        ):
+            out = []
+            for j, r in enumerate(values or ()):
+                r = r or _NO_REQUIREMENT
+                if problem := check(r):
+                    raise self._fail(at, f"{path}.{part}[{j}]", problem)
+                out.append(NodeSelectorRequirement(r.key or "", r.operator or "", r.values or ()))
+            parts.append(tuple(out))
+        return NodeSelectorTerm(*parts)
+
+    def _pvc_volumes(self, volumes: tuple[schema.Volume | None, ...], at: At) -> int:
+        """How many volumes are ``persistentVolumeClaim`` volumes (each naming its claim);
+        lists without one are remembered (lists with one name each pod's own claims)."""
+        n = 0
+        for i, v in enumerate(volumes):
+            if v is not None and (claim := v.persistent_volume_claim) is not None:
+                if not claim.claim_name:
+                    raise self._where(*at).error(
+                        f"spec.volumes[{i}].persistentVolumeClaim.claimName",
+                        "required: the name of a PersistentVolumeClaim in the pod's namespace",
+                    )
+                n += 1
+        if n == 0:
+            self._no_claims.add(volumes)
+        return n
+
+    def _check_labels(self, labels: dict[str, str], path: str, at: At) -> None:
+        """A label map (labels, a node selector): every key and value, each checked once."""
+        keys_ok, values_ok = self._keys_ok, self._values_ok
+        if keys_ok.issuperset(labels) and values_ok.issuperset(labels.values()):
+            return
+        for k, v in labels.items():  # str → str: the typed structs checked the types
+            if k in keys_ok and (v in values_ok or valid_label_value(v)):
+                values_ok.add(v)
+                continue
+            if problem := label_problem(path, k, v):
+                raise self._where(*at).error(*problem)
+            keys_ok.add(k)
+            values_ok.add(v)
+
+
+_NO_RESOURCES_SPEC = schema.Resources()
+_NO_TOLERATION = schema.Toleration()
+_NO_TAINT = schema.Taint()
+_NO_IMAGE = schema.Image()
+_NO_PORT = schema.Port()
+_NO_PREFERRED = schema.Preferred()
+_NO_TERM = schema.Term()
+_NO_REQUIREMENT = schema.Requirement()
+
+
+def _hashable(value: Any) -> tuple[type, Any] | None:
+    """A memo key for a non-text quantity (1 and True are equal, only one is valid); None
+    for a mapping or list (never a quantity)."""
+    try:
+        hash(value)
+    except TypeError:
+        return None
+    return (type(value), value)
+
+
+def _toleration(t: schema.Toleration) -> Toleration:
+    return Toleration(t.key or "", t.operator or "", t.value or "", t.effect or "",
+                      t.toleration_seconds)  # fmt: skip
+
+
+def _taint(t: schema.Taint) -> Taint:
+    return Taint(t.key or "", t.value or "", t.effect or "")
+
+
+def _unique_taints(taints: tuple[Taint, ...]) -> Problem | None:
+    """``validateNodeTaints``: taints are unique by key and effect."""
+    seen = set()
+    for i, t in enumerate(taints):
+        if (t.key, t.effect) in seen:
+            why = "taints must be unique by key and effect"
+            return f"[{i}]", f"duplicate taint {t.key}:{t.effect} ({why})"
+        seen.add((t.key, t.effect))
+    return None
+
+
+def _image_problem(image: schema.Image) -> Problem | None:
+    return integer_problem("sizeBytes", image.size_bytes, INT64)
+
+
+def _image(image: schema.Image) -> ContainerImage:
+    return ContainerImage(image.names or (), image.size_bytes or 0)
+
+
+class ObjectReader(_Fields):
     """Accumulates records from objects, checking names are unique."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.objects = Objects()
         self._seen: dict[tuple[str, str, str], tuple[str, Location]] = {}
-        self._keys_ok: set[str] = set()
-        self._values_ok: set[str] = set()
         self._namespaces_ok: set[str] = set()
-        self._quantities_ok: set[tuple[type, Any]] = set()
-        self._quantity_texts_ok: set[str] = set()
         self._owners: dict[tuple[Any, ...], OwnerReference] = {}
 
     def checkpoint(self) -> tuple[Any, ...]:
@@ -161,8 +543,7 @@ class ObjectReader:
         try:
             typed = msgspec.convert(obj, schema.Resource)
         except msgspec.ValidationError as exc:
-            explain(obj, kind, file, where_text(where))  # raises the located reason
-            raise InputError(str(exc), file=file, obj=where_text(where) or kind) from None
+            typed = _refused(obj, kind, file, where, exc)
         self._add(typed, kind, file, where)
 
     # -- one object -------------------------------------------------------------------------
@@ -183,16 +564,15 @@ class ObjectReader:
         assert obj is not None
         meta, key = self._identify(obj, kind, file, where)
         labels = meta.labels or {}
+        at = (file, where, key)
         if labels:
-            self._check_labels(labels, file, where, key)
+            self._check_labels(labels, "metadata.labels", at)
         if kind == "Pod":
-            self._pod(obj, meta, labels, file, where, key)
+            self._record_pod(meta, obj.spec or _NO_SPEC, obj.status or _NO_STATUS, labels, at)
         elif kind == "Node":
-            status = obj.status
-            if status is not None:
-                self._check_quantities(status.allocatable, "status.allocatable", file, where, key)
-                self._check_quantities(status.capacity, "status.capacity", file, where, key)
-            self.objects.nodes.append(NodeRecord(key[2], labels))
+            self.objects.nodes.append(
+                self.node_record(labels, obj.spec or _NO_SPEC, obj.status or _NO_STATUS, at)
+            )
         else:
             self._selecting(obj, file, where, key)
 
@@ -265,9 +645,9 @@ class ObjectReader:
             self.objects.controllers.append(ControllerRecord(kind, namespace, name, sel))
 
     def _common_pod(self, obj: schema.Resource | None, file: str, where: Location) -> bool:
-        """A pod whose every value passes the memoized checks, recorded in one go (most
-        pods). False, with nothing recorded, sends it through :meth:`_add`'s general path,
-        which checks each field and names what is wrong."""
+        """A pod whose name, namespace and labels pass the memoized checks, recorded in one
+        go (most pods). False, with nothing recorded, sends it through :meth:`_add`'s
+        general path, which checks each of those and names what is wrong."""
         meta = obj.metadata if obj is not None else None
         spec = obj.spec if obj is not None else None
         if meta is None or spec is None:
@@ -275,31 +655,21 @@ class ObjectReader:
         name, labels = meta.name, meta.labels or {}
         namespace = meta.namespace or "default"
         if not (name.__class__ is str and namespace in self._namespaces_ok
-                and valid_dns1123_subdomain(name) and self._labels_valid(labels)
-                and self._quantities_known(spec)):  # fmt: skip
+                and valid_dns1123_subdomain(name) and self._labels_valid(labels)):  # fmt: skip
             return False
         key = ("Pod", namespace, name)
         here = (file, where)
         if self._seen.setdefault(key, here) is not here:
             return False  # a duplicate: the general path says so
-        self._record_pod(meta, spec, obj.status or _NO_STATUS, labels, key)
+        self._record_pod(meta, spec, obj.status or _NO_STATUS, labels, (file, where, key))
         return True
 
-    def _pod(self, obj: schema.Resource, meta: schema.Metadata, labels: dict[str, str],
-             file: str, where: Location, key: tuple[str, str, str]) -> None:  # fmt: skip
-        spec = obj.spec or _NO_SPEC
-        if spec.init_containers:
-            self._check_containers(spec.init_containers, "initContainers", file, where, key)
-        if spec.containers:
-            self._check_containers(spec.containers, "containers", file, where, key)
-        self._check_quantities(spec.overhead, "spec.overhead", file, where, key)
-        self._record_pod(meta, spec, obj.status or _NO_STATUS, labels, key)
-
     def _record_pod(self, meta: schema.Metadata, spec: schema.Spec, status: schema.Status,
-                    labels: dict[str, str], key: tuple[str, str, str]) -> None:  # fmt: skip
+                    labels: dict[str, str], at: At) -> None:  # fmt: skip
         owners = ()
         if meta.owner_references:
             owners = tuple(self._owner(r) for r in meta.owner_references)
+        key = at[2]
         self.objects.pods.append(
             PodRecord(
                 key[1],
@@ -311,13 +681,11 @@ class ObjectReader:
                 owners,
                 len(spec.topology_spread_constraints or ()),
                 status.nominated_node_name or "",
+                *self.pod_fields(spec, at),
             )
         )
 
     # -- memoized value checks --------------------------------------------------------------
-
-    def _where(self, file: str, where: Location, key: tuple[str, str, str]) -> Where:
-        return Where(file, where_text(where), object_label(*key))
 
     def _labels_valid(self, labels: dict[str, str]) -> bool:
         """Every key already checked and every value valid (remembered); False when some
@@ -331,73 +699,6 @@ class ObjectReader:
                     return False
                 values_ok.add(v)
         return True
-
-    def _quantities_known(self, spec: schema.Spec) -> bool:
-        """Every resource quantity of the pod one already checked."""
-        ok = self._quantity_texts_ok
-        for containers in (spec.containers, spec.init_containers):
-            for c in containers or ():
-                if c is None:
-                    return False
-                res = c.resources
-                if res is not None and (
-                    (res.requests and not _all_in(ok, res.requests))
-                    or (res.limits and not _all_in(ok, res.limits))
-                ):
-                    return False
-        return not spec.overhead or _all_in(ok, spec.overhead)
-
-    def _check_labels(self, labels: dict[str, str], file: str, where: Location,
-                      key: tuple[str, str, str]) -> None:  # fmt: skip
-        keys_ok, values_ok = self._keys_ok, self._values_ok
-        if keys_ok.issuperset(labels) and values_ok.issuperset(labels.values()):
-            return
-        for k, v in labels.items():  # str → str: the typed structs checked the types
-            if k in keys_ok and (v in values_ok or valid_label_value(v)):
-                values_ok.add(v)
-                continue
-            if problem := label_problem("metadata.labels", k, v):
-                raise self._where(file, where, key).error(*problem)
-            keys_ok.add(k)
-            values_ok.add(v)
-
-    def _check_containers(self, containers: list[schema.Container | None], group: str,
-                          file: str, where: Location, key: tuple[str, str, str]
-                          ) -> None:  # fmt: skip
-        bad, ok_text = self._bad_quantity, self._quantity_texts_ok
-        for i, c in enumerate(containers):
-            if c is None or (res := c.resources) is None:
-                continue
-            for part, values in (("requests", res.requests), ("limits", res.limits)):
-                if values and not _all_in(ok_text, values) and (problem := bad(values)):
-                    path = f"spec.{group}[{i}].resources.{part}.{problem[0]}"
-                    raise self._where(file, where, key).error(path, problem[1])
-
-    def _check_quantities(self, values: dict[Any, Any] | None, path: str, file: str,
-                          where: Location, key: tuple[str, str, str]) -> None:  # fmt: skip
-        if (values and not _all_in(self._quantity_texts_ok, values)
-                and (problem := self._bad_quantity(values))):  # fmt: skip
-            raise self._where(file, where, key).error(f"{path}.{problem[0]}", problem[1])
-
-    def _bad_quantity(self, values: dict[Any, Any]) -> tuple[Any, str] | None:
-        """(name, why) of the first invalid quantity of a resource map, or None."""
-        ok_text, ok = self._quantity_texts_ok, self._quantities_ok
-        for name, q in values.items():
-            if q.__class__ is str and q in ok_text:
-                continue
-            try:
-                memo = (type(q), q)  # 1 and True are equal, and only one is a quantity
-                if memo in ok:
-                    continue
-            except TypeError:  # unhashable: a mapping or list, never a quantity
-                memo = None
-            if problem := quantity_problem(q):
-                return name, problem
-            if q.__class__ is str:
-                ok_text.add(q)
-            elif memo is not None:
-                ok.add(memo)
-        return None
 
     def _owner(self, ref: schema.OwnerRef | None) -> OwnerReference:
         if ref is None:
@@ -417,6 +718,33 @@ def _all_in(ok: set[str], values: dict[Any, Any]) -> bool:
         return ok.issuperset(values.values())
     except TypeError:
         return False
+
+
+def _refused(obj: Mapping[Any, Any], kind: str, file: str, where: Location,
+             exc: msgspec.ValidationError) -> schema.Resource:  # fmt: skip
+    """A parsed object the structs refused: the object without the fields its kind does
+    not read (the structs hold those of every kind), or else its located problem."""
+    own = _own_fields(obj, kind)
+    if own is not None:
+        try:
+            return msgspec.convert(own, schema.Resource)
+        except msgspec.ValidationError as again:
+            obj, exc = own, again
+    explain(obj, kind, file, where_text(where), exc)  # raises the located reason
+    raise InputError(str(exc), file=file, obj=where_text(where) or kind)  # (not reached)
+
+
+def _own_fields(obj: Mapping[Any, Any], kind: str) -> dict[Any, Any] | None:
+    """``obj`` with only its kind's fields in ``spec`` and ``status``; None if it has no
+    other."""
+    out = None
+    for part, names in zip(("spec", "status"), _OWN_FIELDS.get(kind, ({"selector"}, set())),
+                           strict=True):  # fmt: skip
+        value = obj.get(part)
+        if isinstance(value, Mapping) and not names.issuperset(value):
+            out = dict(obj) if out is None else out
+            out[part] = {k: v for k, v in value.items() if k in names}
+    return out
 
 
 def _check_text(kind: str, file: str, where: Location) -> None:

@@ -2,10 +2,16 @@
 
 A large kubectl List (:mod:`.streaming`) is cut into byte ranges of its items region;
 forked worker processes each read the items that start in a range (decode, validate,
-build records, exactly as one process would) and send back their records, encoded with
-msgpack; the parent merges them in file order, checking names across ranges. Workers
-are forked, so they share the parent's loaded modules and the job description; only
-range bounds go out and encoded records come back. They never touch numba.
+build records, exactly as one process would) and send back their records, pickled; the
+parent merges them in file order, checking names across ranges. Workers are forked, so
+they share the parent's loaded modules and the job description; only range bounds go out
+and encoded records come back. They never touch numba.
+
+Records go as pickled tuples of their fields rather than msgpack: pickle sends an object
+shared by many records once (pods of one template share their containers, requests and
+quantities, which stay shared in the parent), carries quantities of any size (msgpack
+integers stop at 64 bits), and loads faster in the parent, whose merging is the serial
+part (a pod of kubectl's shape: 0.5 against 2.4 µs, 92 against 719 bytes).
 
 Anything a worker cannot settle on its own (an error to report with its place in the
 file, an item that does not decode alone) makes the parent read the file in one process
@@ -22,9 +28,9 @@ import signal
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import pairwise, starmap
 
-import msgspec
+from msgspec.structs import astuple
 
 from ..errors import InputError
 from ..model.objects import NodeRecord, PodRecord
@@ -36,10 +42,6 @@ from .objects import Location, ObjectReader, Objects
 PARALLEL_BYTES = 16 << 20
 #: bytes of items per task
 RANGE_BYTES = 4 << 20
-
-_pods = msgspec.msgpack.Decoder(list[PodRecord])
-_nodes = msgspec.msgpack.Decoder(list[NodeRecord])
-_encode = msgspec.msgpack.Encoder().encode
 
 
 def workers_for(size: int) -> int:
@@ -104,7 +106,8 @@ def _read_range(bounds: tuple[int, int]) -> bytes | None:
             chunk = streaming.range_chunk(fh, job.layout, *bounds)
         if chunk is not None:
             if job.is_json:
-                for n_items, item in enumerate(streaming.decode_json_chunk(chunk), 1):
+                items = streaming.chunk_items(chunk, job.layout.item_start)
+                for n_items, item in enumerate(items, 1):
                     reader.add_typed(item, name, ("", n_items - 1), job.inner)
             else:
                 items = streaming.parse_yaml_chunk(chunk, lambda text: load_yaml(text, name))
@@ -114,16 +117,18 @@ def _read_range(bounds: tuple[int, int]) -> bytes | None:
         return None
     o = reader.objects
     seen = [(*key, where[1]) for key, (_, where) in reader.seen_items()]
-    rest = (o.services, o.controllers, dict(o.skipped), o.total, seen, n_items)
-    return pickle.dumps((_encode(o.pods), _encode(o.nodes), pickle.dumps(rest)))
+    # records as tuples of their fields: these pickle a third faster than the records
+    nodes, pods = list(map(astuple, o.nodes)), list(map(astuple, o.pods))
+    part = (nodes, pods, o.services, o.controllers, dict(o.skipped), o.total, seen, n_items)
+    return pickle.dumps(part, pickle.HIGHEST_PROTOCOL)
 
 
 def merge(reader: ObjectReader, encoded: bytes, name: str, offset: int) -> int:
     """Add a range's records to ``reader`` (item ``j`` of the range is item
     ``offset + j`` of the file); return how many items the range held."""
-    pods, nodes, rest = pickle.loads(encoded)
-    services, controllers, skipped, total, seen, n_items = pickle.loads(rest)
-    part = Objects(_nodes.decode(nodes), _pods.decode(pods), services, controllers)
+    nodes, pods, services, controllers, skipped, total, seen, n_items = pickle.loads(encoded)
+    part = Objects(list(starmap(NodeRecord, nodes)), list(starmap(PodRecord, pods)), services,
+                   controllers)  # fmt: skip
     part.skipped.update(skipped)
     part.total = total
     located: list[tuple[tuple[str, str, str], Location]] = [

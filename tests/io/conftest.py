@@ -1,0 +1,30 @@
+"""Fixtures of the reading tests: every file streamed, or read by worker processes."""
+
+from __future__ import annotations
+
+import pytest
+
+from kscore_fast.io import manifests, parallel, streaming
+
+
+@pytest.fixture
+def stream_all(monkeypatch):
+    """Stream every file, in tiny chunks and pieces (many chunk edges, buffer growth)."""
+    monkeypatch.setattr(manifests, "STREAM_BYTES", 0)
+    monkeypatch.setattr(streaming, "CHUNK_BYTES", 2048)
+    monkeypatch.setattr(streaming, "PIECE_BYTES", 700)
+    monkeypatch.setattr(streaming, "_EDGE_BYTES", 4096)
+
+
+@pytest.fixture
+def in_parallel(monkeypatch, stream_all):
+    """Read large Lists with 2 worker processes, in small ranges (many of them)."""
+    monkeypatch.setenv("KSCORE_READ_WORKERS", "2")
+    monkeypatch.setattr(parallel, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(parallel, "RANGE_BYTES", 3000)
+    calls = []
+    real = parallel.read_ranges
+    monkeypatch.setattr(
+        parallel, "read_ranges", lambda *a: (calls.append(1), (yield from real(*a)))[1]
+    )
+    return calls
