@@ -315,9 +315,10 @@ class _Run:
         n, c = len(chunk.nodes), len(chunk)
         if result.keep is None:
             where = result.free_slice(n)
-            raw, norm_u8 = result.raw[:, where], result.normalized[:, where]
+            whole_raw, whole_norm, base = result.raw, result.normalized, where.start
         else:
-            raw, norm_u8 = scratch.raw[:, :n], scratch.norm_u8[:, :n]
+            whole_raw, whole_norm, base = scratch.raw, scratch.norm_u8, 0
+        raw, norm_u8 = whole_raw[:, base : base + n], whole_norm[:, base : base + n]
         total = scratch.total[:n]
         best, count = np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64)
         if not len(self.sids):  # prioritizeNodes: every node scores 1, no plugin runs
@@ -328,8 +329,8 @@ class _Run:
             bad_plugin, bad_value = np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64)
             self.driver.score_chunk(
                 self.sids, self.weights, self.states, chunk.pods, self.twins[chunk.pods],
-                chunk.ptr, chunk.nodes, raw,
-                norm_u8, total, best, count, bad_plugin, bad_value,
+                chunk.ptr, chunk.nodes, whole_raw, whole_norm, base, result.keep != 0, total,
+                best, count, bad_plugin, bad_value,
             )  # fmt: skip
             if (bad_plugin >= 0).any():
                 chunk, raw, norm_u8, total, best, count = self._drop_failed(

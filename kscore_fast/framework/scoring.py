@@ -19,17 +19,19 @@ from .._jit import inline_kernel
 
 
 @inline_kernel
-def plugin_pass(score_fn, normalize_fn, state, k, todo, pods, ptr, nodes, raw,
-                norm):  # pragma: no cover - compiled
-    """Plugin ``k``'s ``Score`` (into ``raw[k]``) and ``NormalizeScore`` (into
-    ``norm[k]``, int64, unchecked) for the chunk pods ``todo``."""
+def plugin_pass(
+    score_fn, normalize_fn, state, k, todo, pods, ptr, nodes, raw, base, norm, nptr
+):  # pragma: no cover - compiled
+    """Plugin ``k``'s ``Score`` (into ``raw[k, base + ptr[i]:base + ptr[i+1]]``) and
+    ``NormalizeScore`` (into ``norm[k, nptr[q]:nptr[q+1]]``, int64, unchecked) for the chunk
+    pods ``i = todo[q]``, whose nodes are ``nodes[ptr[i]:ptr[i+1]]``."""
     for q in range(todo.shape[0]):
         i = todo[q]
         a = ptr[i]
         b = ptr[i + 1]
-        out = raw[k, a:b]
+        out = raw[k, base + a : base + b]
         score_fn(state, pods[i], nodes[a:b], out)
-        scores = norm[k, a:b]
+        scores = norm[k, nptr[q] : nptr[q + 1]]
         scores[:] = out
         normalize_fn(state, pods[i], nodes[a:b], scores)
 
@@ -41,11 +43,14 @@ def no_normalize(state, pod, nodes, scores):  # pragma: no cover - compiled
 
 
 @inline_kernel
-def weigh_pods(weights, todo, ptr, norm, norm_u8, total, best, count, bad_plugin,
-               bad_value):  # pragma: no cover - compiled
-    """The [0, 100] check, × weight and sum, per pod of ``todo``: ``total``, the top total
-    and how many nodes reach it (what ``selectHost`` needs), and for a normalized score
-    outside [0, 100] the first such plugin and value (``bad_plugin`` -1: none)."""
+def weigh_pods(
+    weights, todo, ptr, norm, nptr, norm_u8, base, total, best, count, bad_plugin, bad_value
+):  # pragma: no cover - compiled
+    """The [0, 100] check, × weight and sum, per pod of ``todo`` (normalized scores at
+    ``nptr``, see :func:`plugin_pass`): ``total``, the top total and how many nodes reach
+    it (what ``selectHost`` needs), and for a normalized score outside [0, 100] the first
+    such plugin and value (``bad_plugin`` -1: none); ``norm_u8`` columns start at
+    ``base``, as ``raw``'s in :func:`plugin_pass`."""
     n_plugins = weights.shape[0]
     for q in range(todo.shape[0]):
         i = todo[q]
@@ -53,16 +58,17 @@ def weigh_pods(weights, todo, ptr, norm, norm_u8, total, best, count, bad_plugin
         bad_value[i] = 0
         for e in range(ptr[i], ptr[i + 1]):
             total[e] = 0
+        shift = nptr[q] - ptr[i]
         for k in range(n_plugins):
             w = weights[k]
             for e in range(ptr[i], ptr[i + 1]):
-                v = norm[k, e]
+                v = norm[k, e + shift]
                 if v < 0 or v > 100:
                     if bad_plugin[i] < 0:
                         bad_plugin[i] = k
                         bad_value[i] = v
                     continue
-                norm_u8[k, e] = v
+                norm_u8[k, base + e] = v
                 total[e] += v * w
         top = np.int64(-1)
         n_top = 0

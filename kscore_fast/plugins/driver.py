@@ -138,70 +138,48 @@ def fill_classes(lo, hi, fids, states, reps, todo, memo, done):  # pragma: no co
 
 
 @kernel
-def score_range(lo, hi, sids, weights, states, pods, twin, n_twin, ptr, nodes, raw, norm_u8,
-                total, best, count, bad_plugin, bad_value):  # pragma: no cover - compiled
-    """``prioritizeNodes`` for pods ``lo:hi`` of a chunk (pods with ≥ 2 feasible nodes).
-
-    Plugin by plugin over the pods (:mod:`kscore_fast.framework.scoring`). A pod whose
-    twin (``twin``: chunk-local ids of ``model.snapshot.pod_twins``) comes earlier in the
-    range with the same node list takes a copy of its scores.
-    """
-    todo, copies, source = _twins(lo, hi, twin, n_twin, ptr, nodes)
-    norm = np.empty((sids.shape[0], ptr[hi] - ptr[lo]), dtype=np.int64)
-    view = norm[:, :]  # entries of pod i at ptr[i] - ptr[lo]
-    base = ptr[lo:hi + 1] - ptr[lo]
-    local = todo - lo
+def score_todo(
+    todo,
+    sids,
+    weights,
+    states,
+    pods,
+    ptr,
+    nodes,
+    raw,
+    norm_u8,
+    base,
+    total,
+    best,
+    count,
+    bad_plugin,
+    bad_value,
+):  # pragma: no cover - compiled
+    """``prioritizeNodes`` for the chunk pods ``todo`` (≥ 2 feasible nodes each), plugin by
+    plugin over the pods (:mod:`kscore_fast.framework.scoring`). ``raw``/``norm_u8`` are
+    whole buffers (one compiled signature), the chunk's entries from column ``base``."""
+    nptr = np.zeros(todo.shape[0] + 1, dtype=np.int64)
+    for q in range(todo.shape[0]):
+        nptr[q + 1] = nptr[q] + ptr[todo[q] + 1] - ptr[todo[q]]
+    norm = np.empty((sids.shape[0], nptr[-1]), dtype=np.int64)
     for k in range(sids.shape[0]):
-        _plugin_pass(sids[k], states, k, local, pods[lo:hi], base, nodes[ptr[lo]:ptr[hi]],
-                     raw[:, ptr[lo]:ptr[hi]], view)  # fmt: skip
-    scoring.weigh_pods(weights, local, base, view, norm_u8[:, ptr[lo]:ptr[hi]],
-                       total[ptr[lo]:ptr[hi]], best[lo:hi], count[lo:hi],
-                       bad_plugin[lo:hi], bad_value[lo:hi])  # fmt: skip
-    for q in range(copies.shape[0]):
-        i = copies[q]
-        j = source[q]
-        _copy_scores(raw, norm_u8, total, ptr[j], ptr[i], ptr[i + 1] - ptr[i])
-        best[i], count[i], bad_plugin[i], bad_value[i] = (
-            best[j], count[j], bad_plugin[j], bad_value[j])  # fmt: skip
+        _plugin_pass(sids[k], states, k, todo, pods, ptr, nodes, raw, base, norm, nptr)
+    scoring.weigh_pods(weights, todo, ptr, norm, nptr, norm_u8, base, total, best, count,
+                       bad_plugin, bad_value)  # fmt: skip
 
 
-@inline_kernel
-def _plugin_pass(sid, states, k, todo, pods, ptr, nodes, raw, norm):  # pragma: no cover
-    """:func:`scoring.plugin_pass` of plugin slot ``sid``, with its kernels and state."""
-    if sid == SELECTOR_SPREAD:
-        scoring.plugin_pass(selectorspread.score_pod, selectorspread.normalize_pod,
-                            states[SELECTOR_SPREAD], k, todo, pods, ptr, nodes, raw, norm)
-    elif sid == TAINT_TOLERATION:
-        scoring.plugin_pass(tainttoleration.score_pod, tainttoleration.normalize_pod,
-                            states[TAINT_TOLERATION], k, todo, pods, ptr, nodes, raw, norm)
-    elif sid == NODE_AFFINITY:
-        scoring.plugin_pass(nodeaffinity.score_pod, nodeaffinity.normalize_pod,
-                            states[NODE_AFFINITY], k, todo, pods, ptr, nodes, raw, norm)
-    elif sid == NODE_RESOURCES_FIT:
-        scoring.plugin_pass(fit_kernels.score_pod, scoring.no_normalize,
-                            states[NODE_RESOURCES_FIT], k, todo, pods, ptr, nodes, raw, norm)
-    elif sid == BALANCED_ALLOCATION:
-        scoring.plugin_pass(balanced_kernels.score_pod, scoring.no_normalize,
-                            states[BALANCED_ALLOCATION], k, todo, pods, ptr, nodes, raw, norm)
-    elif sid == IMAGE_LOCALITY:
-        scoring.plugin_pass(imagelocality.score_pod, scoring.no_normalize,
-                            states[IMAGE_LOCALITY], k, todo, pods, ptr, nodes, raw, norm)
-    elif sid == VOLUME_BINDING:
-        scoring.plugin_pass(volumebinding.score_pod, scoring.no_normalize,
-                            states[VOLUME_BINDING], k, todo, pods, ptr, nodes, raw, norm)
-
-
-@inline_kernel
-def _twins(lo, hi, twin, n_twin, ptr, nodes):  # pragma: no cover - compiled
-    """Pods ``lo:hi`` to score (``todo``) and those that copy an earlier twin with the
-    same node list (``copies``, from ``source``)."""
+@kernel
+def twins_of(twin, n_twin, ptr, nodes):  # pragma: no cover - compiled
+    """The chunk pods to score (``todo``) and those that copy an earlier twin
+    (``model.snapshot.pod_twins``) with the same node list (``copies``, from ``source``)."""
     leader = np.full(n_twin, -1, dtype=np.int64)
-    todo = np.empty(hi - lo, dtype=np.int64)
-    copies = np.empty(hi - lo, dtype=np.int64)
-    source = np.empty(hi - lo, dtype=np.int64)
+    n = twin.shape[0]
+    todo = np.empty(n, dtype=np.int64)
+    copies = np.empty(n, dtype=np.int64)
+    source = np.empty(n, dtype=np.int64)
     n_todo = 0
     n_copies = 0
-    for i in range(lo, hi):
+    for i in range(n):
         j = leader[twin[i]]
         if j >= 0 and _same_list(nodes, ptr[j], ptr[j + 1], ptr[i], ptr[i + 1]):
             copies[n_copies] = i
@@ -214,6 +192,63 @@ def _twins(lo, hi, twin, n_twin, ptr, nodes):  # pragma: no cover - compiled
     return todo[:n_todo], copies[:n_copies], source[:n_copies]
 
 
+@kernel
+def copy_twins(
+    copies, source, ptr, raw, norm_u8, base, keep, total, best, count, bad_plugin, bad_value
+):  # pragma: no cover - compiled
+    """Give each pod of ``copies`` the scores of its twin ``source`` (the totals only,
+    unless ``keep``: per-plugin scores are kept)."""
+    for q in range(copies.shape[0]):
+        i = copies[q]
+        j = source[q]
+        n = ptr[i + 1] - ptr[i]
+        dst = base + ptr[i]
+        src = base + ptr[j]
+        for k in range(raw.shape[0] if keep else 0):
+            raw[k, dst : dst + n] = raw[k, src : src + n]
+            norm_u8[k, dst : dst + n] = norm_u8[k, src : src + n]
+        total[ptr[i] : ptr[i] + n] = total[ptr[j] : ptr[j] + n]
+        best[i] = best[j]
+        count[i] = count[j]
+        bad_plugin[i] = bad_plugin[j]
+        bad_value[i] = bad_value[j]
+
+
+@inline_kernel
+def _plugin_pass(
+    sid, states, k, todo, pods, ptr, nodes, raw, base, norm, nptr
+):  # pragma: no cover - compiled
+    """:func:`scoring.plugin_pass` of plugin slot ``sid``, with its kernels and state."""
+    if sid == SELECTOR_SPREAD:
+        scoring.plugin_pass(selectorspread.score_pod, selectorspread.normalize_pod,
+                            states[SELECTOR_SPREAD], k, todo, pods, ptr, nodes, raw, base,
+                            norm, nptr)  # fmt: skip
+    elif sid == TAINT_TOLERATION:
+        scoring.plugin_pass(tainttoleration.score_pod, tainttoleration.normalize_pod,
+                            states[TAINT_TOLERATION], k, todo, pods, ptr, nodes, raw, base,
+                            norm, nptr)  # fmt: skip
+    elif sid == NODE_AFFINITY:
+        scoring.plugin_pass(nodeaffinity.score_pod, nodeaffinity.normalize_pod,
+                            states[NODE_AFFINITY], k, todo, pods, ptr, nodes, raw, base,
+                            norm, nptr)  # fmt: skip
+    elif sid == NODE_RESOURCES_FIT:
+        scoring.plugin_pass(fit_kernels.score_pod, scoring.no_normalize,
+                            states[NODE_RESOURCES_FIT], k, todo, pods, ptr, nodes, raw, base,
+                            norm, nptr)  # fmt: skip
+    elif sid == BALANCED_ALLOCATION:
+        scoring.plugin_pass(balanced_kernels.score_pod, scoring.no_normalize,
+                            states[BALANCED_ALLOCATION], k, todo, pods, ptr, nodes, raw, base,
+                            norm, nptr)  # fmt: skip
+    elif sid == IMAGE_LOCALITY:
+        scoring.plugin_pass(imagelocality.score_pod, scoring.no_normalize,
+                            states[IMAGE_LOCALITY], k, todo, pods, ptr, nodes, raw, base,
+                            norm, nptr)  # fmt: skip
+    elif sid == VOLUME_BINDING:
+        scoring.plugin_pass(volumebinding.score_pod, scoring.no_normalize,
+                            states[VOLUME_BINDING], k, todo, pods, ptr, nodes, raw, base,
+                            norm, nptr)  # fmt: skip
+
+
 @inline_kernel
 def _same_list(nodes, ja, jb, a, b):  # pragma: no cover - compiled
     if jb - ja != b - a:
@@ -222,14 +257,6 @@ def _same_list(nodes, ja, jb, a, b):  # pragma: no cover - compiled
         if nodes[ja + e] != nodes[a + e]:
             return False
     return True
-
-
-@inline_kernel
-def _copy_scores(raw, norm_u8, total, src, dst, n):  # pragma: no cover - compiled
-    for k in range(raw.shape[0]):
-        raw[k, dst : dst + n] = raw[k, src : src + n]
-        norm_u8[k, dst : dst + n] = norm_u8[k, src : src + n]
-    total[dst : dst + n] = total[src : src + n]
 
 
 def prefill(fids: np.ndarray, states: tuple[Any, ...], reps: np.ndarray, todo: np.ndarray,
@@ -243,30 +270,21 @@ def prefill(fids: np.ndarray, states: tuple[Any, ...], reps: np.ndarray, todo: n
 
 def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
                 pods: np.ndarray, twins: np.ndarray, ptr: np.ndarray, nodes: np.ndarray,
-                raw: np.ndarray, norm_u8: np.ndarray, total: np.ndarray,
-                *per_pod: np.ndarray) -> None:  # fmt: skip
-    """:func:`score_range` over the chunk, its pods split across threads by entries
-    (``twins``: the pods' ``pod_twins`` ids; ``per_pod``: best, count, bad_plugin,
-    bad_value). Each thread works on its own copies of the chunk's arrays, copied back
-    after: threads sharing arrays slow each other down on numba's reference counts."""
+                raw: np.ndarray, norm_u8: np.ndarray, base: int, keep: bool,
+                total: np.ndarray, *per_pod: np.ndarray) -> None:  # fmt: skip
+    """``prioritizeNodes`` for the chunk's pods: twins (``twins``: the pods'
+    ``pod_twins`` ids) on the same node list are scored once and copied; the pods to
+    score are split across threads by entries (``raw``, ``norm_u8``: whole buffers, the
+    chunk's entries from column ``base``; ``keep``: twins get copies of the per-plugin
+    scores too, not only the totals; ``per_pod``: best, count, bad_plugin, bad_value)."""
     local, twin = np.unique(twins, return_inverse=True)
-    twin = twin.reshape(-1).astype(np.int64)
-    parts = _split(ptr, int(ptr[-1]))
-    jobs, outs = [], []  # (private buffers are C-contiguous: one compiled signature)
-    for a, b in parts:
-        lo, hi = int(ptr[a]), int(ptr[b])
-        out = (np.empty_like(raw[:, lo:hi]), np.empty_like(norm_u8[:, lo:hi]),
-               np.empty_like(total[lo:hi]), *(np.empty(b - a, x.dtype) for x in per_pod))
-        outs.append((a, b, lo, hi, out))
-        jobs.append(partial(score_range, 0, b - a, sids, weights, states,
-                            np.ascontiguousarray(pods[a:b]), twin[a:b].copy(), len(local),
-                            ptr[a:b + 1] - lo, np.ascontiguousarray(nodes[lo:hi]),
-                            *out))  # fmt: skip
-    run_threaded(jobs)
-    for a, b, lo, hi, (r, n, t, *p) in outs:
-        raw[:, lo:hi], norm_u8[:, lo:hi], total[lo:hi] = r, n, t
-        for dst, src in zip(per_pod, p, strict=True):
-            dst[a:b] = src
+    todo, copies, source = twins_of(twin.reshape(-1).astype(np.int64), len(local), ptr, nodes)
+    work = np.zeros(len(todo) + 1, dtype=np.int64)
+    np.cumsum(ptr[todo + 1] - ptr[todo], out=work[1:])
+    run_threaded([partial(score_todo, todo[a:b], sids, weights, states, pods, ptr, nodes, raw,
+                          norm_u8, base, total, *per_pod)
+                  for a, b in _split(work, int(work[-1]))])  # fmt: skip
+    copy_twins(copies, source, ptr, raw, norm_u8, base, keep, total, *per_pod)
 
 
 def _split(ptr: np.ndarray, work: int) -> list[tuple[int, int]]:

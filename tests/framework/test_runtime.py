@@ -41,11 +41,10 @@ def _driver(
     pods = np.zeros(1, np.int64)
     for k in range(values.shape[0]):
         state = (values[k],)
-        scoring.plugin_pass(
-            _const_score, scoring.no_normalize, state, k, todo, pods, ptr, nodes, raw, norm
-        )
-    scoring.weigh_pods(weights, todo, ptr, norm, norm_u8, total, best, count, bad_plugin,
-                       bad_value)  # fmt: skip
+        scoring.plugin_pass(_const_score, scoring.no_normalize, state, k, todo, pods, ptr,
+                            nodes, raw, 0, norm, ptr)  # fmt: skip
+    scoring.weigh_pods(weights, todo, ptr, norm, ptr, norm_u8, 0, total, best, count,
+                       bad_plugin, bad_value)  # fmt: skip
 
 
 def _spread_cluster(n_nodes=4, n_pending=3):
