@@ -152,22 +152,16 @@ def full_chunk(c: Cluster, pods: list[int] | None = None) -> Chunk:
     return Chunk(idx, ptr, nodes)
 
 
-def run_plugin(
-    plugin, c: Cluster, chunk: Chunk, fused: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
-    """PreScore, Score and NormalizeScore of one plugin on a chunk: (raw, normalized).
+def run_plugin(plugin, c: Cluster, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
+    """Score and NormalizeScore of one compiled plugin on a chunk: (raw, normalized),
+    through its kernels (``prepare``, ``score_pod``, ``normalize_pod``)."""
+    import importlib
 
-    ``fused``: through the plugin's ``score_normalize`` instead.
-    """
-    state = plugin.pre_score(c.snapshot, c.batch, chunk)
-    if fused:
-        raw = np.empty(len(chunk.nodes), dtype=np.int64)
-        norm = np.empty(len(chunk.nodes), dtype=np.int64)
-        plugin.score_normalize(state, c.snapshot, c.batch, chunk, raw, norm)
-        return raw, norm
-    raw = np.empty(len(chunk.nodes), dtype=np.int64)
-    plugin.score(state, c.snapshot, c.batch, chunk, raw)
-    norm = raw.copy()
-    if plugin.normalizes:
-        plugin.normalize(state, c.snapshot, c.batch, chunk, norm)
-    return raw, norm
+    from .plugins.harness import score_lists
+
+    kernels = importlib.import_module(type(plugin).__module__.rsplit(".", 1)[0] + ".kernels")
+    lists = [chunk.nodes[chunk.ptr[i] : chunk.ptr[i + 1]].tolist() for i in range(len(chunk))]
+    state = plugin.prepare(c.snapshot, c.batch)
+    raw, norm = score_lists(kernels, state, lists, plugin.normalizes, chunk.pods.tolist())
+    flat = lambda x: np.array([v for row in x for v in row], dtype=np.int64)  # noqa: E731
+    return flat(raw), flat(norm)

@@ -409,8 +409,8 @@ def _prepare_dir(fmt: str, output: str, shown: str, inputs: Sequence[str | os.Pa
 
 
 def _dir_state(path: str, fmt: str) -> str:
-    """``missing``, ``empty``, ``ours`` (exactly kscore's two tables of ``fmt``), or why
-    the path is neither."""
+    """``missing``, ``empty``, ``ours`` (exactly kscore's tables of ``fmt``: scores and
+    placements, and rejected when recorded), or why the path is neither."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -422,6 +422,8 @@ def _dir_state(path: str, fmt: str) -> str:
     if not entries:
         return "empty"
     tables = {f"scores.{fmt}", f"placements.{fmt}"}
+    if f"rejected.{fmt}" in entries:
+        tables.add(f"rejected.{fmt}")
     if set(entries) == tables and all(
         entries[n].is_file(follow_symlinks=False) and _has_magic(entries[n].path, fmt)
         for n in tables

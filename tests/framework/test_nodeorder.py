@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from kscore_fast.framework.nodeorder import num_feasible_nodes_to_find, windows_without_filters
+from kscore_fast.framework.nodeorder import num_feasible_nodes_to_find
+from kscore_fast.model.objects import NodeRecord, PodRecord
+from kscore_fast.model.snapshot import build_cluster
 from kscore_fast.model.topology import node_tree_order, zone_key
+from kscore_fast.profile import build_framework
 
 
 # generic_scheduler_test.go TestNumFeasibleNodesToFind
@@ -25,24 +27,28 @@ def test_num_feasible_nodes_to_find(pct, n, expected):
     assert num_feasible_nodes_to_find(n, pct) == expected
 
 
+def _first_nodes(n_nodes, nominated, pct):
+    """The first node of each pod's feasible list, without filters or score plugins."""
+    nodes = [NodeRecord(f"n{i:03d}") for i in range(n_nodes)]
+    pods = [
+        PodRecord("default", f"p{i}", nominated_node_name=nom) for i, nom in enumerate(nominated)
+    ]
+    c = build_cluster(nodes, pods)
+    fw = build_framework("", pct)
+    result = fw.run(c.snapshot, c.batch).to_dict()["results"]
+    return [int(r["scores"][0]["node"][1:]) if r["scores"] else int(r["host"][1:]) for r in result]
+
+
 def test_fair_evaluation_for_nodes():
     """generic_scheduler_test.go TestFairEvaluationForNodes: 500 nodes, 30% → 150 a cycle."""
-    n, k = 500, num_feasible_nodes_to_find(500, 30)
-    assert k == 150
-    nominated = np.full(8, -1, dtype=np.int32)
-    ptr, nodes, start = windows_without_filters(n, k, nominated, 0)
-    starts = [int(nodes[ptr[i]]) for i in range(8)]
-    assert starts == [0, 150, 300, 450, 100, 250, 400, 50]
-    assert start == 200
+    assert num_feasible_nodes_to_find(500, 30) == 150
+    starts = _first_nodes(500, [""] * 9, 30)
+    assert starts == [0, 150, 300, 450, 100, 250, 400, 50, 200]
 
 
 def test_nominated_node_resets_rotation():
-    nominated = np.array([-1, 7, -1], dtype=np.int32)
-    ptr, nodes, start = windows_without_filters(300, 100, nominated, 40)
-    assert ptr.tolist() == [0, 100, 101, 201]
-    assert nodes[100] == 7
-    assert nodes[101] == 0  # findNodesThatPassFilters on one node sets the index to 0
-    assert start == 100
+    # findNodesThatPassFilters on the nominated node alone sets the index to 0
+    assert _first_nodes(300, ["", "", "n007", ""], 0) == [0, 144, 7, 0]  # 48% of 300
 
 
 def test_zone_key():

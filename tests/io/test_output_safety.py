@@ -226,7 +226,11 @@ def test_no_output_value_destroys_anything(dangerous_runs, fmt, value, rc):
     created = "proj/ro/out" if value == "ro/out" and rc == 0 else None
     assert_untouched(before, snapshot(base), created)
     if created and fmt == "parquet":
-        assert sorted(os.listdir(base / created)) == ["placements.parquet", "scores.parquet"]
+        assert sorted(os.listdir(base / created)) == [
+            "placements.parquet",
+            "rejected.parquet",
+            "scores.parquet",
+        ]
 
 
 @pytest.mark.parametrize(
@@ -491,3 +495,14 @@ def test_stop_signal_removes_the_temporary_output(tmp_path, big_cluster, sig):
         assert err.strip() == ("kscore: interrupted" if sig == signal.SIGINT else stopped)
         return
     pytest.fail("every run finished before the signal arrived")
+
+
+def test_own_output_with_rejected_table_is_replaced(tmp_path):
+    """Tables written with rejections (``--explain``) are kscore's own output too."""
+    out = tmp_path / "out"
+    r = _result()
+    r.explained = True
+    write_result(r, "parquet", str(out))
+    assert sorted(os.listdir(out)) == ["placements.parquet", "rejected.parquet", "scores.parquet"]
+    write_result(_result(["default/a"]), "parquet", str(out))  # ours: replaced
+    assert sorted(os.listdir(out)) == ["placements.parquet", "scores.parquet"]

@@ -22,15 +22,15 @@ def _filter_all(filter_node, state, n_pods, n_nodes, out):  # pragma: no cover -
 
 
 @numba.njit
-def _score_lists(score_pod, state, ptr, nodes, out):  # pragma: no cover - compiled
+def _score_lists(score_pod, state, pods, ptr, nodes, out):  # pragma: no cover - compiled
     for p in range(ptr.shape[0] - 1):
-        score_pod(state, p, nodes[ptr[p] : ptr[p + 1]], out[ptr[p] : ptr[p + 1]])
+        score_pod(state, pods[p], nodes[ptr[p] : ptr[p + 1]], out[ptr[p] : ptr[p + 1]])
 
 
 @numba.njit
-def _normalize_lists(normalize_pod, state, ptr, nodes, scores):  # pragma: no cover
+def _normalize_lists(normalize_pod, state, pods, ptr, nodes, scores):  # pragma: no cover
     for p in range(ptr.shape[0] - 1):
-        normalize_pod(state, p, nodes[ptr[p] : ptr[p + 1]], scores[ptr[p] : ptr[p + 1]])
+        normalize_pod(state, pods[p], nodes[ptr[p] : ptr[p + 1]], scores[ptr[p] : ptr[p + 1]])
 
 
 def filter_codes(kernels: ModuleType, state: Any, n_pods: int, n_nodes: int) -> np.ndarray:
@@ -41,16 +41,22 @@ def filter_codes(kernels: ModuleType, state: Any, n_pods: int, n_nodes: int) -> 
 
 
 def score_lists(
-    kernels: ModuleType, state: Any, lists: list[list[int]], normalize: bool
+    kernels: ModuleType,
+    state: Any,
+    lists: list[list[int]],
+    normalize: bool,
+    pods: list[int] | None = None,
 ) -> tuple[list[list[int]], list[list[int]]]:
-    """Raw and (if ``normalize``) normalized scores of pod ``p`` on ``lists[p]``."""
+    """Raw and (if ``normalize``) normalized scores of pod ``pods[i]`` (default ``i``) on
+    ``lists[i]``."""
+    pod_idx = np.arange(len(lists), dtype=np.int64) if pods is None else np.asarray(pods, np.int64)
     ptr = np.zeros(len(lists) + 1, dtype=np.int64)
     np.cumsum([len(x) for x in lists], out=ptr[1:])
     nodes = np.array([n for x in lists for n in x], dtype=np.int32)
     raw = np.zeros(len(nodes), dtype=np.int64)
-    _score_lists(kernels.score_pod, state, ptr, nodes, raw)
+    _score_lists(kernels.score_pod, state, pod_idx, ptr, nodes, raw)
     norm = raw.copy()
     if normalize:
-        _normalize_lists(kernels.normalize_pod, state, ptr, nodes, norm)
+        _normalize_lists(kernels.normalize_pod, state, pod_idx, ptr, nodes, norm)
     split = lambda a: [a[ptr[i] : ptr[i + 1]].tolist() for i in range(len(lists))]  # noqa: E731
     return split(raw), split(norm)

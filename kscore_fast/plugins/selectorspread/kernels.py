@@ -238,20 +238,6 @@ def _count_matching(row, ns, req, c, index):  # pragma: no cover - compiled
 
 
 @inline_kernel
-def _runs(pod_group):  # pragma: no cover - compiled
-    """Chunk pods ordered by group: (order, run_ptr) with one run per group."""
-    order = np.argsort(pod_group, kind="mergesort")
-    run_ptr = np.empty(pod_group.shape[0] + 1, dtype=np.int64)
-    n_runs = 0
-    for q in range(order.shape[0]):
-        if q == 0 or pod_group[order[q]] != pod_group[order[q - 1]]:
-            run_ptr[n_runs] = q
-            n_runs += 1
-    run_ptr[n_runs] = order.shape[0]
-    return order, run_ptr[: n_runs + 1]
-
-
-@inline_kernel
 def _spread_score(count, max_count):  # pragma: no cover - compiled
     """selector_spread.go, both for nodes (``fScore``) and zones (``zoneScore``):
     ``MaxNodeScore * (float64(max - count) / float64(max))``, or ``MaxNodeScore`` when
@@ -336,53 +322,6 @@ def normalize(ptr, nodes, node_zone, n_zones, skip, scores):  # pragma: no cover
     for i in prange(ptr.shape[0] - 1):
         if not skip[i]:
             _normalize_pod(ptr[i], ptr[i + 1], scores, nodes, node_zone, n_zones, scores)
-
-
-@dual_kernel
-def score_chunk(pod_group, skip, grp_ns, grp_req, grp_ctrl, index, ptr, nodes, node_zone,
-                n_zones, n_nodes, normalize_too, raw_out, norm_out):  # pragma: no cover
-    """Raw scores (``countMatchingPods`` of each pod's selector on each of its nodes) and,
-    if ``normalize_too``, their ``NormalizeScore`` into ``norm_out``, in one pass.
-
-    The chunk's pods of one selector group share one count vector (built first, one per
-    group present). A negative group means the selector matches nothing (empty or
-    impossible) or the pod skips SelectorSpread (``skip``: its normalized scores stay 0,
-    as NormalizeScore returns early).
-    """
-    order, run_ptr = _runs(pod_group)
-    n_runs = run_ptr.shape[0] - 1
-    local = np.empty(pod_group.shape[0], dtype=np.int64)
-    counts = np.zeros((n_runs, max(n_nodes, 1)), dtype=np.int64)
-    for q in prange(n_runs):
-        g = pod_group[order[run_ptr[q]]]
-        for j in range(run_ptr[q], run_ptr[q + 1]):
-            local[order[j]] = q
-        if g >= 0:
-            _count_matching(counts[q], grp_ns[g], grp_req[g], grp_ctrl[g], index)
-    for i in prange(pod_group.shape[0]):
-        row = counts[local[i]]
-        lo = ptr[i]
-        hi = ptr[i + 1]
-        if not normalize_too:
-            for e in range(lo, hi):
-                raw_out[e] = row[nodes[e]]
-        elif skip[i]:
-            for e in range(lo, hi):
-                raw_out[e] = row[nodes[e]]
-                norm_out[e] = 0
-        else:  # gather and collect NormalizeScore's maxima in one pass
-            acc = np.zeros(n_zones + 1, dtype=np.uint64)
-            max_node = 0
-            for e in range(lo, hi):
-                n = nodes[e]
-                s = row[n]
-                raw_out[e] = s
-                max_node = max(max_node, s)
-                z = node_zone[n] + 1
-                acc[z] += _SEEN + np.uint64(s)
-                norm_out[e] = z
-            _finish_pod(lo, hi, raw_out, nodes, node_zone, n_zones, acc, max_node, norm_out,
-                        True)
 
 
 # -- the compiled plugin shape (framework/interface.py): one pod at a time ------------------

@@ -7,7 +7,8 @@ are aggregated into signatures of those keys' values. Per chunk: every pod's
 ``DefaultSelector`` is built over the same keys, pods with equal selectors share one
 count vector
 (``countMatchingPods`` on every node), then each pod gathers its raw scores and
-normalizes them over its own scored nodes.
+normalizes them over its own scored nodes (``kernels.score_pod``, ``normalize_pod``: the
+compiled shape of framework/interface.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ConfigError
-from ...framework.interface import Chunk
 from ...model.objects import RC_KIND, RS_KIND, SS_KIND
 from ...model.selectors import (
     LOCAL_ABSENT,
@@ -64,13 +64,6 @@ class _BatchState:
     grp_ns: np.ndarray
     grp_req: np.ndarray
     grp_ctrl: np.ndarray
-
-
-@dataclass(frozen=True)
-class _State:
-    pod_group: np.ndarray
-    skip: np.ndarray
-    batch: _BatchState
 
 
 def _selectors(snapshot: ClusterSnapshot) -> tuple[list, list, list]:
@@ -242,42 +235,3 @@ class SelectorSpread:
 
     def empty_state(self) -> tuple:
         return driver_state(_EMPTY.snapshot, _EMPTY.batch)
-
-    def pre_score(self, snapshot: ClusterSnapshot, batch: PodBatch, chunk: Chunk) -> _State:
-        bs = batch_state(snapshot, batch)
-        return _State(bs.group[chunk.pods], bs.skip[chunk.pods], bs)
-
-    def _score(self, state, snapshot, chunk, normalize_too, raw_out, norm_out) -> None:
-        prep = prepare(snapshot)
-        bs = state.batch
-        kernels.score_chunk.pick(len(raw_out))(
-            state.pod_group, state.skip, bs.grp_ns, bs.grp_req, bs.grp_ctrl, prep.index,
-            chunk.ptr, chunk.nodes, snapshot.node_zone, len(snapshot.zone_keys),
-            snapshot.n_nodes, normalize_too, raw_out, norm_out,
-        )  # fmt: skip
-
-    def score(
-        self, state: _State, snapshot: ClusterSnapshot, batch: PodBatch, chunk: Chunk,
-        out: np.ndarray,
-    ) -> None:  # fmt: skip
-        self._score(state, snapshot, chunk, False, out, out)
-
-    def normalize(
-        self, state: _State, snapshot: ClusterSnapshot, batch: PodBatch, chunk: Chunk,
-        scores: np.ndarray,
-    ) -> None:  # fmt: skip
-        kernels.normalize.pick(len(scores))(
-            chunk.ptr,
-            chunk.nodes,
-            snapshot.node_zone,
-            len(snapshot.zone_keys),
-            state.skip,
-            scores,
-        )
-
-    def score_normalize(
-        self, state: _State, snapshot: ClusterSnapshot, batch: PodBatch, chunk: Chunk,
-        raw_out: np.ndarray, norm_out: np.ndarray,
-    ) -> None:  # fmt: skip
-        """``score`` then ``normalize``, fused into one pass over each pod's nodes."""
-        self._score(state, snapshot, chunk, True, raw_out, norm_out)

@@ -8,23 +8,37 @@ import pytest
 from kscore_fast import _jit
 from kscore_fast.api import load_cluster
 from kscore_fast.framework.interface import Chunk
-from kscore_fast.framework.nodeorder import windows_without_filters
 from kscore_fast.plugins.selectorspread import SelectorSpread, reference
 
 from ...builders import full_chunk, run_plugin
 from ...scenarios import scenario
 
 
-@pytest.fixture(params=["protocol", "fused", "fused-parallel"])
+@pytest.fixture(params=["serial", "parallel"])
 def path(request, monkeypatch):
-    """Score+Normalize as separate phases, fused, and fused with the parallel kernels."""
-    if request.param.endswith("parallel"):
+    """The compiled shape, with the shared group counts computed serially or in parallel."""
+    if request.param == "parallel":
         monkeypatch.setattr(_jit, "PARALLEL_MIN_WORK", 0)
     return request.param
 
 
+def _windows(n, k, nominated, start):
+    """The node lists of consecutive cycles without filter plugins (findNodesThatPassFilters'
+    ``!HasFilterPlugins()`` branch; a nominated node alone, then the start is 0)."""
+    lists = []
+    for nom in nominated.tolist():
+        if nom >= 0:
+            lists.append([nom])
+            start = 0
+        else:
+            lists.append([(start + j) % n for j in range(k)])
+            start = (start + k) % n
+    ptr = np.cumsum([0, *map(len, lists)]).astype(np.int64)
+    return ptr, np.array([x for row in lists for x in row], dtype=np.int32)
+
+
 def _check(c, chunk, path):
-    raw, norm = run_plugin(SelectorSpread(), c, chunk, fused=path != "protocol")
+    raw, norm = run_plugin(SelectorSpread(), c, chunk)
     for i, p in enumerate(chunk.pods):
         lo, hi = chunk.ptr[i], chunk.ptr[i + 1]
         nodes = chunk.nodes[lo:hi].tolist()
@@ -51,7 +65,7 @@ def test_kernels_equal_reference_on_rotating_windows(seed, path):
     rng = np.random.default_rng(seed)
     k = int(rng.integers(1, n + 1))
     pods = np.arange(len(c.batch), dtype=np.int64)
-    ptr, nodes, _ = windows_without_filters(n, k, c.batch.nominated, int(rng.integers(0, n)))
+    ptr, nodes = _windows(n, k, c.batch.nominated, int(rng.integers(0, n)))
     _check(c, Chunk(pods, ptr, nodes), path)
 
 
