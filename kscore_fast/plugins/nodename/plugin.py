@@ -8,25 +8,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import ConfigError
 from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper.base import NoArgs
 from .kernels import ANY_NODE, MISMATCH, NO_NODE
 from .reference import ERR_REASON
 
 NAME = "NodeName"
 
 
-class NodeName:
+class NodeName(NoArgs):
     """The NodeName filter plugin."""
 
     name = NAME
     filters = True
     scores = False
     normalizes = False
-
-    def __init__(self, args: object = None) -> None:
-        if args:
-            raise ConfigError(f"{NAME} takes no args")
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         cached = batch.cache.get(NAME)

@@ -13,6 +13,7 @@ import numpy as np
 from ...errors import ConfigError
 from ...model.objects import PodRecord
 from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper.base import NoArgs
 from .kernels import CONFLICT, EMPTY, build_tables
 from .reference import DEFAULT_BIND_ALL_HOST_IP, ERR_REASON, sanitize
 
@@ -92,17 +93,13 @@ def used_port_count(state: tuple, node: int) -> int:
     return int(np.count_nonzero(used // max(int(meta[0]), 1) == node))
 
 
-class NodePorts:
+class NodePorts(NoArgs):
     """The NodePorts filter plugin (PreFilter, Filter)."""
 
     name = NAME
     filters = True
     scores = False
     normalizes = False
-
-    def __init__(self, args: object = None) -> None:
-        if args:
-            raise ConfigError(f"{NAME} takes no args")
 
     def _pristine(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         cached = batch.cache.get(NAME)

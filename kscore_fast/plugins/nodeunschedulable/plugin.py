@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import ConfigError
 from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper.base import NoArgs
 from ..helper.taints import EMPTY, NO_SCHEDULE, UNSCHEDULABLE_KEY, sets_tolerate, taint_columns
 from .kernels import UNSCHEDULABLE
 from .reference import ERR_REASON_UNSCHEDULABLE
@@ -16,17 +16,13 @@ from .reference import ERR_REASON_UNSCHEDULABLE
 NAME = "NodeUnschedulable"
 
 
-class NodeUnschedulable:
+class NodeUnschedulable(NoArgs):
     """The NodeUnschedulable filter plugin."""
 
     name = NAME
     filters = True
     scores = False
     normalizes = False
-
-    def __init__(self, args: object = None) -> None:
-        if args:
-            raise ConfigError(f"{NAME} takes no args")
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         cols = taint_columns(snapshot, batch)  # cached

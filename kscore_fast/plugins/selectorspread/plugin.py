@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import ConfigError
 from ...model.objects import RC_KIND, RS_KIND, SS_KIND
 from ...model.selectors import (
     LOCAL_ABSENT,
@@ -33,6 +32,7 @@ from ...model.snapshot import (
     PodBatch,
     build_cluster,
 )
+from ..helper.base import NoArgs
 from . import kernels
 
 NAME = "SelectorSpread"
@@ -218,17 +218,13 @@ def driver_state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     return state
 
 
-class SelectorSpread:
+class SelectorSpread(NoArgs):
     """The SelectorSpread score plugin (PreScore, Score, NormalizeScore)."""
 
     name = NAME
     filters = False
     scores = True
     normalizes = True
-
-    def __init__(self, args: object = None) -> None:
-        if args:
-            raise ConfigError("SelectorSpread takes no args")
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         return driver_state(snapshot, batch)

@@ -6,26 +6,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import ConfigError
 from ...model.objects import Taint
 from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper.base import NoArgs
 from ..helper.taints import string_at, taint_columns
 from .reference import reason
 
 NAME = "TaintToleration"
 
 
-class TaintToleration:
+class TaintToleration(NoArgs):
     """The TaintToleration plugin (Filter, PreScore, Score, NormalizeScore)."""
 
     name = NAME
     filters = True
     scores = True
     normalizes = True
-
-    def __init__(self, args: object = None) -> None:
-        if args:
-            raise ConfigError(f"{NAME} takes no args")
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         c = taint_columns(snapshot, batch)

@@ -10,27 +10,19 @@ framework builder names them on stderr and counts the pods with PVC volumes.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from ...errors import ConfigError
 from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper.base import NoArgs
 
 NAME = "VolumeBinding"
 
 
-class VolumeBinding:
+class VolumeBinding(NoArgs):
     name = NAME
     filters = False
     scores = True
     normalizes = False
-
-    def __init__(self, args: Any = None) -> None:
-        # VolumeBindingArgs (bindTimeoutSeconds, shape) only matter to binding and to the
-        # VolumeCapacityPriority scorer, neither simulated
-        if args is not None and not isinstance(args, dict):
-            raise ConfigError("VolumeBinding args must be a mapping")
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         return self.empty_state()

@@ -40,7 +40,9 @@ def test_default_normalize_score_on_wide_counts(seed):
     ptr = np.concatenate([[0], np.cumsum([len(x) for x in lists])]).astype(np.int64)
     scores = np.array([s for x in lists for s in x], dtype=np.int64)
     nodes = np.zeros(len(scores), dtype=np.int32)
-    _normalize_lists(kernels.normalize_pod, TaintToleration().empty_state(), ptr, nodes, scores)
+    pods = np.zeros(len(lists), dtype=np.int64)
+    state = TaintToleration().empty_state()
+    _normalize_lists(kernels.normalize_pod, state, pods, ptr, nodes, scores)
     got = [scores[ptr[i] : ptr[i + 1]].tolist() for i in range(len(lists))]
     assert got == [reference.normalize_score(x) for x in lists]
 

@@ -1,0 +1,12 @@
+"""What plugins without args share."""
+
+from __future__ import annotations
+
+
+class NoArgs:
+    """A plugin that takes no args: Go's factories of these plugins ignore whatever a
+    profile's ``pluginConfig`` holds for them (kube-scheduler decodes it as unknown args),
+    and so does kscore_fast."""
+
+    def __init__(self, args: object = None) -> None:
+        self.args = args
