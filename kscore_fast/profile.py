@@ -147,6 +147,12 @@ def framework_for_profile(profile: Any, percentage_of_nodes_to_score: int) -> Bu
     for name in profile.enabled("preFilter"):  # PreFilter-only rejections (none in-tree)
         if name not in IN_TREE and name not in missing:
             missing[name] = ["preFilter"]
-    framework = Framework(scores, percentage_of_nodes_to_score, filters)
+    # PreScore runs the profile's own list (a plugin disabled at Score may still fail there)
+    pre_score = [
+        plugin(n, "score")
+        for n in profile.enabled("preScore")
+        if hasattr(IN_TREE.get(n), "pre_score_errors")
+    ]
+    framework = Framework(scores, percentage_of_nodes_to_score, filters, None, pre_score)
     shown = tuple(f"{n} ({', '.join(points)})" for n, points in missing.items())
     return BuiltProfile(framework, shown)

@@ -86,9 +86,17 @@ class Framework:
         percentage_of_nodes_to_score: int = 0,
         filter_plugins: Sequence[Any] = (),
         driver: Any = None,
+        pre_score_plugins: Sequence[Any] | None = None,
     ) -> None:
         self.score_plugins = list(score_plugins)
         self.filter_plugins = list(filter_plugins)
+        #: the PreScore plugins in order (default: the score plugins, as ``--plugins``
+        #: puts each at PreScore); only their failures matter here
+        self.pre_score_plugins = (
+            [wp.plugin for wp in self.score_plugins]
+            if pre_score_plugins is None
+            else list(pre_score_plugins)
+        )
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         if driver is None:
             from ..plugins import driver  # the in-tree registry's driver (lazy: no cycle)
@@ -199,15 +207,16 @@ class _Run:
         self.start = 0  # nextStartNodeIndex
 
     def _prescore_errors(self, snapshot: ClusterSnapshot, batch: PodBatch) -> dict[int, str]:
-        """``RunPreScorePlugins`` failures: pod → the first score plugin's error (in score
-        order), for plugins whose PreScore can fail (``pre_score_errors(snapshot, batch)``)."""
+        """``RunPreScorePlugins`` failures: pod → the first PreScore plugin's error (in the
+        profile's PreScore order, which may hold plugins its Score list does not), for
+        plugins whose PreScore can fail (``pre_score_errors(snapshot, batch)``)."""
         errors: dict[int, str] = {}
-        for wp in reversed(self.fw.score_plugins):
-            find = getattr(wp.plugin, "pre_score_errors", None)
+        for plugin in reversed(self.fw.pre_score_plugins):
+            find = getattr(plugin, "pre_score_errors", None)
             if find is None:
                 continue
             for pod, message in find(snapshot, batch).items():
-                errors[pod] = f"running PreScore plugin {_go_quote(wp.plugin.name)}: {message}"
+                errors[pod] = f"running PreScore plugin {_go_quote(plugin.name)}: {message}"
         return errors
 
     def _verdict_table(self, pods: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -20,17 +20,42 @@ from .._jit import inline_kernel
 
 @inline_kernel
 def plugin_pass(
-    score_fn, normalize_fn, state, k, todo, pods, ptr, nodes, raw, base, norm, nptr
+    score_fn,
+    normalize_fn,
+    state,
+    k,
+    todo,
+    pods,
+    ptr,
+    nodes,
+    raw,
+    base,
+    norm,
+    nptr,
+    rows,
+    row_raw,
+    n_all,
 ):  # pragma: no cover - compiled
     """Plugin ``k``'s ``Score`` (into ``raw[k, base + ptr[i]:base + ptr[i+1]]``) and
     ``NormalizeScore`` (into ``norm[k, nptr[q]:nptr[q+1]]``, int64, unchecked) for the chunk
-    pods ``i = todo[q]``, whose nodes are ``nodes[ptr[i]:ptr[i+1]]``."""
+    pods ``i = todo[q]``, whose nodes are ``nodes[ptr[i]:ptr[i+1]]``.
+
+    A pod with ``rows[i] >= 0`` takes its raw scores from the row of its twins,
+    ``row_raw[k, rows[i] * n_all + node]`` (every node scored once for all of them: a raw
+    score depends on the pod and the node only), and is normalized over its own list.
+    """
     for q in range(todo.shape[0]):
         i = todo[q]
         a = ptr[i]
         b = ptr[i + 1]
         out = raw[k, base + a : base + b]
-        score_fn(state, pods[i], nodes[a:b], out)
+        r = rows[i]
+        if r >= 0:
+            off = r * n_all
+            for e in range(b - a):
+                out[e] = row_raw[k, off + nodes[a + e]]
+        else:
+            score_fn(state, pods[i], nodes[a:b], out)
         scores = norm[k, nptr[q] : nptr[q + 1]]
         scores[:] = out
         normalize_fn(state, pods[i], nodes[a:b], scores)

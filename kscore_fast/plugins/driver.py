@@ -154,18 +154,39 @@ def score_todo(
     count,
     bad_plugin,
     bad_value,
+    rows,
+    row_raw,
+    n_all,
 ):  # pragma: no cover - compiled
     """``prioritizeNodes`` for the chunk pods ``todo`` (≥ 2 feasible nodes each), plugin by
     plugin over the pods (:mod:`kscore_fast.framework.scoring`). ``raw``/``norm_u8`` are
-    whole buffers (one compiled signature), the chunk's entries from column ``base``."""
+    whole buffers (one compiled signature), the chunk's entries from column ``base``;
+    ``rows``/``row_raw``: twins' raw scores on all ``n_all`` nodes (see ``fill_rows``)."""
     nptr = np.zeros(todo.shape[0] + 1, dtype=np.int64)
     for q in range(todo.shape[0]):
         nptr[q + 1] = nptr[q] + ptr[todo[q] + 1] - ptr[todo[q]]
     norm = np.empty((sids.shape[0], nptr[-1]), dtype=np.int64)
     for k in range(sids.shape[0]):
-        _plugin_pass(sids[k], states, k, todo, pods, ptr, nodes, raw, base, norm, nptr)
+        _plugin_pass(sids[k], states, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows,
+                     row_raw, n_all)  # fmt: skip
     scoring.weigh_pods(weights, todo, ptr, norm, nptr, norm_u8, base, total, best, count,
                        bad_plugin, bad_value)  # fmt: skip
+
+
+@kernel
+def fill_rows(sids, states, reps, n_all, row_raw):  # pragma: no cover - compiled
+    """Raw scores of pods ``reps`` on every node: ``row_raw[k, m * n_all + node]``."""
+    m = reps.shape[0]
+    todo = np.arange(m)
+    ptr = np.arange(m + 1) * n_all
+    nodes = np.empty(m * n_all, dtype=np.int32)
+    for q in range(m * n_all):
+        nodes[q] = q % n_all
+    norm = np.empty((sids.shape[0], m * n_all), dtype=np.int64)
+    none = np.full(m, -1, dtype=np.int64)
+    for k in range(sids.shape[0]):
+        _plugin_pass(sids[k], states, k, todo, reps, ptr, nodes, row_raw, 0, norm, ptr, none,
+                     row_raw, n_all)  # fmt: skip
 
 
 @kernel
@@ -216,37 +237,37 @@ def copy_twins(
 
 @inline_kernel
 def _plugin_pass(
-    sid, states, k, todo, pods, ptr, nodes, raw, base, norm, nptr
+    sid, states, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows, row_raw, n_all
 ):  # pragma: no cover - compiled
     """:func:`scoring.plugin_pass` of plugin slot ``sid``, with its kernels and state."""
     if sid == SELECTOR_SPREAD:
         scoring.plugin_pass(selectorspread.score_pod, selectorspread.normalize_pod,
                             states[SELECTOR_SPREAD], k, todo, pods, ptr, nodes, raw, base,
-                            norm, nptr)  # fmt: skip
+                            norm, nptr, rows, row_raw, n_all)  # fmt: skip
     elif sid == TAINT_TOLERATION:
         scoring.plugin_pass(tainttoleration.score_pod, tainttoleration.normalize_pod,
                             states[TAINT_TOLERATION], k, todo, pods, ptr, nodes, raw, base,
-                            norm, nptr)  # fmt: skip
+                            norm, nptr, rows, row_raw, n_all)  # fmt: skip
     elif sid == NODE_AFFINITY:
         scoring.plugin_pass(nodeaffinity.score_pod, nodeaffinity.normalize_pod,
                             states[NODE_AFFINITY], k, todo, pods, ptr, nodes, raw, base,
-                            norm, nptr)  # fmt: skip
+                            norm, nptr, rows, row_raw, n_all)  # fmt: skip
     elif sid == NODE_RESOURCES_FIT:
         scoring.plugin_pass(fit_kernels.score_pod, scoring.no_normalize,
                             states[NODE_RESOURCES_FIT], k, todo, pods, ptr, nodes, raw, base,
-                            norm, nptr)  # fmt: skip
+                            norm, nptr, rows, row_raw, n_all)  # fmt: skip
     elif sid == BALANCED_ALLOCATION:
         scoring.plugin_pass(balanced_kernels.score_pod, scoring.no_normalize,
                             states[BALANCED_ALLOCATION], k, todo, pods, ptr, nodes, raw, base,
-                            norm, nptr)  # fmt: skip
+                            norm, nptr, rows, row_raw, n_all)  # fmt: skip
     elif sid == IMAGE_LOCALITY:
         scoring.plugin_pass(imagelocality.score_pod, scoring.no_normalize,
                             states[IMAGE_LOCALITY], k, todo, pods, ptr, nodes, raw, base,
-                            norm, nptr)  # fmt: skip
+                            norm, nptr, rows, row_raw, n_all)  # fmt: skip
     elif sid == VOLUME_BINDING:
         scoring.plugin_pass(volumebinding.score_pod, scoring.no_normalize,
                             states[VOLUME_BINDING], k, todo, pods, ptr, nodes, raw, base,
-                            norm, nptr)  # fmt: skip
+                            norm, nptr, rows, row_raw, n_all)  # fmt: skip
 
 
 @inline_kernel
@@ -278,13 +299,41 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
     chunk's entries from column ``base``; ``keep``: twins get copies of the per-plugin
     scores too, not only the totals; ``per_pod``: best, count, bad_plugin, bad_value)."""
     local, twin = np.unique(twins, return_inverse=True)
-    todo, copies, source = twins_of(twin.reshape(-1).astype(np.int64), len(local), ptr, nodes)
+    twin = twin.reshape(-1).astype(np.int64)
+    todo, copies, source = twins_of(twin, len(local), ptr, nodes)
+    rows, row_raw, n_all = _twin_rows(sids, states, pods, twin, todo, nodes)
     work = np.zeros(len(todo) + 1, dtype=np.int64)
     np.cumsum(ptr[todo + 1] - ptr[todo], out=work[1:])
     run_threaded([partial(score_todo, todo[a:b], sids, weights, states, pods, ptr, nodes, raw,
-                          norm_u8, base, total, *per_pod)
+                          norm_u8, base, total, *per_pod, rows, row_raw, n_all)
                   for a, b in _split(work, int(work[-1]))])  # fmt: skip
     copy_twins(copies, source, ptr, raw, norm_u8, base, keep, total, *per_pod)
+
+
+#: raw scores of twins on every node kept per chunk up to this many entries (64 MB)
+ROW_ENTRIES = 1 << 23
+
+
+def _twin_rows(
+    sids: np.ndarray, states: tuple[Any, ...], pods: np.ndarray, twin: np.ndarray,
+    todo: np.ndarray, nodes: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
+    """Twins still to score on different node lists (rotating windows) share one row of
+    raw scores on every node: ``(rows, row_raw, n_all)``, ``rows[i]`` the row of chunk pod
+    ``i`` (-1: scored on its own list)."""
+    n_all = int(nodes.max()) + 1 if len(nodes) else 1
+    groups, first, sizes = np.unique(twin[todo], return_index=True, return_counts=True)
+    shared = sizes >= 2
+    m = int(shared.sum())
+    rows = np.full(len(pods), -1, dtype=np.int64)
+    if m == 0 or m * n_all * len(sids) > ROW_ENTRIES:
+        return rows, np.zeros((len(sids), 0), dtype=np.int64), n_all
+    row_of = np.full(int(twin.max()) + 1, -1, dtype=np.int64)
+    row_of[groups[shared]] = np.arange(m)
+    rows[todo] = row_of[twin[todo]]
+    row_raw = np.empty((len(sids), m * n_all), dtype=np.int64)
+    fill_rows(sids, states, pods[todo[first[shared]]], n_all, row_raw)
+    return rows, row_raw, n_all
 
 
 def _split(ptr: np.ndarray, work: int) -> list[tuple[int, int]]:

@@ -42,7 +42,8 @@ def _driver(
     for k in range(values.shape[0]):
         state = (values[k],)
         scoring.plugin_pass(_const_score, scoring.no_normalize, state, k, todo, pods, ptr,
-                            nodes, raw, 0, norm, ptr)  # fmt: skip
+                            nodes, raw, 0, norm, ptr, np.full(1, -1, np.int64), raw,
+                            1)  # fmt: skip
     scoring.weigh_pods(weights, todo, ptr, norm, ptr, norm_u8, 0, total, best, count,
                        bad_plugin, bad_value)  # fmt: skip
 
