@@ -193,6 +193,7 @@ class _Run:
         self.classes = driver.filter_keys(fw.filter_plugins, self.states, len(batch))
         self.prescore_errors = self._prescore_errors(snapshot, batch)
         self.twins = pod_twins(batch)
+        self.twin_rows = driver.TwinRows(self.sids, self.twins, snapshot.n_nodes)
         self.n_nodes = snapshot.n_nodes
         self.memo = self.done = self.reps = None
         n_classes = int(self.classes.max()) + 1 if len(batch) and len(self.fids) else 0
@@ -235,7 +236,9 @@ class _Run:
             done = np.zeros((len(local), -(-n_nodes // BLOCK)), dtype=np.bool_)
         else:
             classes, reps, memo, done = self.classes[pods], self.reps, self.memo, self.done
-        if self.num_to_find >= n_nodes:  # every node is examined anyway: all in parallel
+        # in parallel, every verdict of the chunk's classes: when every node is examined
+        # anyway, or when the verdicts are kept for the run (each class is filled once)
+        if self.num_to_find >= n_nodes or self.memo is not None:
             todo = np.unique(classes)
             todo = todo[~done[todo].all(axis=1)]
             if len(todo):
@@ -338,8 +341,8 @@ class _Run:
             bad_plugin, bad_value = np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64)
             self.driver.score_chunk(
                 self.sids, self.weights, self.states, chunk.pods, self.twins[chunk.pods],
-                chunk.ptr, chunk.nodes, whole_raw, whole_norm, base, result.keep != 0, total,
-                best, count, bad_plugin, bad_value,
+                self.twin_rows, chunk.ptr, chunk.nodes, whole_raw, whole_norm, base,
+                result.keep != 0, total, best, count, bad_plugin, bad_value,
             )  # fmt: skip
             if (bad_plugin >= 0).any():
                 chunk, raw, norm_u8, total, best, count = self._drop_failed(

@@ -290,50 +290,63 @@ def prefill(fids: np.ndarray, states: tuple[Any, ...], reps: np.ndarray, todo: n
 
 
 def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
-                pods: np.ndarray, twins: np.ndarray, ptr: np.ndarray, nodes: np.ndarray,
-                raw: np.ndarray, norm_u8: np.ndarray, base: int, keep: bool,
-                total: np.ndarray, *per_pod: np.ndarray) -> None:  # fmt: skip
+                pods: np.ndarray, twins: np.ndarray, rows: TwinRows, ptr: np.ndarray,
+                nodes: np.ndarray, raw: np.ndarray, norm_u8: np.ndarray, base: int,
+                keep: bool, total: np.ndarray, *per_pod: np.ndarray) -> None:  # fmt: skip
     """``prioritizeNodes`` for the chunk's pods: twins (``twins``: the pods'
-    ``pod_twins`` ids) on the same node list are scored once and copied; the pods to
-    score are split across threads by entries (``raw``, ``norm_u8``: whole buffers, the
-    chunk's entries from column ``base``; ``keep``: twins get copies of the per-plugin
-    scores too, not only the totals; ``per_pod``: best, count, bad_plugin, bad_value)."""
+    ``pod_twins`` ids) on the same node list are scored once and copied, twins on other
+    lists take their raw scores from ``rows``; the pods to score are split across threads
+    by entries (``raw``, ``norm_u8``: whole buffers, the chunk's entries from column
+    ``base``; ``keep``: twins get copies of the per-plugin scores too, not only the
+    totals; ``per_pod``: best, count, bad_plugin, bad_value)."""
     local, twin = np.unique(twins, return_inverse=True)
     twin = twin.reshape(-1).astype(np.int64)
     todo, copies, source = twins_of(twin, len(local), ptr, nodes)
-    rows, row_raw, n_all = _twin_rows(sids, states, pods, twin, todo, nodes)
+    row_of = rows.rows_for(states, pods, twins, todo)
     work = np.zeros(len(todo) + 1, dtype=np.int64)
     np.cumsum(ptr[todo + 1] - ptr[todo], out=work[1:])
     run_threaded([partial(score_todo, todo[a:b], sids, weights, states, pods, ptr, nodes, raw,
-                          norm_u8, base, total, *per_pod, rows, row_raw, n_all)
+                          norm_u8, base, total, *per_pod, row_of, rows.raw, rows.n_all)
                   for a, b in _split(work, int(work[-1]))])  # fmt: skip
     copy_twins(copies, source, ptr, raw, norm_u8, base, keep, total, *per_pod)
 
 
-#: raw scores of twins on every node kept per chunk up to this many entries (64 MB)
+#: raw scores of twins on every node kept for a run up to this many entries (64 MB)
 ROW_ENTRIES = 1 << 23
 
 
-def _twin_rows(
-    sids: np.ndarray, states: tuple[Any, ...], pods: np.ndarray, twin: np.ndarray,
-    todo: np.ndarray, nodes: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
-    """Twins still to score on different node lists (rotating windows) share one row of
-    raw scores on every node: ``(rows, row_raw, n_all)``, ``rows[i]`` the row of chunk pod
-    ``i`` (-1: scored on its own list)."""
-    n_all = int(nodes.max()) + 1 if len(nodes) else 1
-    groups, first, sizes = np.unique(twin[todo], return_index=True, return_counts=True)
-    shared = sizes >= 2
-    m = int(shared.sum())
-    rows = np.full(len(pods), -1, dtype=np.int64)
-    if m == 0 or m * n_all * len(sids) > ROW_ENTRIES:
-        return rows, np.zeros((len(sids), 0), dtype=np.int64), n_all
-    row_of = np.full(int(twin.max()) + 1, -1, dtype=np.int64)
-    row_of[groups[shared]] = np.arange(m)
-    rows[todo] = row_of[twin[todo]]
-    row_raw = np.empty((len(sids), m * n_all), dtype=np.int64)
-    fill_rows(sids, states, pods[todo[first[shared]]], n_all, row_raw)
-    return rows, row_raw, n_all
+class TwinRows:
+    """Raw scores on every node of the batch's pods that have twins, filled as they are
+    first needed and kept for the run (a raw score depends on the pod and the node only,
+    and nothing is assumed in a batch run): twins on different node lists (rotating
+    windows) are each normalized over their own list from the same row."""
+
+    def __init__(self, sids: np.ndarray, twins: np.ndarray, n_nodes: int) -> None:
+        self.sids, self.n_all = sids, max(n_nodes, 1)
+        counts = np.bincount(twins) if len(twins) else np.zeros(0, np.int64)
+        shared = np.flatnonzero(counts >= 2)
+        shared = shared[: ROW_ENTRIES // (self.n_all * max(len(sids), 1))]
+        self.row_of = np.full(len(counts), -1, dtype=np.int64)
+        self.row_of[shared] = np.arange(len(shared))
+        self.raw = np.empty((len(sids), len(shared) * self.n_all), dtype=np.int64)
+        self.filled = np.zeros(len(shared), dtype=np.bool_)
+
+    def rows_for(self, states: tuple[Any, ...], pods: np.ndarray, twins: np.ndarray,
+                 todo: np.ndarray) -> np.ndarray:  # fmt: skip
+        """int64[C]: the row of each chunk pod (-1: scored on its own list), with the rows
+        the chunk's pods to score need filled."""
+        rows = self.row_of[twins]
+        need, first = np.unique(rows[todo], return_index=True)
+        usable = need >= 0
+        usable[usable] = ~self.filled[need[usable]]
+        need, first = need[usable], first[usable]
+        if len(need):
+            fresh = np.empty((len(self.sids), len(need) * self.n_all), dtype=np.int64)
+            fill_rows(self.sids, states, pods[todo[first]], self.n_all, fresh)
+            by_row = self.raw.reshape(len(self.sids), -1, self.n_all)
+            by_row[:, need, :] = fresh.reshape(len(self.sids), len(need), self.n_all)
+            self.filled[need] = True
+        return rows
 
 
 def _split(ptr: np.ndarray, work: int) -> list[tuple[int, int]]:
