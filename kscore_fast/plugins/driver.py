@@ -359,15 +359,26 @@ def _split(ptr: np.ndarray, work: int) -> list[tuple[int, int]]:
     return list(pairwise(edges))
 
 
+#: the empty state of each plugin class, built once (never read, never written)
+_EMPTY_STATES: dict[Any, tuple[Any, ...]] = {}
+
+
 def states_for(
     plugins: Sequence[Any], snapshot: ClusterSnapshot, batch: PodBatch
 ) -> tuple[Any, ...]:
     """Every slot's state: ``prepare`` for the profile's ``plugins``, else empty."""
     by_slot = {SLOTS[p.name]: p for p in plugins}
     return tuple(
-        by_slot[s].prepare(snapshot, batch) if s in by_slot else cls().empty_state()
+        by_slot[s].prepare(snapshot, batch) if s in by_slot else _empty(cls)
         for s, cls in enumerate(CLASSES)
     )
+
+
+def _empty(cls: Any) -> tuple[Any, ...]:
+    state = _EMPTY_STATES.get(cls)
+    if state is None:
+        state = _EMPTY_STATES[cls] = cls().empty_state()
+    return state
 
 
 def filter_keys(filters: Sequence[Any], states: tuple[Any, ...], n_pods: int) -> np.ndarray:
