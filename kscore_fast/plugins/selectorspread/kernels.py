@@ -261,12 +261,11 @@ _SUM = _SEEN - np.uint64(1)
 
 
 @inline_kernel
-def _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out, zone_in_out):
-    """``NormalizeScore`` of one pod once its maxima are known: ``out[lo:hi]``.
+def _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out):
+    """``NormalizeScore`` of one pod once its maxima are known: ``out[lo:hi]`` (may alias
+    ``raw``).
 
     ``acc[z + 1]`` packs the pod's nodes in zone ``z`` and their count sum (``_SEEN``).
-    With ``zone_in_out`` the caller left each entry's ``zone + 1`` in ``out`` already
-    (saves looking it up again); otherwise ``out`` may alias ``raw``.
     Every float is computed by the same expression as in Go, in the same order; values
     that only depend on the count (node part) or on the zone (zone part) are computed
     once per distinct count or zone and reused, which changes no bit of the result.
@@ -288,16 +287,12 @@ def _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out, zone
             table[s] = np.int64(f)
             for z in range(1, n_zones + 1):
                 table[z * width + s] = np.int64(_mix(f, zs[z]) if have_zones else f)
-        if zone_in_out:
-            for e in range(lo, hi):
-                out[e] = table[out[e] * width + raw[e]]
-        else:
-            for e in range(lo, hi):
-                out[e] = table[np.int64(node_zone[nodes[e]] + 1) * width + raw[e]]
+        for e in range(lo, hi):
+            out[e] = table[np.int64(node_zone[nodes[e]] + 1) * width + raw[e]]
     else:
         for e in range(lo, hi):
             f = _spread_score(raw[e], max_node)
-            z = out[e] if zone_in_out else node_zone[nodes[e]] + 1
+            z = node_zone[nodes[e]] + 1
             if have_zones and z > 0:
                 f = _mix(f, zs[z])
             out[e] = np.int64(f)
@@ -312,7 +307,7 @@ def _normalize_pod(lo, hi, raw, nodes, node_zone, n_zones, out):  # pragma: no c
         s = raw[e]
         max_node = max(max_node, s)
         acc[node_zone[nodes[e]] + 1] += _SEEN + np.uint64(s)
-    _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out, False)
+    _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out)
 
 
 @dual_kernel
