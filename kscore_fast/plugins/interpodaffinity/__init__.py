@@ -1,0 +1,5 @@
+"""InterPodAffinity (pkg/scheduler/framework/plugins/interpodaffinity)."""
+
+from .plugin import NAME, InterPodAffinity
+
+__all__ = ["NAME", "InterPodAffinity"]

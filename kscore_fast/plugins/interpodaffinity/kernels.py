@@ -1,0 +1,265 @@
+"""numba kernels of InterPodAffinity; the scalar specification is ``reference.py``.
+
+Vocabulary (built by ``plugin.prepare``, see its docstring for how):
+
+* a *domain* is a value of a topology key on the nodes: ``node_dom[n, k]`` is node ``n``'s
+  domain of key ``k`` (0, 1, ... per key; -1 when the node lacks the key);
+* a *resolved term* (``rt``) is a pod affinity term's label selector plus the namespaces
+  it accepts, resolved once: for the incoming pod's terms the namespace selector merged
+  into the namespaces (``mergeAffinityTermNamespacesIfNotEmpty``), for an existing pod's
+  terms the namespace selector evaluated on each namespace's labels (``Matches`` with the
+  incoming pod's namespace labels). ``_rt_match`` is ``AffinityTerm.Matches``;
+* a *counter* counts, per domain of one topology key, the existing pods that match all
+  of a list of resolved terms (the incoming pod's required affinity terms, ANDed, as
+  ``updateWithAffinityTerms`` does; or one anti-affinity or preferred term). Its
+  ``cnt_total`` sums its domains: zero for all of a pod's affinity counters is
+  ``len(affinityCounts) == 0``;
+* an *existing term* (``xt``) is a term some existing (or assumed) pod carries, kept per
+  (kind, resolved term, topology key): kind anti (required anti-affinity: how many pods
+  carry it per domain, for ``satisfyExistingPodsAntiAffinity``) or score (required
+  affinity × ``hardPodAffinityWeight``, preferred affinity +weight, preferred
+  anti-affinity -weight: the weight summed per domain, ``processExistingPod``'s second
+  half). Every pending pod's own terms are registered too, with nothing counted, so that
+  ``assume`` only adds;
+* a pending pod's *class* is its (namespace, label values the selectors read); the
+  existing terms matching each class are listed once.
+
+State (B pending pods, N nodes, K topology keys):
+
+====  =====================  ==========================================================
+ 0    node_dom               int32[N, K]
+ 1    terms                  tuple: (sel_ptr int64[S+1], sel_key int32[R], sel_op int8[R],
+                             sel_vptr int64[R+1], sel_vals int32[V]: compiled label
+                             selectors over local value ids, see
+                             ``model.selectors.CompiledRequirements``; rt_sel int64[T]
+                             (-1: ``Nothing()``), rt_ns_all bool[T], rt_ns_ptr
+                             int64[T+1], rt_ns int32[.]: sorted namespace ids)
+ 2    pod_ns                 int32[B]: namespace ids (``snapshot.namespaces``)
+ 3    pod_vals               int32[B, L]: local label value ids (selector space)
+ 4-5  cnt_ptr, cnt_rt         int64[C+1], int64[.]: the counter's resolved terms (ANDed)
+ 6    cnt_key                int64[C]
+ 7-8  cnt_off, cnt_val       int64[C+1], int64[.]: counts per domain (``assume`` adds)
+ 9    cnt_total              int64[C]
+10-11 pod_aff_ptr, pod_aff   int64[B+1], int64[.]: per required affinity term, its counter
+12    pod_self               bool[B]: the pod matches all its own affinity terms
+13-14 pod_anti_ptr, pod_anti int64[B+1], int64[.]: per required anti-affinity term
+15    xt_key                 int64[X]
+16-17 xt_off, xt_val         int64[X+1], int64[.]: per domain (``assume`` adds)
+18    pod_cls                int64[B]
+19-20 cls_anti_ptr, cls_anti int64[Q+1], int64[.]: anti existing terms matching the class
+21-22 cls_score_ptr,         int64[Q+1], int64[.]: score existing terms matching it
+      cls_score
+23-25 pod_pref_ptr,          int64[B+1], int64[.], int64[.]: the pod's preferred terms:
+      pod_pref, pod_pref_w   counter and signed weight
+26-28 pod_own_ptr, pod_own,  int64[B+1], int64[.], int64[.]: the pod's own terms as
+      pod_own_w              existing terms, and what ``assume`` adds to each
+29    filter_key             int64[B]
+====  =====================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._jit import inline_kernel, kernel
+from ..selectorspread.kernels import _requirements_hold
+
+#: ``filter_node`` codes: satisfyPodAffinity (UnschedulableAndUnresolvable),
+#: satisfyPodAntiAffinity, satisfyExistingPodsAntiAffinity (both Unschedulable)
+PASS, FAIL_AFFINITY, FAIL_ANTI_AFFINITY, FAIL_EXISTING_ANTI_AFFINITY = 0, 1, 2, 3
+
+_INT64_MAX = np.int64(9223372036854775807)
+
+
+@inline_kernel
+def _rt_match(terms, rt, ns, vals, row):  # pragma: no cover - compiled
+    """``AffinityTerm.Matches`` of resolved term ``rt`` on a pod (namespace, labels)."""
+    rt_sel, rt_ns_all, rt_ns_ptr, rt_ns = terms[5], terms[6], terms[7], terms[8]
+    if not rt_ns_all[rt]:
+        found = False
+        for q in range(rt_ns_ptr[rt], rt_ns_ptr[rt + 1]):
+            if rt_ns[q] == ns:
+                found = True
+                break
+        if not found:
+            return False
+    s = rt_sel[rt]
+    if s < 0:
+        return False
+    sel_ptr = terms[0]
+    return _requirements_hold(vals[row], sel_ptr[s], sel_ptr[s + 1], terms[1], terms[2],
+                              terms[3], terms[4])  # fmt: skip
+
+
+@inline_kernel
+def _at(node_dom, key, off, val, node):  # pragma: no cover - compiled
+    """A counter's or an existing term's value in ``node``'s domain (0 without the key)."""
+    d = node_dom[node, key]
+    return val[off + d] if d >= 0 else 0
+
+
+@inline_kernel
+def _all_match(terms, rts, lo, hi, ns, vals, row):  # pragma: no cover - compiled
+    for j in range(lo, hi):
+        if not _rt_match(terms, rts[j], ns, vals, row):
+            return False
+    return True
+
+
+@kernel
+def filter_node(state, pod, node):  # pragma: no cover - compiled
+    """``Filter``: the pod's affinity, its anti-affinity, existing pods' anti-affinity."""
+    node_dom = state[0]
+    cnt_key, cnt_off, cnt_val, cnt_total = state[6], state[7], state[8], state[9]
+    aff_ptr, aff = state[10], state[11]
+    exists = True
+    for i in range(aff_ptr[pod], aff_ptr[pod + 1]):
+        c = aff[i]
+        d = node_dom[node, cnt_key[c]]
+        if d < 0:
+            return 1  # all topology labels must exist on the node
+        if cnt_val[cnt_off[c] + d] <= 0:
+            exists = False
+    if not exists:
+        total = 0
+        for i in range(aff_ptr[pod], aff_ptr[pod + 1]):
+            total += cnt_total[aff[i]]
+        if total != 0 or not state[12][pod]:
+            return 1
+    anti_ptr, anti = state[13], state[14]
+    for i in range(anti_ptr[pod], anti_ptr[pod + 1]):
+        c = anti[i]
+        if _at(node_dom, cnt_key[c], cnt_off[c], cnt_val, node) > 0:
+            return 2
+    xt_key, xt_off, xt_val = state[15], state[16], state[17]
+    cls = state[18][pod]
+    cls_ptr, cls_anti = state[19], state[20]
+    for i in range(cls_ptr[cls], cls_ptr[cls + 1]):
+        x = cls_anti[i]
+        if _at(node_dom, xt_key[x], xt_off[x], xt_val, node) > 0:
+            return 3
+    return 0
+
+
+@kernel
+def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
+    """``Score``: the pod's preferred terms over the existing pods they match, and the
+    existing pods' terms that match the pod, summed over each node's domains."""
+    node_dom = state[0]
+    cnt_key, cnt_off, cnt_val = state[6], state[7], state[8]
+    xt_key, xt_off, xt_val = state[15], state[16], state[17]
+    cls = state[18][pod]
+    cls_ptr, cls_score = state[21], state[22]
+    pref_ptr, pref, pref_w = state[23], state[24], state[25]
+    for i in range(nodes.shape[0]):
+        node = nodes[i]
+        score = 0
+        for j in range(pref_ptr[pod], pref_ptr[pod + 1]):
+            c = pref[j]
+            score += pref_w[j] * _at(node_dom, cnt_key[c], cnt_off[c], cnt_val, node)
+        for j in range(cls_ptr[cls], cls_ptr[cls + 1]):
+            x = cls_score[j]
+            score += _at(node_dom, xt_key[x], xt_off[x], xt_val, node)
+        out[i] = score
+
+
+@kernel
+def normalize_pod(state, pod, nodes, scores):  # pragma: no cover - compiled
+    """``NormalizeScore``: min-max over the scored nodes, Go's float order, truncated (an
+    empty ``topologyScore`` leaves zeros, which this also gives)."""
+    min_count = _INT64_MAX
+    max_count = -_INT64_MAX
+    for i in range(scores.shape[0]):
+        if scores[i] > max_count:
+            max_count = scores[i]
+        if scores[i] < min_count:
+            min_count = scores[i]
+    diff = max_count - min_count
+    for i in range(scores.shape[0]):
+        f_score = 0.0
+        if diff > 0:
+            f_score = 100.0 * (np.float64(scores[i] - min_count) / np.float64(diff))
+        scores[i] = np.int64(f_score)
+
+
+@kernel
+def assume(state, pod, node):  # pragma: no cover - compiled
+    """Bind ``pod`` to ``node``: it counts for every counter whose terms it matches, and
+    its own terms become existing terms."""
+    node_dom, terms = state[0], state[1]
+    ns, vals = state[2][pod], state[3]
+    cnt_ptr, cnt_rt, cnt_key = state[4], state[5], state[6]
+    cnt_off, cnt_val, cnt_total = state[7], state[8], state[9]
+    for c in range(cnt_key.shape[0]):
+        d = node_dom[node, cnt_key[c]]
+        if d >= 0 and _all_match(terms, cnt_rt, cnt_ptr[c], cnt_ptr[c + 1], ns, vals, pod):
+            cnt_val[cnt_off[c] + d] += 1
+            cnt_total[c] += 1
+    xt_key, xt_off, xt_val = state[15], state[16], state[17]
+    own_ptr, own, own_w = state[26], state[27], state[28]
+    for j in range(own_ptr[pod], own_ptr[pod + 1]):
+        x = own[j]
+        d = node_dom[node, xt_key[x]]
+        if d >= 0:
+            xt_val[xt_off[x] + d] += own_w[j]
+
+
+# -- prepare ------------------------------------------------------------------------------
+
+
+@kernel
+def count_counters(  # pragma: no cover - compiled
+    terms, node_dom, cnt_ptr, cnt_rt, cnt_key, cnt_off, sig_ns, sig_vals, ent_ptr, ent_node,
+    ent_count, cnt_val, cnt_total,
+):  # fmt: skip
+    """The existing pods (signatures ``s``: namespace, label values; ``ent_*``: their
+    pod counts per node) into every counter."""
+    for c in range(cnt_key.shape[0]):
+        key = cnt_key[c]
+        for s in range(sig_ns.shape[0]):
+            if not _all_match(terms, cnt_rt, cnt_ptr[c], cnt_ptr[c + 1], sig_ns[s], sig_vals, s):
+                continue
+            for e in range(ent_ptr[s], ent_ptr[s + 1]):
+                d = node_dom[ent_node[e], key]
+                if d >= 0:
+                    cnt_val[cnt_off[c] + d] += ent_count[e]
+                    cnt_total[c] += ent_count[e]
+
+
+@kernel
+def class_lists(terms, xt_rt, xt_anti, cls_ns, cls_vals):  # pragma: no cover - compiled
+    """For each class, the existing terms that match it: (anti ptr, anti ids, score ptr,
+    score ids)."""
+    n_cls, n_xt = cls_ns.shape[0], xt_rt.shape[0]
+    anti_ptr = np.zeros(n_cls + 1, dtype=np.int64)
+    score_ptr = np.zeros(n_cls + 1, dtype=np.int64)
+    hits = np.zeros(n_cls * n_xt if n_cls * n_xt < 1 << 16 else 1 << 16, dtype=np.int64)
+    n_hits = 0
+    for q in range(n_cls):
+        for x in range(n_xt):
+            if _rt_match(terms, xt_rt[x], cls_ns[q], cls_vals, q):
+                if n_hits == hits.shape[0]:
+                    grown = np.empty(2 * hits.shape[0] + 1, dtype=np.int64)
+                    grown[:n_hits] = hits[:n_hits]
+                    hits = grown
+                hits[n_hits] = q * n_xt + x
+                n_hits += 1
+                if xt_anti[x]:
+                    anti_ptr[q + 1] += 1
+                else:
+                    score_ptr[q + 1] += 1
+    anti_ptr = np.cumsum(anti_ptr)
+    score_ptr = np.cumsum(score_ptr)
+    anti = np.empty(anti_ptr[n_cls], dtype=np.int64)
+    score = np.empty(score_ptr[n_cls], dtype=np.int64)
+    na = 0
+    nsc = 0
+    for h in range(n_hits):
+        x = hits[h] % n_xt
+        if xt_anti[x]:
+            anti[na] = x
+            na += 1
+        else:
+            score[nsc] = x
+            nsc += 1
+    return anti_ptr, anti, score_ptr, score

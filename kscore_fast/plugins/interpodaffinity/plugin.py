@@ -1,0 +1,323 @@
+"""InterPodAffinity: required pod affinity and anti-affinity (Filter), preferred terms and
+the existing pods' terms (Score).
+
+Wiring of pkg/scheduler/framework/plugins/interpodaffinity onto the compiled plugin shape
+(``framework/interface.py``); the kernels' vocabulary and state layout are in
+``kernels``' docstring. ``prepare`` (cached per snapshot, batch and args):
+
+* the topology keys of every term (existing pods' and pending pods') become domain ids
+  per node, once;
+* label selectors are compiled over the label keys they mention
+  (:class:`~kscore_fast.model.selectors.SelectorSpace`), and each term's namespaces are
+  resolved (``compile.resolve_namespaces``): equal terms are compiled once;
+* existing pods are grouped by (namespace, label values the selectors read), and each
+  counter (the pending pods' required terms ANDed, or one term, per topology key) is
+  filled from those groups, not pod by pod;
+* the terms existing pods carry are summed per domain, from the pods with affinity only
+  (``NodeInfo.PodsWithAffinity``: the others carry none);
+* pending pods are grouped into classes (namespace, label values), and the existing
+  terms matching each class are listed once.
+
+``assume`` then updates counters and existing terms in place, so a bound pod is never
+looked for again. Raw scores do not depend on the scored node list (Go's ``PreScore``
+only checks that the list is not empty); ``NormalizeScore`` is over the list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ...errors import ConfigError
+from ...model.labels import LabelInterner
+from ...model.objects import PodAffinity, PodAffinityTerm, PodRecord
+from ...model.selectors import Selector, SelectorSpace, label_selector_as_selector
+from ...model.snapshot import ClusterSnapshot, PodBatch, build_cluster
+from . import kernels as k
+from .compile import ANTI, SCORE, Registry, csr, domain_offsets, resolve_namespaces
+from .reference import (
+    DEFAULT_HARD_POD_AFFINITY_WEIGHT,
+    ERR_REASON_AFFINITY,
+    ERR_REASON_ANTI_AFFINITY,
+    ERR_REASON_EXISTING_ANTI_AFFINITY,
+    NAME,
+)
+
+_REASONS = {
+    k.FAIL_AFFINITY: [ERR_REASON_AFFINITY],
+    k.FAIL_ANTI_AFFINITY: [ERR_REASON_ANTI_AFFINITY],
+    k.FAIL_EXISTING_ANTI_AFFINITY: [ERR_REASON_EXISTING_ANTI_AFFINITY],
+}
+#: codes whose status is UnschedulableAndUnresolvable (the others are Unschedulable)
+UNRESOLVABLE_CODES = frozenset({k.FAIL_AFFINITY})
+#: state entries ``assume`` changes (copied by ``prepare``)
+_MUTABLE = (8, 9, 17)
+
+
+def hard_pod_affinity_weight(args: Mapping[str, Any] | None) -> int:
+    """``InterPodAffinityArgs.hardPodAffinityWeight`` (camelCase args; default 1),
+    checked as ``ValidateInterPodAffinityArgs`` does."""
+    w = (args or {}).get("hardPodAffinityWeight", DEFAULT_HARD_POD_AFFINITY_WEIGHT)
+    if isinstance(w, bool) or not isinstance(w, int):
+        raise ConfigError(f"hardPodAffinityWeight: expected an integer, got {w!r}")
+    if not 0 <= w <= 100:
+        raise ConfigError(f"hardPodAffinityWeight: Invalid value: {w}: not in valid range [0-100]")
+    return w
+
+
+def _lists(a: PodAffinity | None) -> tuple[tuple, tuple]:
+    return (a.required, a.preferred) if a is not None else ((), ())
+
+
+def _all_terms(pods: list[PodRecord]) -> list[PodAffinityTerm]:
+    out = []
+    for p in pods:
+        for a in (p.pod_affinity, p.pod_anti_affinity):
+            required, preferred = _lists(a)
+            out += required
+            out += [w.term for w in preferred]
+    return out
+
+
+def node_domains(snapshot: ClusterSnapshot, keys: tuple[str, ...]) -> tuple[np.ndarray, ...]:
+    """(int32[N, K] domain of each node per key, -1 without the key; int64[K] domains per
+    key), cached on the snapshot."""
+    cached = snapshot.cache.get((NAME, "domains", keys))
+    if cached is not None:
+        return cached
+    cols = LabelInterner().table(snapshot.node_labels).columns(keys).values
+    dom = np.full(cols.shape, -1, dtype=np.int32)
+    n_dom = np.zeros(len(keys), dtype=np.int64)
+    for j in range(len(keys)):
+        present = cols[:, j] >= 0
+        uniq, inv = np.unique(cols[present, j], return_inverse=True)
+        dom[present, j] = inv.reshape(-1)
+        n_dom[j] = len(uniq)
+    snapshot.cache[(NAME, "domains", keys)] = (dom, n_dom)
+    return dom, n_dom
+
+
+def _signatures(snapshot: ClusterSnapshot, space: SelectorSpace) -> tuple[np.ndarray, ...]:
+    """Existing pods grouped by (namespace, local label values): (sig_ns, sig_vals,
+    ent_ptr, ent_node, ent_count) with the groups' pod counts per node (CSR)."""
+    local = space.project(snapshot.pod_labels.columns(space.keys))
+    rows = np.empty((len(snapshot.pods), len(space.keys) + 1), dtype=np.int32)
+    rows[:, 0] = snapshot.pod_ns
+    rows[:, 1:] = local
+    if len(rows) == 0:
+        z = np.zeros(0, np.int64)
+        return (np.zeros(0, np.int32), np.zeros((0, len(space.keys)), np.int32),
+                np.zeros(1, np.int64), np.zeros(0, np.int32), z)  # fmt: skip
+    sig_rows, pod_sig = np.unique(rows, axis=0, return_inverse=True)
+    pod_sig = pod_sig.reshape(-1).astype(np.int64)
+    n_nodes = max(snapshot.n_nodes, 1)
+    pairs, count = np.unique(pod_sig * n_nodes + snapshot.pod_node, return_counts=True)
+    ent_ptr = np.searchsorted(pairs // n_nodes, np.arange(len(sig_rows) + 1)).astype(np.int64)
+    return (
+        np.ascontiguousarray(sig_rows[:, 0]), np.ascontiguousarray(sig_rows[:, 1:]), ent_ptr,
+        (pairs % n_nodes).astype(np.int32), count.astype(np.int64),
+    )  # fmt: skip
+
+
+class _Builder:
+    """One (snapshot, batch, args) compiled: terms resolved and interned per pod shape."""
+
+    def __init__(self, snapshot: ClusterSnapshot, batch: PodBatch, hard_weight: int,
+                 enabled: bool) -> None:  # fmt: skip
+        self.snapshot, self.batch = snapshot, batch
+        self.hard_weight, self.enabled = hard_weight, enabled
+        self.with_affinity = [
+            i for i, p in enumerate(snapshot.pods)
+            if p.pod_affinity is not None or p.pod_anti_affinity is not None
+        ]  # fmt: skip
+        terms = _all_terms([snapshot.pods[i] for i in self.with_affinity] + list(batch.pods))
+        self.topology_keys = tuple(sorted({t.topology_key for t in terms}))
+        self.selectors = {t.label_selector: label_selector_as_selector(t.label_selector)
+                          for t in terms}  # fmt: skip
+        reqs = [r for s in self.selectors.values() for r in s.requirements]
+        self.space = SelectorSpace(sorted({r.key for r in reqs}), reqs)
+        self.reg = Registry(self.topology_keys, self.space)
+        self.rt_selector: dict[int, Selector] = {}
+        self._rt_memo: dict[tuple, int] = {}
+        self._own_memo: dict[tuple, list[tuple[int, int]]] = {}
+
+    def rt(self, term: PodAffinityTerm, pod_ns: str, incoming: bool) -> int:
+        key = (term, pod_ns, incoming)
+        rt = self._rt_memo.get(key)
+        if rt is None:
+            s = self.snapshot
+            ns = resolve_namespaces(term, pod_ns, incoming, s.namespace_labels, s.namespaces,
+                                    self.enabled)  # fmt: skip
+            selector = self.selectors[term.label_selector]
+            rt = self._rt_memo[key] = self.reg.rterm(selector, ns)
+            self.rt_selector[rt] = selector
+        return rt
+
+    def own(self, pod: PodRecord) -> list[tuple[int, int]]:
+        """The pod's terms as existing terms, and what each adds per domain."""
+        key = (pod.namespace, pod.pod_affinity, pod.pod_anti_affinity)
+        out = self._own_memo.get(key)
+        if out is not None:
+            return out
+        ns, reg = pod.namespace, self.reg
+        aff_req, aff_pref = _lists(pod.pod_affinity)
+        anti_req, anti_pref = _lists(pod.pod_anti_affinity)
+        out = [(reg.existing(ANTI, self.rt(t, ns, False), t.topology_key), 1) for t in anti_req]
+        if self.hard_weight > 0:
+            out += [(reg.existing(SCORE, self.rt(t, ns, False), t.topology_key),
+                     self.hard_weight) for t in aff_req]  # fmt: skip
+        for prefs, sign in ((aff_pref, 1), (anti_pref, -1)):
+            out += [(reg.existing(SCORE, self.rt(w.term, ns, False), w.term.topology_key),
+                     sign * w.weight) for w in prefs]  # fmt: skip
+        self._own_memo[key] = out
+        return out
+
+    def incoming(self, pod: PodRecord) -> tuple[list[int], tuple[int, ...], list[int], list]:
+        """(affinity counters per term, the ANDed resolved terms, anti-affinity counters,
+        preferred (counter, signed weight))."""
+        ns, reg = pod.namespace, self.reg
+        aff_req, aff_pref = _lists(pod.pod_affinity)
+        anti_req, anti_pref = _lists(pod.pod_anti_affinity)
+        aff_rts = tuple(self.rt(t, ns, True) for t in aff_req)
+        aff = [reg.counter(aff_rts, t.topology_key) for t in aff_req]
+        anti = [reg.counter((self.rt(t, ns, True),), t.topology_key) for t in anti_req]
+        pref = [(reg.counter((self.rt(w.term, ns, True),), w.term.topology_key), sign * w.weight)
+                for prefs, sign in ((aff_pref, 1), (anti_pref, -1)) for w in prefs]  # fmt: skip
+        return aff, aff_rts, anti, pref
+
+    def matches_own_terms(self, pod: PodRecord, ns_id: int, rts: tuple[int, ...]) -> bool:
+        """``podMatchesAllAffinityTerms`` of the pod's own (merged) affinity terms."""
+        if not rts:
+            return False
+        for rt in rts:
+            every, ids = self.reg.rt_ns[rt]
+            if not (every or ns_id in ids) or not self.rt_selector[rt].matches(pod.labels):
+                return False
+        return True
+
+    def build(self) -> tuple:
+        snapshot, batch, reg = self.snapshot, self.batch, self.reg
+        n_pods = len(batch.pods)
+        pod_aff, pod_anti, pod_pref, pod_own = [], [], [], []
+        pod_self = np.zeros(n_pods, dtype=np.bool_)
+        filter_rows: list[tuple] = []
+        memo: dict[tuple, tuple] = {}
+        for p, pod in enumerate(batch.pods):
+            key = (pod.namespace, pod.pod_affinity, pod.pod_anti_affinity)
+            got = memo.get(key)
+            if got is None:
+                got = memo[key] = (*self.incoming(pod), self.own(pod))
+            aff, aff_rts, anti, pref, own = got
+            pod_aff.append(aff)
+            pod_anti.append(anti)
+            pod_pref.append(pref)
+            pod_own.append(own)
+            pod_self[p] = self.matches_own_terms(pod, int(batch.ns[p]), aff_rts)
+            filter_rows.append((tuple(aff), tuple(anti)))
+        triples = [(x, node, w) for e in self.with_affinity
+                   for node in (int(snapshot.pod_node[e]),)
+                   for x, w in self.own(snapshot.pods[e])]  # fmt: skip
+
+        node_dom, n_dom = node_domains(snapshot, self.topology_keys)
+        terms = reg.terms()
+        # counters, filled from the existing pods' signatures
+        cnt_ptr, cnt_rt = csr(reg.cnt_rts)
+        cnt_key = np.asarray(reg.cnt_key, np.int64).reshape(-1)
+        cnt_off = domain_offsets(reg.cnt_key, n_dom)
+        cnt_val = np.zeros(cnt_off[-1], dtype=np.int64)
+        cnt_total = np.zeros(len(cnt_key), dtype=np.int64)
+        k.count_counters(terms, node_dom, cnt_ptr, cnt_rt, cnt_key, cnt_off,
+                         *_signatures(snapshot, self.space), cnt_val, cnt_total)  # fmt: skip
+        # existing terms, summed per domain
+        xt_key = np.asarray(reg.xt_key, np.int64).reshape(-1)
+        xt_off = domain_offsets(reg.xt_key, n_dom)
+        xt_val = np.zeros(xt_off[-1], dtype=np.int64)
+        if triples:
+            x, nodes, w = (np.asarray(c, np.int64) for c in zip(*triples, strict=True))
+            d = node_dom[nodes, xt_key[x]]
+            m = d >= 0
+            np.add.at(xt_val, xt_off[x[m]] + d[m], w[m])
+        # pending pods' classes and the existing terms matching them
+        pod_vals = np.ascontiguousarray(
+            self.space.project(batch.labels.columns(self.space.keys)), dtype=np.int32
+        )
+        rows = np.empty((n_pods, pod_vals.shape[1] + 1), dtype=np.int32)
+        rows[:, 0] = batch.ns
+        rows[:, 1:] = pod_vals
+        if n_pods:
+            cls_rows, pod_cls = np.unique(rows, axis=0, return_inverse=True)
+        else:
+            cls_rows, pod_cls = rows, np.zeros(0, np.int64)
+        pod_cls = pod_cls.reshape(-1).astype(np.int64)
+        lists = k.class_lists(
+            terms, np.asarray(reg.xt_rt, np.int64).reshape(-1),
+            np.asarray(reg.xt_anti, np.bool_).reshape(-1),
+            np.ascontiguousarray(cls_rows[:, 0]), np.ascontiguousarray(cls_rows[:, 1:]),
+        )  # fmt: skip
+        keys: dict[tuple, int] = {}
+        filter_key = np.fromiter(
+            (keys.setdefault((int(c), *row), len(keys)) for c, row in zip(pod_cls, filter_rows,
+                                                                          strict=True)),
+            np.int64, n_pods,
+        )  # fmt: skip
+        pref_ptr, pref_c = csr([[c for c, _ in r] for r in pod_pref])
+        _, pref_w = csr([[w for _, w in r] for r in pod_pref])
+        own_ptr, own_x = csr([[x for x, _ in r] for r in pod_own])
+        _, own_w = csr([[w for _, w in r] for r in pod_own])
+        return (
+            node_dom, terms, np.ascontiguousarray(batch.ns, dtype=np.int32), pod_vals,
+            cnt_ptr, cnt_rt, cnt_key, cnt_off, cnt_val, cnt_total, *csr(pod_aff), pod_self,
+            *csr(pod_anti), xt_key, xt_off, xt_val, pod_cls, *lists, pref_ptr, pref_c,
+            pref_w, own_ptr, own_x, own_w, filter_key,
+        )  # fmt: skip
+
+
+class InterPodAffinity:
+    """The InterPodAffinity plugin (PreFilter+Filter, PreScore+Score+NormalizeScore).
+
+    ``args``: ``InterPodAffinityArgs`` as the camelCase mapping
+    (``{"hardPodAffinityWeight": 1}``). ``enable_namespace_selector``: the
+    ``PodAffinityNamespaceSelector`` feature gate (on in v1.23; some upstream tests turn
+    it off).
+    """
+
+    name = NAME
+    filters = True
+    scores = True
+    normalizes = True
+
+    def __init__(self, args: Mapping[str, Any] | None = None, *,
+                 enable_namespace_selector: bool = True) -> None:  # fmt: skip
+        self.hard_weight = hard_pod_affinity_weight(args)
+        self.enabled = enable_namespace_selector
+
+    def _pristine(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+        key = (NAME, self.hard_weight, self.enabled)
+        cached = batch.cache.get(key)
+        if cached is None or cached[0] is not snapshot:
+            state = _Builder(snapshot, batch, self.hard_weight, self.enabled).build()
+            cached = batch.cache[key] = (snapshot, state)
+        return cached[1]
+
+    def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+        """The kernels' state (built once per snapshot, batch and args; the counts that
+        ``assume`` changes are fresh copies)."""
+        state = self._pristine(snapshot, batch)
+        return tuple(a.copy() if i in _MUTABLE else a for i, a in enumerate(state))
+
+    def empty_state(self) -> tuple:
+        empty = build_cluster((), ())
+        return self.prepare(empty.snapshot, empty.batch)
+
+    @staticmethod
+    def filter_key(state: tuple) -> np.ndarray:
+        """Pods with equal (namespace, label values the selectors read, required affinity
+        and anti-affinity) share a key."""
+        return state[29]
+
+    @staticmethod
+    def reasons(state: tuple, code: int) -> list[str]:
+        """``Status.Reasons()`` of a failure code."""
+        return list(_REASONS[code])
