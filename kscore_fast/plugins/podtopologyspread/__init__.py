@@ -1,5 +1,5 @@
 """PodTopologySpread (pkg/scheduler/framework/plugins/podtopologyspread)."""
 
-from .reference import NAME
+from .plugin import NAME, PodTopologySpread
 
-__all__ = ["NAME"]
+__all__ = ["NAME", "PodTopologySpread"]

@@ -97,3 +97,115 @@ def selector_string(sel: Selector) -> str:
                       "in": f"{r.key} in ({vals})",
                       "notin": f"{r.key} notin ({vals})"}[r.op])  # fmt: skip
     return ",".join(parts)
+
+
+# -- random clusters ------------------------------------------------------------------------
+
+ZONE, RACK, HOST = "topology.kubernetes.io/zone", "rack", "kubernetes.io/hostname"
+TOPOLOGY_KEYS = (ZONE, RACK, HOST, "absent-key")
+POD_KEYS = {"app": ("a", "b", "c"), "tier": ("x", "y"), "env": ("prod", "")}
+NAMESPACES = ("default", "ns1")
+
+
+def _labels(rng) -> dict[str, str]:
+    return {k: str(rng.choice(vs)) for k, vs in POD_KEYS.items() if rng.random() < 0.6}
+
+
+def random_label_selector(rng) -> LabelSelector | None:
+    """None (nil: matches nothing), empty (everything) or requirements of every operator."""
+    if rng.random() < 0.1:
+        return None
+    match = tuple(sorted({k: str(rng.choice(vs)) for k, vs in POD_KEYS.items()
+                          if rng.random() < 0.3}.items()))  # fmt: skip
+    exprs = []
+    for k, vs in POD_KEYS.items():
+        if rng.random() < 0.3:
+            op = str(rng.choice(["In", "NotIn", "Exists", "DoesNotExist"]))
+            vals = tuple(sorted(set(rng.choice(vs, size=rng.integers(1, 3)).tolist())))
+            exprs.append((k, op, vals if op in ("In", "NotIn") else ()))
+    return LabelSelector(match, tuple(exprs))
+
+
+def _constraints(rng) -> tuple[TopologySpreadConstraint, ...]:
+    n = int(rng.choice([0, 0, 1, 1, 2, 3]))
+    return tuple(
+        TopologySpreadConstraint(int(rng.integers(1, 4)),
+                                 str(rng.choice(TOPOLOGY_KEYS, p=[0.35, 0.25, 0.35, 0.05])),
+                                 str(rng.choice(["DoNotSchedule", "ScheduleAnyway"])),
+                                 random_label_selector(rng))
+        for _ in range(n)
+    )  # fmt: skip
+
+
+def _owner(rng) -> tuple[OwnerReference, ...]:
+    if rng.random() < 0.5:
+        return ()
+    kind = str(rng.choice([RS_KIND, SS_KIND, RC_KIND]))
+    api = "v1" if kind == RC_KIND else "apps/v1"
+    return (OwnerReference(api, kind, f"c{rng.integers(0, 3)}", controller=True),)
+
+
+def random_pod(rng, name: str, node: str = "", pending: bool = False) -> PodRecord:
+    affinity = selector = None
+    if pending and rng.random() < 0.2:
+        selector = {ZONE: f"z{rng.integers(0, 3)}"}
+    if pending and rng.random() < 0.2:
+        op = str(rng.choice(["In", "NotIn", "Exists"]))
+        vals = (f"r{rng.integers(0, 3)}",) if op != "Exists" else ()
+        affinity = NodeAffinity(
+            required=(NodeSelectorTerm((NodeSelectorRequirement(RACK, op, vals),)),)
+        )
+    return PodRecord(
+        namespace=str(rng.choice(NAMESPACES)), name=name, labels=_labels(rng), node_name=node,
+        deleting=not pending and rng.random() < 0.1, owner_references=_owner(rng),
+        topology_spread_constraints=_constraints(rng) if pending else (),
+        node_selector=selector or {}, node_affinity=affinity,
+    )  # fmt: skip
+
+
+def _node(rng, i: int) -> NodeRecord:
+    labels = {}
+    if rng.random() < 0.85:
+        labels[ZONE] = f"z{rng.integers(0, 3)}" if rng.random() < 0.95 else ""
+    if rng.random() < 0.7:
+        labels[RACK] = f"r{rng.integers(0, 3)}"
+    if rng.random() < 0.9:
+        labels[HOST] = f"n{i}" if rng.random() < 0.9 else "shared"
+    return NodeRecord(f"n{i}", labels)
+
+
+def random_args(rng) -> dict | None:
+    """System defaults (None) or a List of defaults (unique key and action pairs)."""
+    if rng.random() < 0.5:
+        return None
+    pairs = {(str(rng.choice([ZONE, RACK, HOST])), str(rng.choice(["DoNotSchedule",
+             "ScheduleAnyway"]))) for _ in range(int(rng.integers(0, 4)))}  # fmt: skip
+    return {"defaultingType": "List", "defaultConstraints": [
+        {"maxSkew": int(rng.integers(1, 4)), "topologyKey": k, "whenUnsatisfiable": w}
+        for k, w in sorted(pairs)]}  # fmt: skip
+
+
+def random_objects(rng) -> tuple[list[ServiceRecord], list[ControllerRecord]]:
+    services = [ServiceRecord(str(rng.choice(NAMESPACES)), f"s{i}",
+                              None if rng.random() < 0.1 else dict(_labels(rng)))
+                for i in range(int(rng.integers(0, 4)))]  # fmt: skip
+    controllers = []
+    for i in range(3):
+        for kind in (RS_KIND, SS_KIND, RC_KIND):
+            if rng.random() < 0.5:
+                ns = str(rng.choice(NAMESPACES))
+                sel = _labels(rng) if kind == RC_KIND else random_label_selector(rng)
+                controllers.append(ControllerRecord(kind, ns, f"c{i}", sel))
+    return services, controllers
+
+
+def random_cluster(seed: int) -> tuple[list, list, list, list]:
+    """(nodes, existing pods, pending pods, services + controllers) of a seeded cluster."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    nodes = [_node(rng, i) for i in range(int(rng.integers(1, 12)))]
+    existing = [random_pod(rng, f"e{i}", nodes[int(rng.integers(0, len(nodes)))].name)
+                for i in range(int(rng.integers(0, 30)))]  # fmt: skip
+    pending = [random_pod(rng, f"p{i}", pending=True) for i in range(int(rng.integers(1, 7)))]
+    return nodes, existing, pending, [*random_objects(rng), random_args(rng)]

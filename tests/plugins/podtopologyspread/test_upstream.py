@@ -1,5 +1,5 @@
 """Upstream's table tests of PodTopologySpread, ported as data (``upstream.json``, written
-from the Go tests themselves by ``make_upstream.py``), against the reference port.
+from the Go tests themselves by ``make_upstream.py``), against the reference port and the kernels.
 
 pkg/scheduler/framework/plugins/podtopologyspread/filtering_test.go ``TestPreFilterState``,
 ``TestSingleConstraint``, ``TestMultipleConstraints``; scoring_test.go
@@ -12,8 +12,10 @@ import struct
 
 import pytest
 
+from kscore_fast.plugins.podtopologyspread import PodTopologySpread, kernels
 from kscore_fast.plugins.podtopologyspread.reference import PodTopologySpreadReference
 
+from ..harness import filter_codes, score_lists
 from .support import case_cluster, selector_string, upstream
 
 LIST_ARGS = {"defaultingType": "List"}
@@ -53,10 +55,20 @@ def reference_codes(c, args=None) -> dict[str, int]:
     return {n: 0 if r is None else r[0] for n, r in zip(c.snapshot.node_names, out, strict=True)}
 
 
+def kernel_codes(c, args=None) -> dict[str, int]:
+    """The same through the kernels (code 1: UnschedulableAndUnresolvable, 2: Unschedulable)."""
+    state = PodTopologySpread(args or LIST_ARGS).prepare(c.snapshot, c.batch)
+    codes = filter_codes(kernels, state, 1, c.snapshot.n_nodes)[0]
+    go = {0: 0, kernels.FAIL_LABEL: 3, kernels.FAIL_SKEW: 2}
+    return {n: go[int(x)] for n, x in zip(c.snapshot.node_names, codes, strict=True)}
+
+
 @pytest.mark.parametrize(("test", "case"), FILTER_CASES,
                          ids=[f"{t}/{c['name']}" for t, c in FILTER_CASES])  # fmt: skip
 def test_filter(test, case):
-    assert reference_codes(case_cluster(case)) == case["wantStatusCode"]
+    c = case_cluster(case)
+    assert reference_codes(c) == case["wantStatusCode"]
+    assert kernel_codes(c) == case["wantStatusCode"]
 
 
 @pytest.mark.parametrize("case", upstream("TestPreScoreStateEmptyNodes"),
@@ -72,6 +84,10 @@ def test_pre_score_state(case):
     assert sorted([k, v, n] for (k, v), n in s.pair_counts.items()) == want["pairs"]
     assert sorted(s.ignored_nodes) == (want.get("ignored") or [])
     assert [_bits(w) for w in s.weights] == (want.get("weightBits") or [])
+    nodes = list(range(c.snapshot.n_nodes))
+    state = PodTopologySpread(args).prepare(c.snapshot, c.batch)
+    raw, norm = score_lists(kernels, state, [nodes], True)
+    assert (raw[0], norm[0]) == PodTopologySpreadReference(args).score_pod(c.snapshot, pod, nodes)
 
 
 def score_nodes(case) -> tuple:

@@ -1,0 +1,263 @@
+"""The kernels' state (layout: ``kernels``) from a snapshot and a batch.
+
+Per pending pod, its DoNotSchedule and ScheduleAnyway constraints (its own, or the
+default ones with its ``DefaultSelector``) are interned: selectors as (namespace,
+``Selector``), PreFilter states as (constraints' keys and selectors, node affinity
+group), PreScore groups as (constraints, affinity group, ``requireAllTopologies``); pods
+with equal inputs share them. Then, in compiled code: each selector's matching existing
+pods per node, counted once over pod *signatures* (namespace, label values the selectors
+can tell apart) and added to every counter that uses the selector; each pending pod's
+matched selectors (for ``assume`` and the self-match of Filter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ...model.selectors import Selector, SelectorSpace
+from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..nodeaffinity.plugin import NodeAffinity
+from . import kernels as k
+from .args import DO_NOT_SCHEDULE, LABEL_HOSTNAME, SCHEDULE_ANYWAY
+from .defaults import default_selectors
+from .reference import Constraint, filter_topology_spread_constraints
+
+I64 = np.int64
+
+
+class _Interner:
+    """Ids of equal things, in order of first appearance."""
+
+    def __init__(self) -> None:
+        self.ids: dict[Any, int] = {}
+
+    def __call__(self, item: Any) -> int:
+        return self.ids.setdefault(item, len(self.ids))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+class _Builder:
+    """Collects the interned constraints of the batch, pod by pod."""
+
+    def __init__(self, system_defaulted: bool) -> None:
+        self.system_defaulted = system_defaulted
+        self.keys, self.selectors, self.affs = _Interner(), _Interner(), _Interner()
+        self.fstates, self.sgroups = _Interner(), _Interner()
+        # filter entries: (state, key) → entry; per entry its key, affinity and key set
+        self.entries: dict[tuple[int, int], int] = {}
+        self.fe_key: list[int] = []
+        self.fe_aff: list[int] = []
+        self.fe_keys: list[tuple[int, ...]] = []
+        self.uses: list[tuple[int, int, int]] = []  # (selector, kind, index)
+        self.sg_rows: list[list[tuple[int, int, int, bool]]] = []  # (key, skew, idx, host)
+        self.sg_reqall: list[bool] = []
+        self.sg_aff: list[int] = []
+        self.se_group: list[int] = []
+        self.se_key: list[int] = []
+        self.hrows: dict[int, int] = {}
+
+    def filter_rows(self, ns: int, cs: Sequence[Constraint], aff: int) -> list[tuple]:
+        """The pod's (key, entry, skew, selector) rows of its DoNotSchedule constraints."""
+        rows = [(self.keys(c.topology_key), self.selectors((ns, c.selector)), c.max_skew)
+                for c in cs]  # fmt: skip
+        n_states = len(self.fstates)
+        f = self.fstates((tuple((key, sid) for key, sid, _ in rows), aff))
+        if f == n_states:  # a new PreFilter state: its entries and their selectors' uses
+            key_set = tuple(dict.fromkeys(key for key, _, _ in rows))
+            for key in key_set:
+                self.entries[(f, key)] = len(self.fe_key)
+                self.fe_key.append(key)
+                self.fe_aff.append(aff)
+                self.fe_keys.append(key_set)
+            self.uses += [(sid, k.USE_FILTER, self.entries[(f, key)]) for key, sid, _ in rows]
+        return [(key, self.entries[(f, key)], skew, sid) for key, sid, skew in rows]
+
+    def score_group(self, ns: int, cs: Sequence[Constraint], aff: int, reqall: bool) -> int:
+        rows = [(self.keys(c.topology_key), self.selectors((ns, c.selector)), c.max_skew,
+                 c.topology_key == LABEL_HOSTNAME) for c in cs]  # fmt: skip
+        n_groups = len(self.sgroups)
+        g = self.sgroups((tuple(rows), aff, reqall))
+        if g < n_groups:
+            return g
+        entry: dict[int, int] = {}
+        out = []
+        for key, sid, skew, host in rows:
+            if host:
+                idx = self.hrows.get(sid)
+                if idx is None:
+                    idx = self.hrows[sid] = len(self.hrows)
+                    self.uses.append((sid, k.USE_HOST, idx))
+            else:
+                idx = entry.get(key)
+                if idx is None:
+                    idx = entry[key] = len(self.se_key)
+                    self.se_group.append(g)
+                    self.se_key.append(key)
+                self.uses.append((sid, k.USE_SCORE, idx))
+            out.append((key, skew, idx, host))
+        self.sg_rows.append(out)
+        self.sg_reqall.append(reqall)
+        self.sg_aff.append(aff)
+        return g
+
+
+def _pod_constraints(builder: _Builder, ref: Any, snapshot: ClusterSnapshot, batch: PodBatch
+                     ) -> tuple[list, list, np.ndarray]:  # fmt: skip
+    """Per pod its filter rows, score group and affinity group (NodeAffinity's filter
+    groups, -1 where the pod has no nodeSelector nor required affinity)."""
+    na_state = NodeAffinity().prepare(snapshot, batch)
+    na_group, grp_map_term, grp_sel = na_state[12], na_state[13], na_state[14]
+    need_defaults = bool(ref.default_constraints) and not batch.has_spread_constraints.all()
+    dgroup, dsel = default_selectors(snapshot, batch) if need_defaults else (None, [])
+    defaults = {a: filter_topology_spread_constraints(ref.default_constraints, a)
+                for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)}  # fmt: skip
+    memo: dict[Any, tuple] = {}
+    filter_rows, score_group, reps = [], np.full(len(batch), -1, dtype=I64), {}
+    for p, pod in enumerate(batch.pods):
+        own = pod.topology_spread_constraints
+        g = na_group[p]
+        aff = -1 if grp_map_term[g] < 0 and grp_sel[g] < 0 else builder.affs(int(g))
+        if aff >= 0:
+            reps.setdefault(aff, p)
+        src = own if own else ("default", -1 if dgroup is None else int(dgroup[p]))
+        key = (src, int(batch.ns[p]), aff)
+        got = memo.get(key)
+        if got is None:
+            if own:
+                hard = filter_topology_spread_constraints(own, DO_NOT_SCHEDULE)
+                soft = filter_topology_spread_constraints(own, SCHEDULE_ANYWAY)
+            elif src[1] >= 0:
+                sel = dsel[src[1]]
+                hard, soft = ([Constraint(c.max_skew, c.topology_key, sel) for c in defaults[a]]
+                              for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY))  # fmt: skip
+            else:
+                hard = soft = []
+            ns = int(batch.ns[p])
+            reqall = bool(own) or not builder.system_defaulted
+            got = memo[key] = (
+                builder.filter_rows(ns, hard, aff) if hard else [],
+                builder.score_group(ns, soft, aff, reqall) if soft else -1,
+            )
+        filter_rows.append(got[0])
+        score_group[p] = got[1]
+    rep = np.array([reps[a] for a in range(len(builder.affs))], dtype=I64)
+    aff_match = k.affinity_rows(na_state, rep, I64(snapshot.n_nodes))
+    return filter_rows, score_group, aff_match
+
+
+def _topology(snapshot: ClusterSnapshot, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """node_dom (domain 0: the value "") and key_off."""
+    node_dom = np.full((len(keys), snapshot.n_nodes), -1, dtype=np.int32)
+    sizes = []
+    for j, key in enumerate(keys):
+        ids = {"": 0}
+        for n, labels in enumerate(snapshot.node_labels):
+            v = labels.get(key)
+            if v is not None:
+                node_dom[j, n] = ids.setdefault(v, len(ids))
+        sizes.append(len(ids))
+    key_off = np.zeros(len(keys) + 1, dtype=I64)
+    np.cumsum(sizes, out=key_off[1:])
+    return node_dom, key_off
+
+
+def _space(selectors: Sequence[tuple[int, Selector]]) -> SelectorSpace:
+    reqs = [r for _, s in selectors for r in s.requirements]
+    return SelectorSpace(sorted({r.key for r in reqs}), reqs)
+
+
+def _signatures(snapshot: ClusterSnapshot, space: SelectorSpace) -> tuple[np.ndarray, ...]:
+    """(sig_ns_ptr, sig_vals, sig_ptr, ent_node, ent_count) of the non-terminating pods."""
+    live = ~snapshot.pod_deleting
+    local = space.project(snapshot.pod_labels.columns(space.keys))
+    rows = np.empty((int(live.sum()), len(space.keys) + 1), dtype=np.int32)
+    rows[:, 0] = snapshot.pod_ns[live]
+    rows[:, 1:] = local[live]
+    sig_rows, pod_sig = np.unique(rows, axis=0, return_inverse=True)
+    pod_sig = pod_sig.reshape(-1).astype(I64)
+    n_ns = len(snapshot.namespaces)
+    sig_ns_ptr = np.searchsorted(sig_rows[:, 0], np.arange(n_ns + 1)).astype(I64)
+    n = max(snapshot.n_nodes, 1)
+    pairs, count = np.unique(pod_sig * n + snapshot.pod_node[live], return_counts=True)
+    sig_ptr = np.searchsorted(pairs // n, np.arange(len(sig_rows) + 1)).astype(I64)
+    vals = np.ascontiguousarray(sig_rows[:, 1:])
+    return sig_ns_ptr, vals, sig_ptr, (pairs % n).astype(np.int32), count.astype(I64)
+
+
+def _csr(rows: Sequence[Sequence[Any]], width: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    ptr = np.zeros(len(rows) + 1, dtype=I64)
+    np.cumsum([len(r) for r in rows], out=ptr[1:])
+    flat = np.array([x for r in rows for x in r], dtype=I64).reshape(-1, width)
+    return ptr, [np.ascontiguousarray(flat[:, j]) for j in range(width)]
+
+
+def build_state(ref: Any, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple[tuple, np.ndarray]:
+    """The kernels' state and each pod's filter class (``filter_key``)."""
+    b = _Builder(ref.system_defaulted)
+    filter_rows, pod_sg, aff_match = _pod_constraints(b, ref, snapshot, batch)
+    keys = list(b.keys.ids)
+    node_dom, key_off = _topology(snapshot, keys)
+    dom_size = np.diff(key_off)
+
+    fe_key = np.array(b.fe_key, dtype=I64)
+    fe_off = np.zeros(len(fe_key) + 1, dtype=I64)
+    np.cumsum(dom_size[fe_key], out=fe_off[1:])
+    pf_ptr, (pf_key, pf_entry, pf_skew, pf_sel) = _csr(filter_rows, 4)
+    sg_ptr, (sc_key, sc_skew, sc_idx, sc_host) = _csr(b.sg_rows, 4)
+    se_key = np.array(b.se_key, dtype=I64)
+    se_off = np.zeros(len(se_key) + 1, dtype=I64)
+    np.cumsum(dom_size[se_key], out=se_off[1:])
+
+    # selectors sorted by namespace (pods match those of their own namespace)
+    sel_items = list(b.selectors.ids)
+    order = sorted(range(len(sel_items)), key=lambda s: sel_items[s][0])
+    new_id = np.empty(len(sel_items), dtype=I64)
+    new_id[order] = np.arange(len(sel_items))
+    sel_items = [sel_items[s] for s in order]
+    sel_ns = np.array([ns for ns, _ in sel_items], dtype=I64)
+    sel_nothing = np.array([s.nothing for _, s in sel_items], dtype=np.bool_)
+    sel_ns_ptr = np.searchsorted(sel_ns, np.arange(len(snapshot.namespaces) + 1)).astype(I64)
+    space = _space(sel_items)
+    comp = space.compile([s.requirements for _, s in sel_items])
+    comp = (comp.ptr, comp.key, comp.op, comp.vptr, comp.vals)
+    pod_vals = space.project(batch.labels.columns(space.keys))
+    psel_ptr, psel = k.match_pods(batch.ns.astype(I64), pod_vals, sel_ns_ptr, sel_nothing, comp)
+    uses = sorted((int(new_id[s]), kind, i) for s, kind, i in b.uses)
+    use_ptr = np.searchsorted(np.array([u[0] for u in uses], dtype=I64),
+                              np.arange(len(sel_items) + 1)).astype(I64)  # fmt: skip
+    pf_sel = new_id[pf_sel] if len(pf_sel) else pf_sel
+    pf_self = k.self_matches(pf_ptr, pf_sel, psel_ptr, psel)
+
+    n_nodes = snapshot.n_nodes
+    topo = (node_dom, key_off)
+    n_pairs = int(fe_off[-1])
+    filt = (fe_off, np.zeros(n_pairs, I64), np.zeros(n_pairs, np.bool_), np.zeros(len(fe_key), I64),
+            fe_key, pf_ptr, pf_key, pf_entry, pf_skew, pf_self)  # fmt: skip
+    score = (pod_sg, sg_ptr, np.array(b.sg_reqall, np.bool_), np.array(b.sg_aff, I64),
+             sc_key, sc_skew, sc_idx, sc_host.astype(np.bool_), se_off,
+             np.zeros(se_off[-1], I64), np.array(b.se_group, I64), se_key,
+             np.zeros((len(b.hrows), n_nodes), I64), aff_match)  # fmt: skip
+    use = np.array(uses, dtype=I64).reshape(-1, 3)
+    use_kind, use_idx = np.ascontiguousarray(use[:, 1]), np.ascontiguousarray(use[:, 2])
+    upd = (psel_ptr, psel, use_ptr, use_kind, use_idx)
+    state = (topo, filt, score, upd)
+    fe_keys_ptr, (fe_keys,) = _csr(b.fe_keys, 1)
+    k.fill_counts(state, _signatures(snapshot, space), sel_ns, sel_nothing, comp,
+                  np.array(b.fe_aff, I64), fe_keys_ptr, fe_keys)  # fmt: skip
+    return state, _filter_classes(pf_ptr, pf_entry, pf_skew, pf_self)
+
+
+def _filter_classes(pf_ptr: np.ndarray, entry: np.ndarray, skew: np.ndarray, self_: np.ndarray
+                    ) -> np.ndarray:  # fmt: skip
+    """int64[B]: pods with equal (entry, maxSkew, self-match) rows filter alike."""
+    ids: dict[bytes, int] = {}
+    rows = np.stack([entry, skew, self_.astype(I64)], axis=1)
+    out = np.empty(len(pf_ptr) - 1, dtype=I64)
+    for p in range(len(out)):
+        out[p] = ids.setdefault(rows[pf_ptr[p] : pf_ptr[p + 1]].tobytes(), len(ids))
+    return out

@@ -1,0 +1,73 @@
+"""PodTopologySpread: spread constraints as a filter (DoNotSchedule) and a score
+(ScheduleAnyway, and the default constraints of pods without their own).
+
+Wiring of pkg/scheduler/framework/plugins/podtopologyspread onto the compiled plugin shape
+(``framework/interface.py``); the state and its layout: ``build`` and ``kernels``.
+
+Unlike the other score plugins, a pod's raw score on a node depends on the list of nodes
+it is scored on (PreScore's topology sizes and ignored nodes come from the filtered
+nodes): ``row_independent = False`` tells the driver not to share rows of raw scores
+between pods scored on different node lists. Filter verdicts depend only on the pod's
+``filter_key`` and the node (until an ``assume`` changes the counts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ...model.snapshot import ClusterSnapshot, PodBatch, build_cluster
+from . import kernels
+from .build import build_state
+from .reference import (
+    ERR_REASON_CONSTRAINTS_NOT_MATCH,
+    ERR_REASON_NODE_LABEL_NOT_MATCH,
+    NAME,
+    PodTopologySpreadReference,
+)
+
+_REASONS = {kernels.FAIL_LABEL: [ERR_REASON_NODE_LABEL_NOT_MATCH],
+            kernels.FAIL_SKEW: [ERR_REASON_CONSTRAINTS_NOT_MATCH]}  # fmt: skip
+#: the position of the filter classes, appended to the kernels' state
+_KEYS = 4
+
+
+class PodTopologySpread:
+    """The PodTopologySpread plugin (PreFilter+Filter, PreScore+Score+NormalizeScore).
+
+    ``args``: ``PodTopologySpreadArgs`` as the camelCase mapping
+    (``{"defaultConstraints": [...], "defaultingType": "List"}``; None: System defaults).
+    """
+
+    name = NAME
+    filters = True
+    scores = True
+    normalizes = True
+    #: raw scores depend on the scored node list (see the module docstring)
+    row_independent = False
+
+    def __init__(self, args: Mapping[str, Any] | None = None) -> None:
+        self._ref = PodTopologySpreadReference(args)
+
+    def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+        """A fresh state (``assume`` updates it in place): (topo, filt, score, upd,
+        filter classes)."""
+        state, classes = build_state(self._ref, snapshot, batch)
+        return (*state, classes)
+
+    def empty_state(self) -> tuple:
+        empty = build_cluster((), ())
+        return self.prepare(empty.snapshot, empty.batch)
+
+    @staticmethod
+    def filter_key(state: tuple) -> np.ndarray:
+        """Pods with equal DoNotSchedule constraints (PreFilter state: namespace, keys,
+        selectors, node affinity; maxSkew; self-match) share a key."""
+        return state[_KEYS]
+
+    @staticmethod
+    def reasons(state: tuple, code: int) -> list[str]:
+        """``Status.Reasons()``: code 1 UnschedulableAndUnresolvable, 2 Unschedulable."""
+        return list(_REASONS[code])

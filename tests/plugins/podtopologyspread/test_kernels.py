@@ -1,0 +1,108 @@
+"""PodTopologySpread kernels == the scalar reference port, on seeded random clusters
+(zone, rack and hostname keys, nodes lacking keys or with empty values, selectors of every
+operator and nil ones, namespaces, nodeSelector and required node affinity, terminating
+pods, System defaults from services/ReplicaSets/StatefulSets/ReplicationControllers, List
+defaults); ``assume`` then filter/score == a fresh state of the cluster with the pod bound.
+"""
+
+from __future__ import annotations
+
+import msgspec
+import numpy as np
+import pytest
+
+from kscore_fast.model.snapshot import build_cluster
+from kscore_fast.plugins.podtopologyspread import PodTopologySpread, kernels
+from kscore_fast.plugins.podtopologyspread.reference import PodTopologySpreadReference
+
+from ..harness import filter_codes, score_lists
+from .support import random_cluster
+
+#: Go's framework code → the kernels' filter code
+KERNEL_CODE = {2: kernels.FAIL_SKEW, 3: kernels.FAIL_LABEL}
+
+
+def _cluster(seed):
+    nodes, existing, pending, (services, controllers, args) = random_cluster(seed)
+    return build_cluster(nodes, [*existing, *pending], services, controllers), args
+
+
+def _node_lists(rng, n_nodes, n_pods):
+    """Per pod a random non-empty list of distinct nodes, in random order."""
+    return [rng.permutation(n_nodes)[: rng.integers(1, n_nodes + 1)].tolist()
+            for _ in range(n_pods)]  # fmt: skip
+
+
+def check(c, args, state, lists):
+    """Filter codes and scores of every pending pod: kernels (on ``state``) == reference."""
+    ref = PodTopologySpreadReference(args)
+    codes = filter_codes(kernels, state, len(c.batch), c.snapshot.n_nodes)
+    for p, pod in enumerate(c.batch.pods):
+        want = [0 if r is None else KERNEL_CODE[r[0]] for r in ref.filter_pod(c.snapshot, pod)]
+        assert codes[p].tolist() == want, f"filter, pod {pod.key}"
+    raw, norm = score_lists(kernels, state, lists, True)
+    for p, pod in enumerate(c.batch.pods):
+        assert (raw[p], norm[p]) == ref.score_pod(c.snapshot, pod, lists[p]), f"score {pod.key}"
+    return codes
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_kernels_equal_reference(seed):
+    c, args = _cluster(seed)
+    state = PodTopologySpread(args).prepare(c.snapshot, c.batch)
+    rng = np.random.default_rng(seed)
+    codes = check(c, args, state, _node_lists(rng, c.snapshot.n_nodes, len(c.batch)))
+    keys = PodTopologySpread.filter_key(state)
+    for p in range(len(c.batch)):  # equal filter keys, equal verdicts
+        for q in range(p):
+            if keys[p] == keys[q]:
+                assert codes[p].tolist() == codes[q].tolist()
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_assume_equals_a_fresh_state(seed):
+    """Bind pending pods one by one with ``assume``; after each, every pod's filter codes
+    and scores equal those of a state prepared on the cluster with the pods bound (the
+    bound copies added as existing pods, the batch unchanged)."""
+    nodes, existing, pending, (services, controllers, args) = random_cluster(seed)
+    c = build_cluster(nodes, [*existing, *pending], services, controllers)
+    plugin = PodTopologySpread(args)
+    state = plugin.prepare(c.snapshot, c.batch)
+    rng = np.random.default_rng(1000 + seed)
+    bound = []
+    for _ in range(3):
+        p, n = int(rng.integers(0, len(pending))), int(rng.integers(0, c.snapshot.n_nodes))
+        kernels.assume(state, p, n)
+        copy = msgspec.structs.replace(pending[p], name=f"{pending[p].name}-bound{len(bound)}",
+                                       node_name=c.snapshot.node_names[n])  # fmt: skip
+        bound.append(copy)
+        fresh = build_cluster(nodes, [*existing, *bound, *pending], services, controllers)
+        lists = _node_lists(rng, c.snapshot.n_nodes, len(pending))
+        codes = check(fresh, args, state, lists)
+        fresh_state = plugin.prepare(fresh.snapshot, fresh.batch)
+        assert filter_codes(kernels, fresh_state, len(pending), c.snapshot.n_nodes).tolist() == (
+            codes.tolist()
+        )
+
+
+def test_one_compiled_signature():
+    """Every state has the same numba types: one compiled signature per kernel."""
+    for seed in range(5):
+        c, args = _cluster(seed)
+        check(c, args, PodTopologySpread(args).prepare(c.snapshot, c.batch),
+              [[0]] * len(c.batch))  # fmt: skip
+    for fn in (kernels.filter_node, kernels.score_pod, kernels.normalize_pod):
+        assert len(fn.signatures) <= 1, fn
+
+
+def test_empty_state_types_match():
+    plugin = PodTopologySpread()
+    c, _ = _cluster(0)
+    empty, full = plugin.empty_state(), plugin.prepare(c.snapshot, c.batch)
+
+    def types(x):
+        if isinstance(x, tuple):
+            return tuple(types(y) for y in x)
+        return (x.dtype, x.ndim)
+
+    assert types(empty) == types(full)
