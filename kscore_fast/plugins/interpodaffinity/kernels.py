@@ -54,6 +54,9 @@ State (B pending pods, N nodes, K topology keys):
 26-28 pod_own_ptr, pod_own,  int64[B+1], int64[.], int64[.]: the pod's own terms as
       pod_own_w              existing terms, and what ``assume`` adds to each
 29    filter_key             int64[B]
+30-31 ns_cnt_ptr, ns_cnt     int64[NS+1], int64[.]: the counters that accept namespace
+                             ``ns`` explicitly (every term of theirs lists it)
+32    all_cnt                int64[.]: the counters whose terms accept every namespace
 ====  =====================  ==========================================================
 """
 
@@ -72,9 +75,11 @@ _INT64_MAX = np.int64(9223372036854775807)
 
 
 @inline_kernel
-def _rt_match(terms, rt, ns, vals, row):  # pragma: no cover - compiled
-    """``AffinityTerm.Matches`` of resolved term ``rt`` on a pod (namespace, labels)."""
-    rt_sel, rt_ns_all, rt_ns_ptr, rt_ns = terms[5], terms[6], terms[7], terms[8]
+def _rt_match(sel_ptr, sel_key, sel_op, sel_vptr, sel_vals, rt_sel, rt_ns_all, rt_ns_ptr, rt_ns,
+              rt, ns, vals, row):  # pragma: no cover - compiled  # fmt: skip
+    """``AffinityTerm.Matches`` of resolved term ``rt`` on a pod (namespace, labels); the
+    arrays of ``terms`` are passed one by one (a tuple argument costs every array's
+    reference count on each call)."""
     if not rt_ns_all[rt]:
         found = False
         for q in range(rt_ns_ptr[rt], rt_ns_ptr[rt + 1]):
@@ -86,9 +91,8 @@ def _rt_match(terms, rt, ns, vals, row):  # pragma: no cover - compiled
     s = rt_sel[rt]
     if s < 0:
         return False
-    sel_ptr = terms[0]
-    return _requirements_hold(vals[row], sel_ptr[s], sel_ptr[s + 1], terms[1], terms[2],
-                              terms[3], terms[4])  # fmt: skip
+    return _requirements_hold(vals[row], sel_ptr[s], sel_ptr[s + 1], sel_key, sel_op, sel_vptr,
+                              sel_vals)  # fmt: skip
 
 
 @inline_kernel
@@ -99,9 +103,12 @@ def _at(node_dom, key, off, val, node):  # pragma: no cover - compiled
 
 
 @inline_kernel
-def _all_match(terms, rts, lo, hi, ns, vals, row):  # pragma: no cover - compiled
+def _all_match(sel_ptr, sel_key, sel_op, sel_vptr, sel_vals, rt_sel, rt_ns_all, rt_ns_ptr,
+               rt_ns, rts, lo, hi, ns, vals, row):  # pragma: no cover - compiled  # fmt: skip
+    """Every resolved term ``rts[lo:hi]`` matches the pod."""
     for j in range(lo, hi):
-        if not _rt_match(terms, rts[j], ns, vals, row):
+        if not _rt_match(sel_ptr, sel_key, sel_op, sel_vptr, sel_vals, rt_sel, rt_ns_all,
+                         rt_ns_ptr, rt_ns, rts[j], ns, vals, row):  # fmt: skip
             return False
     return True
 
@@ -186,13 +193,18 @@ def normalize_pod(state, pod, nodes, scores):  # pragma: no cover - compiled
 def assume(state, pod, node):  # pragma: no cover - compiled
     """Bind ``pod`` to ``node``: it counts for every counter whose terms it matches, and
     its own terms become existing terms."""
-    node_dom, terms = state[0], state[1]
+    node_dom = state[0]
+    t0, t1, t2, t3, t4, t5, t6, t7, t8 = state[1]
     ns, vals = state[2][pod], state[3]
     cnt_ptr, cnt_rt, cnt_key = state[4], state[5], state[6]
     cnt_off, cnt_val, cnt_total = state[7], state[8], state[9]
-    for c in range(cnt_key.shape[0]):
+    ns_cnt_ptr, ns_cnt, all_cnt = state[30], state[31], state[32]
+    n_ns = ns_cnt_ptr[ns + 1] - ns_cnt_ptr[ns]
+    for i in range(n_ns + all_cnt.shape[0]):  # only the counters the namespace can match
+        c = ns_cnt[ns_cnt_ptr[ns] + i] if i < n_ns else all_cnt[i - n_ns]
         d = node_dom[node, cnt_key[c]]
-        if d >= 0 and _all_match(terms, cnt_rt, cnt_ptr[c], cnt_ptr[c + 1], ns, vals, pod):
+        if d >= 0 and _all_match(t0, t1, t2, t3, t4, t5, t6, t7, t8, cnt_rt, cnt_ptr[c],
+                                 cnt_ptr[c + 1], ns, vals, pod):  # fmt: skip
             cnt_val[cnt_off[c] + d] += 1
             cnt_total[c] += 1
     xt_key, xt_off, xt_val = state[15], state[16], state[17]
@@ -209,16 +221,21 @@ def assume(state, pod, node):  # pragma: no cover - compiled
 
 @kernel
 def count_counters(  # pragma: no cover - compiled
-    terms, node_dom, cnt_ptr, cnt_rt, cnt_key, cnt_off, sig_ns, sig_vals, ent_ptr, ent_node,
-    ent_count, cnt_val, cnt_total,
+    terms, node_dom, cnt_ptr, cnt_rt, cnt_key, cnt_off, ns_cnt_ptr, ns_cnt, all_cnt, sig_ns,
+    sig_vals, ent_ptr, ent_node, ent_count, cnt_val, cnt_total,
 ):  # fmt: skip
     """The existing pods (signatures ``s``: namespace, label values; ``ent_*``: their
-    pod counts per node) into every counter."""
-    for c in range(cnt_key.shape[0]):
-        key = cnt_key[c]
-        for s in range(sig_ns.shape[0]):
-            if not _all_match(terms, cnt_rt, cnt_ptr[c], cnt_ptr[c + 1], sig_ns[s], sig_vals, s):
+    pod counts per node) into the counters their namespace can match."""
+    t0, t1, t2, t3, t4, t5, t6, t7, t8 = terms
+    for s in range(sig_ns.shape[0]):
+        ns = sig_ns[s]
+        n_ns = ns_cnt_ptr[ns + 1] - ns_cnt_ptr[ns]
+        for i in range(n_ns + all_cnt.shape[0]):
+            c = ns_cnt[ns_cnt_ptr[ns] + i] if i < n_ns else all_cnt[i - n_ns]
+            if not _all_match(t0, t1, t2, t3, t4, t5, t6, t7, t8, cnt_rt, cnt_ptr[c],
+                              cnt_ptr[c + 1], ns, sig_vals, s):  # fmt: skip
                 continue
+            key = cnt_key[c]
             for e in range(ent_ptr[s], ent_ptr[s + 1]):
                 d = node_dom[ent_node[e], key]
                 if d >= 0:
@@ -235,9 +252,10 @@ def class_lists(terms, xt_rt, xt_anti, cls_ns, cls_vals):  # pragma: no cover - 
     score_ptr = np.zeros(n_cls + 1, dtype=np.int64)
     hits = np.zeros(n_cls * n_xt if n_cls * n_xt < 1 << 16 else 1 << 16, dtype=np.int64)
     n_hits = 0
+    t0, t1, t2, t3, t4, t5, t6, t7, t8 = terms
     for q in range(n_cls):
         for x in range(n_xt):
-            if _rt_match(terms, xt_rt[x], cls_ns[q], cls_vals, q):
+            if _rt_match(t0, t1, t2, t3, t4, t5, t6, t7, t8, xt_rt[x], cls_ns[q], cls_vals, q):
                 if n_hits == hits.shape[0]:
                     grown = np.empty(2 * hits.shape[0] + 1, dtype=np.int64)
                     grown[:n_hits] = hits[:n_hits]

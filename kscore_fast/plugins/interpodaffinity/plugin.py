@@ -121,6 +121,21 @@ def _signatures(snapshot: ClusterSnapshot, space: SelectorSpace) -> tuple[np.nda
     )  # fmt: skip
 
 
+def _counters_by_namespace(reg: Registry, n_ns: int) -> tuple[np.ndarray, ...]:
+    """(ns_cnt_ptr, ns_cnt, all_cnt): the counters a pod of each namespace can match (its
+    namespace accepted by every term), and those matching pods of any namespace."""
+    by_ns: list[list[int]] = [[] for _ in range(n_ns)]
+    every = []
+    for c, rts in enumerate(reg.cnt_rts):
+        explicit = [set(reg.rt_ns[rt][1]) for rt in rts if not reg.rt_ns[rt][0]]
+        if not explicit:
+            every.append(c)
+            continue
+        for ns in set.intersection(*explicit):
+            by_ns[ns].append(c)
+    return (*csr(by_ns), np.asarray(every, np.int64).reshape(-1))
+
+
 class _Builder:
     """One (snapshot, batch, args) compiled: terms resolved and interned per pod shape."""
 
@@ -228,7 +243,8 @@ class _Builder:
         cnt_off = domain_offsets(reg.cnt_key, n_dom)
         cnt_val = np.zeros(cnt_off[-1], dtype=np.int64)
         cnt_total = np.zeros(len(cnt_key), dtype=np.int64)
-        k.count_counters(terms, node_dom, cnt_ptr, cnt_rt, cnt_key, cnt_off,
+        by_ns = _counters_by_namespace(reg, len(snapshot.namespaces))
+        k.count_counters(terms, node_dom, cnt_ptr, cnt_rt, cnt_key, cnt_off, *by_ns,
                          *_signatures(snapshot, self.space), cnt_val, cnt_total)  # fmt: skip
         # existing terms, summed per domain
         xt_key = np.asarray(reg.xt_key, np.int64).reshape(-1)
@@ -271,6 +287,7 @@ class _Builder:
             cnt_ptr, cnt_rt, cnt_key, cnt_off, cnt_val, cnt_total, *csr(pod_aff), pod_self,
             *csr(pod_anti), xt_key, xt_off, xt_val, pod_cls, *lists, pref_ptr, pref_c,
             pref_w, own_ptr, own_x, own_w, filter_key,
+            *by_ns,
         )  # fmt: skip
 
 
