@@ -304,6 +304,9 @@ class InterPodAffinity:
     filters = True
     scores = True
     normalizes = True
+    #: a pod's raw score on a node does not depend on the scored node list (twins on
+    #: different lists may share rows of raw scores)
+    row_independent = True
 
     def __init__(self, args: Mapping[str, Any] | None = None, *,
                  enable_namespace_selector: bool = True) -> None:  # fmt: skip
