@@ -14,15 +14,15 @@ and the cases are written here, each object reduced to the fields the plugin rea
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gomodule import go_env, make_module
+
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-PKG = "k8s.io/kubernetes@v1.23.6/pkg/scheduler/framework/plugins/podtopologyspread"
 #: (file, test function, the dump call inserted at the top of its ``range tests`` loop)
 INSERTS = [
     (
@@ -115,30 +115,13 @@ def _slim(case: dict) -> dict:
 
 
 def main() -> None:
-    gomodcache = subprocess.run(["go", "env", "GOMODCACHE"], check=True, capture_output=True,
-                                text=True).stdout.strip()  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for f in (Path(gomodcache) / PKG).glob("*.go"):
-            shutil.copy(f, work / f.name)
-            os.chmod(work / f.name, 0o644)
-        goref = ROOT / "benchmarks" / "goref"
-        mod = (
-            (goref / "go.mod")
-            .read_text()
-            .replace(
-                "module k8s.io/kubernetes/pkg/scheduler/goref",
-                "module k8s.io/kubernetes/pkg/scheduler/ptsdump",
-            )
-        )
-        (work / "go.mod").write_text(mod)
-        shutil.copy(goref / "go.sum", work / "go.sum")
-        shutil.copy(DUMP_GO, work / "dump_test.go")
+        make_module(work, tests=True, extra={"dump_test.go": DUMP_GO})
         for name in ("filtering_test.go", "scoring_test.go"):
             _insert(work / name)
         out = work / "dump.json"
-        env = {**os.environ, "PTS_DUMP": str(out), "GOTOOLCHAIN": "local", "GOPROXY": "off",
-               "GOFLAGS": "-buildvcs=false -mod=mod"}  # fmt: skip
+        env = go_env(PTS_DUMP=str(out))
         tests = "|".join(f"{t}$" for _, t, _ in INSERTS)
         subprocess.run(["go", "test", "-count=1", "-run", tests, "."], cwd=work, env=env,
                        check=True)  # fmt: skip

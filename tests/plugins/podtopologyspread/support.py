@@ -209,3 +209,70 @@ def random_cluster(seed: int) -> tuple[list, list, list, list]:
                 for i in range(int(rng.integers(0, 30)))]  # fmt: skip
     pending = [random_pod(rng, f"p{i}", pending=True) for i in range(int(rng.integers(1, 7)))]
     return nodes, existing, pending, [*random_objects(rng), random_args(rng)]
+
+
+# -- the same clusters as Kubernetes objects (for the real plugin: test_go.py) --------------
+
+
+def _selector_json(sel: LabelSelector | None) -> dict | None:
+    if sel is None:
+        return None
+    out: dict[str, Any] = {}
+    if sel.match_labels:
+        out["matchLabels"] = dict(sel.match_labels)
+    if sel.match_expressions:
+        out["matchExpressions"] = [{"key": k, "operator": op, **({"values": list(v)} if v else {})}
+                                   for k, op, v in sel.match_expressions]  # fmt: skip
+    return out
+
+
+def _omit_none(key: str, value: Any) -> dict:
+    return {} if value is None else {key: value}
+
+
+def pod_json(p: PodRecord) -> dict:
+    """A v1.Pod with the fields PodTopologySpread reads."""
+    meta = {"name": p.name, "namespace": p.namespace, "labels": p.labels,
+            "ownerReferences": [{"apiVersion": o.api_version, "kind": o.kind, "name": o.name,
+                                 "uid": "", "controller": o.controller}
+                                for o in p.owner_references]}  # fmt: skip
+    if p.deleting:
+        meta["deletionTimestamp"] = "2020-01-01T00:00:00Z"
+    tsc = [{"maxSkew": c.max_skew, "topologyKey": c.topology_key,
+            "whenUnsatisfiable": c.when_unsatisfiable,
+            **_omit_none("labelSelector", _selector_json(c.label_selector))}
+           for c in p.topology_spread_constraints]  # fmt: skip
+    spec: dict[str, Any] = {"nodeName": p.node_name, "containers": []}
+    spec.update(nodeSelector=p.node_selector, topologySpreadConstraints=tsc)
+    if p.node_affinity is not None and p.node_affinity.required is not None:
+        terms = [{"matchExpressions": [{"key": r.key, "operator": r.operator,
+                                        **({"values": list(r.values)} if r.values else {})}
+                                       for r in t.match_expressions]}
+                 for t in p.node_affinity.required]  # fmt: skip
+        spec["affinity"] = {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}
+            }
+        }
+    return {"metadata": meta, "spec": spec}
+
+
+def go_scenario(c: Cluster, services: list, controllers: list, args: dict | None,
+                lists: list[list[int]]) -> dict:  # fmt: skip
+    """The input of check_test.go's ``scenario`` (nodes in the snapshot's order)."""
+    out: dict[str, Any] = {
+        "Nodes": [{"metadata": {"name": n.name, "labels": n.labels}} for n in c.snapshot.nodes],
+        "Existing": [pod_json(p) for p in c.snapshot.pods],
+        "Pending": [pod_json(p) for p in c.batch.pods],
+        "Services": [{"metadata": {"name": s.name, "namespace": s.namespace},
+                      "spec": _omit_none("selector", s.selector)} for s in services],
+        "RSs": [], "SSs": [], "RCs": [], "Lists": lists,
+        "Type": "System" if args is None else "List",
+        "Defaults": [] if args is None else args["defaultConstraints"],
+    }  # fmt: skip
+    for ctl in controllers:
+        sel = ctl.selector if ctl.kind == RC_KIND else _selector_json(ctl.selector)
+        out[{RS_KIND: "RSs", SS_KIND: "SSs", RC_KIND: "RCs"}[ctl.kind]].append(
+            {"metadata": {"name": ctl.name, "namespace": ctl.namespace},
+             "spec": _omit_none("selector", sel)})  # fmt: skip
+    return out
