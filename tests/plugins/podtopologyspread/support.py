@@ -199,15 +199,17 @@ def random_objects(rng) -> tuple[list[ServiceRecord], list[ControllerRecord]]:
     return services, controllers
 
 
-def random_cluster(seed: int) -> tuple[list, list, list, list]:
-    """(nodes, existing pods, pending pods, services + controllers) of a seeded cluster."""
+def random_cluster(seed: int, scale: int = 1) -> tuple[list, list, list, list]:
+    """(nodes, existing pods, pending pods, [services, controllers, args]) of a seeded
+    cluster (``scale`` multiplies the numbers of nodes and pods)."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    nodes = [_node(rng, i) for i in range(int(rng.integers(1, 12)))]
+    nodes = [_node(rng, i) for i in range(int(rng.integers(1, 12 * scale)))]
     existing = [random_pod(rng, f"e{i}", nodes[int(rng.integers(0, len(nodes)))].name)
-                for i in range(int(rng.integers(0, 30)))]  # fmt: skip
-    pending = [random_pod(rng, f"p{i}", pending=True) for i in range(int(rng.integers(1, 7)))]
+                for i in range(int(rng.integers(0, 30 * scale * scale)))]  # fmt: skip
+    n_pending = int(rng.integers(1, 7 * scale))
+    pending = [random_pod(rng, f"p{i}", pending=True) for i in range(n_pending)]
     return nodes, existing, pending, [*random_objects(rng), random_args(rng)]
 
 

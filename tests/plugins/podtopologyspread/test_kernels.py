@@ -22,8 +22,8 @@ from .support import random_cluster
 KERNEL_CODE = {2: kernels.FAIL_SKEW, 3: kernels.FAIL_LABEL}
 
 
-def _cluster(seed):
-    nodes, existing, pending, (services, controllers, args) = random_cluster(seed)
+def _cluster(seed, scale=1):
+    nodes, existing, pending, (services, controllers, args) = random_cluster(seed, scale)
     return build_cluster(nodes, [*existing, *pending], services, controllers), args
 
 
@@ -57,6 +57,16 @@ def test_kernels_equal_reference(seed):
         for q in range(p):
             if keys[p] == keys[q]:
                 assert codes[p].tolist() == codes[q].tolist()
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_kernels_equal_reference_on_larger_clusters(seed):
+    """Up to 60 nodes, 750 existing pods and 35 pending pods."""
+    c, args = _cluster(5000 + seed, scale=5)
+    state = PodTopologySpread(args).prepare(c.snapshot, c.batch)
+    check(
+        c, args, state, _node_lists(np.random.default_rng(seed), c.snapshot.n_nodes, len(c.batch))
+    )
 
 
 @pytest.mark.parametrize("seed", range(100))
