@@ -52,10 +52,17 @@ class PodTopologySpread:
         self._ref = PodTopologySpreadReference(args)
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
-        """A fresh state (``assume`` updates it in place): (topo, filt, score, upd,
-        filter classes)."""
-        state, classes = build_state(self._ref, snapshot, batch)
-        return (*state, classes)
+        """(topo, filt, score, upd, filter classes): built once per (snapshot, batch, args)
+        and kept on the batch; each call gets its own copies of the counters ``assume``
+        updates in place."""
+        key = (NAME, self._ref.default_constraints, self._ref.system_defaulted)
+        cached = batch.cache.get(key)
+        if cached is None or cached[0] is not snapshot:
+            cached = batch.cache[key] = (snapshot, *build_state(self._ref, snapshot, batch))
+        (topo, filt, score, upd), classes = cached[1], cached[2]
+        filt = (*filt[:1], filt[1].copy(), filt[2], filt[3].copy(), *filt[4:])
+        score = (*score[:9], score[9].copy(), *score[10:12], score[12].copy(), score[13])
+        return topo, filt, score, upd, classes
 
     def empty_state(self) -> tuple:
         empty = build_cluster((), ())

@@ -95,6 +95,24 @@ def test_assume_equals_a_fresh_state(seed):
         )
 
 
+def test_prepare_gives_each_caller_its_own_counters():
+    """A state another caller assumed into leaves a new prepare untouched."""
+    c, args = _cluster(6)
+    plugin = PodTopologySpread(args)
+    first = plugin.prepare(c.snapshot, c.batch)
+    before = filter_codes(kernels, plugin.prepare(c.snapshot, c.batch), len(c.batch),
+                          c.snapshot.n_nodes)  # fmt: skip
+    for p in range(len(c.batch)):
+        for _ in range(5):
+            kernels.assume(first, p, 0)
+    again = plugin.prepare(c.snapshot, c.batch)
+    total = lambda st: st[1][1].sum() + st[2][9].sum() + st[2][12].sum()  # noqa: E731
+    assert total(first) > total(again)  # the assumed pods were counted in ``first`` only
+    assert filter_codes(kernels, again, len(c.batch), c.snapshot.n_nodes).tolist() == (
+        before.tolist()
+    )
+
+
 def test_one_compiled_signature():
     """Every state has the same numba types: one compiled signature per kernel."""
     for seed in range(5):
