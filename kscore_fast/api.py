@@ -39,7 +39,8 @@ def load_cluster(
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
     objs, report = read_inputs(paths, objects, progress)
-    cluster = build_cluster(objs.nodes, objs.pods, objs.services, objs.controllers)
+    cluster = build_cluster(objs.nodes, objs.pods, objs.services, objs.controllers,
+                            objs.namespaces)  # fmt: skip
     cluster.skipped_kinds = dict(objs.skipped)
     cluster.skipped_files = len(report.special)
     cluster.empty_dirs = list(report.empty_dirs)

@@ -16,20 +16,24 @@ from kscore_fast.model.objects import (
     ContainerPort,
     ContainerRecord,
     ControllerRecord,
+    NamespaceRecord,
     NodeAffinity,
     NodeRecord,
     OwnerReference,
+    PodAffinity,
     PodRecord,
     ResourceList,
     ServiceRecord,
     Taint,
     Toleration,
+    TopologySpreadConstraint,
 )
 from kscore_fast.model.quantity import Quantity, parse_quantity
 from kscore_fast.model.selectors import LabelSelector
 from kscore_fast.model.snapshot import Cluster, build_cluster
 
 ZONE = "topology.kubernetes.io/zone"
+HOSTNAME = "kubernetes.io/hostname"
 
 
 def controller_ref(name: str, kind: str) -> tuple[OwnerReference, ...]:
@@ -53,7 +57,7 @@ def pod(
     labels: dict[str, str] | None = None,
     node: str = "",
     owner: tuple[OwnerReference, ...] = (),
-    tsc: int = 0,
+    tsc: int | Iterable[TopologySpreadConstraint] = (),
     deleting: bool = False,
     phase: str = "",
     nominated: str = "",
@@ -69,10 +73,16 @@ def pod(
     scheduler_name: str = DEFAULT_SCHEDULER_NAME,
     priority: int | None = None,
     pvc_volumes: int = 0,
+    pod_affinity: PodAffinity | None = None,
+    pod_anti_affinity: PodAffinity | None = None,
 ) -> PodRecord:
     """A pod record. ``requests``, ``image`` and ``ports`` make its one container (none
     when all are left out); ``containers`` gives them all instead; each mapping of
-    ``init_requests`` is one init container's requests."""
+    ``init_requests`` is one init container's requests. ``tsc``: its topology spread
+    constraints, or a number of them (each hostname, DoNotSchedule, maxSkew 1, a nil
+    selector: for plugins that only ask whether a pod has constraints)."""
+    if isinstance(tsc, int):
+        tsc = (TopologySpreadConstraint(1, HOSTNAME, "DoNotSchedule"),) * tsc
     ports = tuple(ports)
     if containers is None:
         one = requests is not None or image or ports
@@ -83,7 +93,7 @@ def pod(
         labels=dict(labels or {}),
         node_name=node,
         owner_references=owner,
-        topology_spread_constraints=tsc,
+        topology_spread_constraints=tuple(tsc),
         deleting=deleting,
         phase=phase,
         nominated_node_name=nominated,
@@ -96,6 +106,8 @@ def pod(
         node_affinity=node_affinity,
         tolerations=tuple(tolerations),
         pvc_volumes=pvc_volumes,
+        pod_affinity=pod_affinity,
+        pod_anti_affinity=pod_anti_affinity,
     )
 
 
@@ -139,8 +151,13 @@ def ss(name: str, match_labels: dict[str, str] | None, ns: str = "default") -> C
     return ControllerRecord(SS_KIND, ns, name, sel)
 
 
-def cluster(nodes, pods, services=(), controllers=()) -> Cluster:
-    return build_cluster(nodes, pods, services, controllers)
+def namespace(name: str, labels: dict[str, str] | None = None) -> NamespaceRecord:
+    """A Namespace as the loader records it (with ``kubernetes.io/metadata.name``)."""
+    return NamespaceRecord(name, {**(labels or {}), "kubernetes.io/metadata.name": name})
+
+
+def cluster(nodes, pods, services=(), controllers=(), namespaces=()) -> Cluster:
+    return build_cluster(nodes, pods, services, controllers, namespaces)
 
 
 def full_chunk(c: Cluster, pods: list[int] | None = None) -> Chunk:

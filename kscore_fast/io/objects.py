@@ -14,7 +14,9 @@ handed to :func:`~kscore_fast.io.validate.explain`, which names the file, object
 
 Defaults the API server applies and the scheduler therefore sees are applied: a missing
 namespace is ``default``, a missing ``schedulerName`` ``default-scheduler``, a port's
-missing protocol ``TCP``. Other defaulting (requests copied from limits, host ports of
+missing protocol ``TCP``, a Namespace's ``kubernetes.io/metadata.name`` label its name
+(``SetDefaults_Namespace``); the namespace of a cluster-scoped object is ignored (the API
+server clears it). Other defaulting (requests copied from limits, host ports of
 ``hostNetwork`` pods) is not: kubectl prints objects already defaulted.
 """
 
@@ -23,7 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from msgspec import UNSET
@@ -38,26 +40,36 @@ from ..model.objects import (
     ContainerPort,
     ContainerRecord,
     ControllerRecord,
+    NamespaceRecord,
     NodeAffinity,
     NodeRecord,
     NodeSelectorRequirement,
     NodeSelectorTerm,
     OwnerReference,
+    PodAffinity,
+    PodAffinityTerm,
     PodRecord,
     PreferredSchedulingTerm,
     ResourceList,
     ServiceRecord,
     Taint,
     Toleration,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
 )
 from ..model.quantity import Quantity
+from ..model.selectors import LabelSelector
 from ..model.validation import valid_dns1123_subdomain, valid_label_value
 from . import schema
 from .validate import (
+    CLUSTER_SCOPED,
     INT32,
     INT64,
+    PREFERRED,
+    REQUIRED,
     Problem,
     Where,
+    affinity_term_problem,
     explain,
     field_requirement_problem,
     integer_problem,
@@ -71,11 +83,16 @@ from .validate import (
     requirement_problem,
     resource_name_problem,
     resource_quantity,
+    spread_constraint_problem,
     taint_problem,
     toleration_problem,
+    typed_label_selector,
+    weight_problem,
 )
 
-USED_KINDS = frozenset(("Node", "Pod", "Service", RC_KIND, RS_KIND, SS_KIND))
+USED_KINDS = frozenset(("Node", "Pod", "Service", RC_KIND, RS_KIND, SS_KIND, "Namespace"))
+#: the label the API server sets on every namespace (``SetDefaults_Namespace``)
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 _NO_OWNER = OwnerReference("", "", "", False)
 _NO_METADATA = schema.Metadata()
 _NO_SPEC = schema.Spec()
@@ -90,6 +107,7 @@ _OWN_FIELDS = {
              "schedulerName", "priority", "nodeSelector", "affinity", "tolerations", "volumes"},
             {"phase", "nominatedNodeName"}),
     "Node": ({"unschedulable", "taints"}, {"allocatable", "capacity", "images"}),
+    "Namespace": (set(), set()),
 }  # fmt: skip
 
 
@@ -101,6 +119,7 @@ class Objects:
     pods: list[PodRecord] = field(default_factory=list)
     services: list[ServiceRecord] = field(default_factory=list)
     controllers: list[ControllerRecord] = field(default_factory=list)
+    namespaces: list[NamespaceRecord] = field(default_factory=list)
     #: kinds skipped → count
     skipped: Counter[str] = field(default_factory=Counter)
     #: objects read, of every kind
@@ -145,6 +164,9 @@ class _Fields:
         self._taints: dict[tuple[Any, ...], tuple[Taint, ...]] = {}
         self._images: dict[tuple[Any, ...], tuple[ContainerImage, ...]] = {}
         self._affinities: dict[schema.NodeAffinity, NodeAffinity] = {}
+        #: spread constraints and pod (anti-)affinities by their msgpack encoding
+        self._spreads: dict[bytes, tuple[TopologySpreadConstraint, ...]] = {}
+        self._pod_affinities: dict[bytes, PodAffinity] = {}
         self._selectors: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
         self._no_claims: set[tuple[schema.Volume | None, ...]] = set()
         #: the last container and toleration list recorded, and their records
@@ -172,16 +194,25 @@ class _Fields:
         if priority is not None and not INT32[0] <= priority <= INT32[1]:
             raise self._fail(at, "spec", integer_problem("priority", priority, INT32))
         selector = self._node_selector(spec.node_selector, at) if spec.node_selector else _NO_LABELS
-        affinity = spec.affinity.node_affinity if spec.affinity is not None else None
-        if affinity is not None:
-            affinity = self._affinities.get(affinity) or self._node_affinity(affinity, at)
+        affinity = pod_affinity = pod_anti_affinity = None
+        if spec.affinity is not None:
+            affinity = spec.affinity.node_affinity
+            if affinity is not None:
+                affinity = self._affinities.get(affinity) or self._node_affinity(affinity, at)
+            if spec.affinity.pod_affinity is not None:
+                pod_affinity = self.pod_affinity(spec.affinity.pod_affinity, "podAffinity", at)
+            if spec.affinity.pod_anti_affinity is not None:
+                pod_anti_affinity = self.pod_affinity(
+                    spec.affinity.pod_anti_affinity, "podAntiAffinity", at
+                )
         tolerations = spec.tolerations or ()
         if tolerations:
             tolerations = self._toleration_list(tolerations, at)
         volumes = spec.volumes
         pvc = self._pvc_volumes(volumes, at) if volumes and volumes not in self._no_claims else 0
         return (spec.scheduler_name or DEFAULT_SCHEDULER_NAME, priority, containers, init,
-                overhead, selector, affinity, tolerations, pvc)  # fmt: skip
+                overhead, selector, affinity, tolerations, pvc, pod_affinity,
+                pod_anti_affinity)  # fmt: skip
 
     def _toleration_list(self, tolerations: tuple[schema.Toleration | None, ...],
                          at: At) -> tuple[Toleration, ...]:  # fmt: skip
@@ -361,11 +392,9 @@ class _Fields:
         preferred = []
         for i, p in enumerate(na.preferred or ()):
             p = p or _NO_PREFERRED
-            path = f"{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
-            if not 1 <= (p.weight or 0) <= 100:
-                raise self._where(*at).error(
-                    f"{path}.weight", f"must be in the range 1-100, found {p.weight or 0}"
-                )
+            path = f"{base}.{PREFERRED}[{i}]"
+            if problem := weight_problem(p.weight):
+                raise self._fail(at, path, problem)
             term = self._term(p.preference, f"{path}.preference", at)
             preferred.append(PreferredSchedulingTerm(p.weight or 0, term))
         got = self._affinities[na] = NodeAffinity(required, tuple(preferred))
@@ -386,6 +415,67 @@ class _Fields:
                 out.append(NodeSelectorRequirement(r.key or "", r.operator or "", r.values or ()))
             parts.append(tuple(out))
         return NodeSelectorTerm(*parts)
+
+    def spread_constraints(self, constraints: tuple[schema.SpreadConstraint | None, ...],
+                           at: At) -> tuple[TopologySpreadConstraint, ...]:  # fmt: skip
+        """``spec.topologySpreadConstraints``, one record tuple per distinct list."""
+        return _remembered(self._spreads, constraints, self._spread_records, at)
+
+    def pod_affinity(self, value: schema.PodAffinity, part: str, at: At) -> PodAffinity:
+        """``spec.affinity.podAffinity`` or ``podAntiAffinity`` (``part``), one record per
+        distinct value."""
+        return _remembered(self._pod_affinities, value, self._pod_affinity, part, at)
+
+    def _spread_records(self, constraints: tuple[schema.SpreadConstraint | None, ...],
+                        at: At) -> tuple[TopologySpreadConstraint, ...]:  # fmt: skip
+        path = "spec.topologySpreadConstraints"
+        out = []
+        for i, c in enumerate(constraints):
+            c = c or _NO_SPREAD
+            if problem := spread_constraint_problem(c):
+                raise self._fail(at, f"{path}[{i}]", problem)
+            pair = (c.topology_key, c.when_unsatisfiable)
+            for later in constraints[i + 1 :]:  # (reported at the first, as Go does)
+                if later is not None and (later.topology_key, later.when_unsatisfiable) == pair:
+                    raise self._where(*at).error(
+                        f"{path}[{i}].{{topologyKey, whenUnsatisfiable}}",
+                        f"duplicate {{{pair[0]}, {pair[1]}}}: constraints must be unique by "
+                        "topologyKey and whenUnsatisfiable",
+                    )
+            selector = self._label_selector(c.label_selector, f"{path}[{i}].labelSelector", at)
+            out.append(TopologySpreadConstraint(c.max_skew or 0, c.topology_key or "",
+                                                c.when_unsatisfiable or "", selector))  # fmt: skip
+        return tuple(out)
+
+    def _pod_affinity(self, value: schema.PodAffinity, part: str, at: At) -> PodAffinity:
+        path = f"spec.affinity.{part}"
+        required = tuple(self._affinity_term(t, f"{path}.{REQUIRED}[{i}]", at)
+                         for i, t in enumerate(value.required or ()))  # fmt: skip
+        preferred = []
+        for i, w in enumerate(value.preferred or ()):
+            w = w or _NO_WEIGHTED_TERM
+            p = f"{path}.{PREFERRED}[{i}]"
+            if problem := weight_problem(w.weight):
+                raise self._fail(at, p, problem)
+            term = self._affinity_term(w.pod_affinity_term, f"{p}.podAffinityTerm", at)
+            preferred.append(WeightedPodAffinityTerm(w.weight or 0, term))
+        return PodAffinity(required, tuple(preferred))
+
+    def _affinity_term(self, t: schema.PodAffinityTerm | None, path: str,
+                       at: At) -> PodAffinityTerm:  # fmt: skip
+        t = t or _NO_AFFINITY_TERM
+        labels = self._label_selector(t.label_selector, f"{path}.labelSelector", at)
+        namespaces = self._label_selector(t.namespace_selector, f"{path}.namespaceSelector", at)
+        if problem := affinity_term_problem(t):
+            raise self._fail(at, path, problem)
+        return PodAffinityTerm(labels, t.namespaces or (), t.topology_key or "", namespaces)
+
+    def _label_selector(self, sel: schema.LabelSelector | None, path: str,
+                        at: At) -> LabelSelector | None:  # fmt: skip
+        """A pod's label selector (None stays None: it selects nothing)."""
+        if sel is None:
+            return None
+        return typed_label_selector(self._where(*at), sel, path)
 
     def _pvc_volumes(self, volumes: tuple[schema.Volume | None, ...], at: At) -> int:
         """How many volumes are ``persistentVolumeClaim`` volumes (each naming its claim);
@@ -426,6 +516,26 @@ _NO_PORT = schema.Port()
 _NO_PREFERRED = schema.Preferred()
 _NO_TERM = schema.Term()
 _NO_REQUIREMENT = schema.Requirement()
+_NO_SPREAD = schema.SpreadConstraint()
+_NO_AFFINITY_TERM = schema.PodAffinityTerm()
+_NO_WEIGHTED_TERM = schema.WeightedPodAffinityTerm()
+_memo_encode = msgspec.msgpack.Encoder().encode
+_R = TypeVar("_R")
+_V = TypeVar("_V")
+
+
+def _remembered(memo: dict[bytes, _R], value: _V, build: Callable[..., _R], *args: Any) -> _R:
+    """``build(value, *args)``, once per distinct typed ``value``: remembered by its msgpack
+    encoding (its fields' types are fixed, so equal encodings are equal values), unless
+    it holds an integer msgpack cannot encode (then invalid: these fields hold int32s)."""
+    try:
+        key = _memo_encode(value)
+    except OverflowError:
+        return build(value, *args)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = build(value, *args)
+    return got
 
 
 def _hashable(value: Any) -> tuple[type, Any] | None:
@@ -480,13 +590,13 @@ class ObjectReader(_Fields):
         """The state to return to with :meth:`rollback` (to read a document again)."""
         o = self.objects
         return (len(o.nodes), len(o.pods), len(o.services), len(o.controllers),
-                Counter(o.skipped), o.total, len(self._seen))  # fmt: skip
+                len(o.namespaces), Counter(o.skipped), o.total, len(self._seen))  # fmt: skip
 
     def rollback(self, mark: tuple[Any, ...]) -> None:
         o = self.objects
-        n_nodes, n_pods, n_services, n_controllers, skipped, o.total, n_seen = mark
+        n_nodes, n_pods, n_services, n_controllers, n_namespaces, skipped, o.total, n_seen = mark
         del o.nodes[n_nodes:], o.pods[n_pods:], o.services[n_services:]
-        del o.controllers[n_controllers:]
+        del o.controllers[n_controllers:], o.namespaces[n_namespaces:]
         o.skipped = skipped
         for key in list(self._seen)[n_seen:]:
             del self._seen[key]
@@ -573,6 +683,11 @@ class ObjectReader(_Fields):
             self.objects.nodes.append(
                 self.node_record(labels, obj.spec or _NO_SPEC, obj.status or _NO_STATUS, at)
             )
+        elif kind == "Namespace":
+            name = key[2]
+            if labels.get(NAMESPACE_NAME_LABEL) != name:
+                labels = {**labels, NAMESPACE_NAME_LABEL: name}
+            self.objects.namespaces.append(NamespaceRecord(name, labels))
         else:
             self._selecting(obj, file, where, key)
 
@@ -584,7 +699,7 @@ class ObjectReader(_Fields):
         if problem := name_problem(kind, name):  # (it tries the fast check first)
             raise Where(file, where_text(where), kind).error("metadata.name", problem)
         namespace = ""
-        if kind != "Node":
+        if kind not in CLUSTER_SCOPED:  # (the API server clears a namespace given them)
             namespace = meta.namespace or "default"
             if namespace not in self._namespaces_ok:
                 if problem := namespace_problem(namespace):
@@ -623,6 +738,7 @@ class ObjectReader(_Fields):
         o.pods += part.pods
         o.services += part.services
         o.controllers += part.controllers
+        o.namespaces += part.namespaces
         o.skipped.update(part.skipped)
         o.total += part.total
 
@@ -670,6 +786,7 @@ class ObjectReader(_Fields):
         if meta.owner_references:
             owners = tuple(self._owner(r) for r in meta.owner_references)
         key = at[2]
+        constraints = spec.topology_spread_constraints
         self.objects.pods.append(
             PodRecord(
                 key[1],
@@ -679,7 +796,7 @@ class ObjectReader(_Fields):
                 status.phase or "",
                 meta.deletion_timestamp is not None,
                 owners,
-                len(spec.topology_spread_constraints or ()),
+                self.spread_constraints(constraints, at) if constraints else (),
                 status.nominated_node_name or "",
                 *self.pod_fields(spec, at),
             )

@@ -119,16 +119,19 @@ def _read_range(bounds: tuple[int, int]) -> bytes | None:
     seen = [(*key, where[1]) for key, (_, where) in reader.seen_items()]
     # records as tuples of their fields: these pickle a third faster than the records
     nodes, pods = list(map(astuple, o.nodes)), list(map(astuple, o.pods))
-    part = (nodes, pods, o.services, o.controllers, dict(o.skipped), o.total, seen, n_items)
+    part = (nodes, pods, o.services, o.controllers, o.namespaces, dict(o.skipped), o.total, seen,
+            n_items)  # fmt: skip
     return pickle.dumps(part, pickle.HIGHEST_PROTOCOL)
 
 
 def merge(reader: ObjectReader, encoded: bytes, name: str, offset: int) -> int:
     """Add a range's records to ``reader`` (item ``j`` of the range is item
     ``offset + j`` of the file); return how many items the range held."""
-    nodes, pods, services, controllers, skipped, total, seen, n_items = pickle.loads(encoded)
+    nodes, pods, services, controllers, namespaces, skipped, total, seen, n_items = pickle.loads(
+        encoded
+    )
     part = Objects(list(starmap(NodeRecord, nodes)), list(starmap(PodRecord, pods)), services,
-                   controllers)  # fmt: skip
+                   controllers, namespaces)  # fmt: skip
     part.skipped.update(skipped)
     part.total = total
     located: list[tuple[tuple[str, str, str], Location]] = [

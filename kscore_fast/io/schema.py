@@ -16,7 +16,9 @@ as parsed and checked per kind.
 
 Values compared to memoize records are frozen structs and tuples (hashable): containers'
 ports, tolerations, taints, node affinities, volumes and node images are turned into
-model records once per distinct value (:mod:`kscore_fast.io.objects`). A type the
+model records once per distinct value (:mod:`kscore_fast.io.objects`); so are spread
+constraints and pod (anti-)affinity, which hold label maps (not hashable): those are
+remembered by their msgpack encoding, exact for these typed values. A type the
 located validator has no word for is explained from msgspec's error path
 (:func:`kscore_fast.io.validate.type_problem`).
 """
@@ -110,8 +112,57 @@ class NodeAffinity(msgspec.Struct, frozen=True, gc=False):
     )
 
 
+class SelectorRequirement(msgspec.Struct, frozen=True, gc=False):
+    """A ``LabelSelectorRequirement``."""
+
+    key: str | None = None
+    operator: str | None = None
+    values: tuple[str, ...] | None = None
+
+
+class LabelSelector(msgspec.Struct, rename="camel", gc=False):
+    """A ``metav1.LabelSelector`` of a pod's spread constraints and affinity terms."""
+
+    match_labels: dict[str, str] | None = None
+    match_expressions: tuple[SelectorRequirement | None, ...] | None = None
+
+
+class SpreadConstraint(msgspec.Struct, rename="camel", gc=False):
+    """A ``TopologySpreadConstraint``."""
+
+    max_skew: int | None = None
+    topology_key: str | None = None
+    when_unsatisfiable: str | None = None
+    label_selector: LabelSelector | None = None
+
+
+class PodAffinityTerm(msgspec.Struct, rename="camel", gc=False):
+    label_selector: LabelSelector | None = None
+    namespaces: tuple[str, ...] | None = None
+    topology_key: str | None = None
+    namespace_selector: LabelSelector | None = None
+
+
+class WeightedPodAffinityTerm(msgspec.Struct, rename="camel", gc=False):
+    weight: int | None = None
+    pod_affinity_term: PodAffinityTerm | None = None
+
+
+class PodAffinity(msgspec.Struct, gc=False):
+    """A ``PodAffinity`` or ``PodAntiAffinity`` (the same fields)."""
+
+    required: tuple[PodAffinityTerm | None, ...] | None = msgspec.field(
+        default=None, name="requiredDuringSchedulingIgnoredDuringExecution"
+    )
+    preferred: tuple[WeightedPodAffinityTerm | None, ...] | None = msgspec.field(
+        default=None, name="preferredDuringSchedulingIgnoredDuringExecution"
+    )
+
+
 class Affinity(msgspec.Struct, rename="camel", gc=False):
     node_affinity: NodeAffinity | None = None
+    pod_affinity: PodAffinity | None = None
+    pod_anti_affinity: PodAffinity | None = None
 
 
 class ClaimSource(msgspec.Struct, rename="camel", frozen=True, gc=False):
@@ -137,7 +188,7 @@ class Spec(msgspec.Struct, rename="camel", gc=False):
     containers: list[Container | None] | None = None
     init_containers: list[Container | None] | None = None
     overhead: dict[Any, Any] | None = None
-    topology_spread_constraints: list[Any] | None = None
+    topology_spread_constraints: tuple[SpreadConstraint | None, ...] | None = None
     scheduler_name: str | None = None
     priority: int | None = None
     node_selector: dict[str, str] | None = None

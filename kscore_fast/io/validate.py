@@ -46,7 +46,14 @@ _NAME_RULES = {
     "ReplicationController": ("a DNS subdomain", is_dns1123_subdomain),
     "ReplicaSet": ("a DNS subdomain", is_dns1123_subdomain),
     "StatefulSet": ("a DNS subdomain", is_dns1123_subdomain),
+    "Namespace": ("a DNS label", is_dns1123_label),
 }
+#: the kinds read that have no namespace
+CLUSTER_SCOPED = frozenset(("Node", "Namespace"))
+#: the fields of node and pod (anti-)affinity that hold terms
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
 
 
 class Where:
@@ -169,7 +176,7 @@ def label_map(ctx: Where, value: Any, path: str) -> dict[str, str]:
 
 
 def label_selector(ctx: Where, value: Any, path: str) -> LabelSelector | None:
-    """A ``metav1.LabelSelector`` as ``LabelSelectorAsSelector`` would accept it."""
+    """A parsed ``metav1.LabelSelector`` as ``LabelSelectorAsSelector`` would accept it."""
     if value is None:
         return None
     sel = mapping(ctx, value, path)
@@ -180,24 +187,43 @@ def label_selector(ctx: Where, value: Any, path: str) -> LabelSelector | None:
         e = mapping(ctx, e, ep)
         key = string(ctx, e.get("key"), f"{ep}.key")
         op = string(ctx, e.get("operator"), f"{ep}.operator")
-        values = [string(ctx, v, f"{ep}.values") for v in listing(ctx, e.get("values"), ep)]
-        if errs := is_qualified_name(key):
-            raise ctx.error(f"{ep}.key", f"invalid label key {key!r}: {'; '.join(errs)}")
-        if op not in LABEL_SELECTOR_OPERATORS:
-            raise ctx.error(
-                f"{ep}.operator",
-                f'"{op}" is not a valid pod selector operator '
-                f"(expected one of {', '.join(LABEL_SELECTOR_OPERATORS)})",
-            )
-        if op in ("In", "NotIn") and not values:
-            raise ctx.error(f"{ep}.values", f"operator {op} needs at least one value")
-        if op in ("Exists", "DoesNotExist") and values:
-            raise ctx.error(f"{ep}.values", f"operator {op} takes no values")
-        for v in values:
-            if errs := is_valid_label_value(v):
-                raise ctx.error(f"{ep}.values", f"invalid label value {v!r}: {'; '.join(errs)}")
-        exprs.append((key, op, tuple(values)))
+        values = tuple(string(ctx, v, f"{ep}.values") for v in listing(ctx, e.get("values"), ep))
+        if problem := selector_requirement_problem(key, op, values):
+            raise ctx.error(f"{ep}.{problem[0]}", problem[1])
+        exprs.append((key, op, values))
     return LabelSelector(tuple(match_labels.items()), tuple(exprs))
+
+
+def typed_label_selector(ctx: Where, sel: schema.LabelSelector, path: str) -> LabelSelector:
+    """:func:`label_selector` of a decoded selector (the structs checked the types)."""
+    match_labels = sel.match_labels or {}
+    for k, v in match_labels.items():
+        if problem := label_problem(f"{path}.matchLabels", k, v):
+            raise ctx.error(*problem)
+    exprs = []
+    for i, e in enumerate(sel.match_expressions or ()):
+        key, op, values = (e.key or "", e.operator or "", e.values or ()) if e else ("", "", ())
+        if problem := selector_requirement_problem(key, op, values):
+            raise ctx.error(f"{path}.matchExpressions[{i}].{problem[0]}", problem[1])
+        exprs.append((key, op, values))
+    return LabelSelector(tuple(match_labels.items()), tuple(exprs))
+
+
+def selector_requirement_problem(key: str, op: str, values: tuple[str, ...]) -> Problem | None:
+    """A ``LabelSelectorRequirement`` as ``LabelSelectorAsSelector`` accepts it."""
+    if errs := is_qualified_name(key):
+        return "key", f"invalid label key {key!r}: {'; '.join(errs)}"
+    if op not in LABEL_SELECTOR_OPERATORS:
+        return "operator", (f'"{op}" is not a valid pod selector operator '
+                            f"(expected one of {', '.join(LABEL_SELECTOR_OPERATORS)})")  # fmt: skip
+    if op in ("In", "NotIn") and not values:
+        return "values", f"operator {op} needs at least one value"
+    if op in ("Exists", "DoesNotExist") and values:
+        return "values", f"operator {op} takes no values"
+    for v in values:
+        if errs := is_valid_label_value(v):
+            return "values", f"invalid label value {v!r}: {'; '.join(errs)}"
+    return None
 
 
 def map_selector(ctx: Where, value: Any) -> dict[str, str] | None:
@@ -224,11 +250,33 @@ def _pod(ctx: Where, spec: Mapping[Any, Any], status: Mapping[Any, Any]) -> None
             for part in ("requests", "limits"):
                 _quantities(ctx, res.get(part), f"spec.{group}[{i}].resources.{part}")
     _quantities(ctx, spec.get("overhead"), "spec.overhead")
-    listing(ctx, spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints")
+    path = "spec.topologySpreadConstraints"
+    for i, c in enumerate(listing(ctx, spec.get("topologySpreadConstraints"), path)):
+        label_selector(ctx, mapping(ctx, c, f"{path}[{i}]").get("labelSelector"),
+                       f"{path}[{i}].labelSelector")  # fmt: skip
+    affinity = mapping(ctx, spec.get("affinity"), "spec.affinity")
+    for part in ("podAffinity", "podAntiAffinity"):
+        _pod_affinity_selectors(ctx, affinity.get(part), f"spec.affinity.{part}")
     string(ctx, spec.get("nodeName"), "spec.nodeName")
     label_map(ctx, spec.get("nodeSelector"), "spec.nodeSelector")
     string(ctx, status.get("phase"), "status.phase")
     string(ctx, status.get("nominatedNodeName"), "status.nominatedNodeName")
+
+
+def _pod_affinity_selectors(ctx: Where, value: Any, path: str) -> None:
+    """The label selectors of a parsed ``podAffinity`` or ``podAntiAffinity``."""
+    value = mapping(ctx, value, path)
+    terms = [
+        (f"{path}.{REQUIRED}[{i}]", t)
+        for i, t in enumerate(listing(ctx, value.get(REQUIRED), f"{path}.{REQUIRED}"))
+    ]
+    for i, w in enumerate(listing(ctx, value.get(PREFERRED), f"{path}.{PREFERRED}")):
+        at = f"{path}.{PREFERRED}[{i}].podAffinityTerm"
+        terms.append((at, mapping(ctx, w, f"{path}.{PREFERRED}[{i}]").get("podAffinityTerm")))
+    for at, term in terms:
+        term = mapping(ctx, term, at)
+        for part in ("labelSelector", "namespaceSelector"):
+            label_selector(ctx, term.get(part), f"{at}.{part}")  # fmt: skip
 
 
 def _owner_references(ctx: Where, value: Any) -> None:
@@ -252,7 +300,7 @@ def explain(obj: Mapping[Any, Any], kind: str, file: str, where: str,
     if problem := name_problem(kind, name):
         raise ctx.error("metadata.name", problem)
     namespace = ""
-    if kind != "Node":
+    if kind not in CLUSTER_SCOPED:
         namespace = string(ctx, meta.get("namespace"), "metadata.namespace") or "default"
         if problem := namespace_problem(namespace):
             raise ctx.error("metadata.namespace", problem)
@@ -268,7 +316,7 @@ def explain(obj: Mapping[Any, Any], kind: str, file: str, where: str,
         _pod(ctx, spec, status)
     elif kind in ("Service", "ReplicationController"):
         map_selector(ctx, spec.get("selector"))
-    else:
+    elif kind != "Namespace":
         label_selector(ctx, spec.get("selector"), "spec.selector")
     if refused is not None:
         raise ctx.error(*type_problem(obj, refused))
@@ -357,6 +405,45 @@ def port_problem(p: schema.Port) -> Problem | None:
     protocol = p.protocol or "TCP"
     if protocol not in PROTOCOLS:
         return "protocol", _unsupported("protocol", protocol, PROTOCOLS)
+    return None
+
+
+def weight_problem(weight: int | None) -> Problem | None:
+    """The weight of a preferred node or pod affinity term."""
+    if not 1 <= (weight or 0) <= 100:
+        return "weight", f"must be in the range 1-100, found {weight or 0}"
+    return None
+
+
+def spread_constraint_problem(c: schema.SpreadConstraint) -> Problem | None:
+    """``validateTopologySpreadConstraints`` for one constraint (its label selector and
+    repeated constraints are checked by the caller). As in v1.23.6, ``topologyKey`` need
+    not be a label key (a key no node has then makes no topology domain)."""
+    skew = c.max_skew or 0
+    if problem := integer_problem("maxSkew", skew, INT32):
+        return problem
+    if skew <= 0:
+        return "maxSkew", f"must be greater than zero, found {skew}"
+    if not c.topology_key:
+        return "topologyKey", "required: the node label key of the topology domains"
+    when = c.when_unsatisfiable or ""
+    if when not in WHEN_UNSATISFIABLE:
+        if not when:
+            return "whenUnsatisfiable", f"required: one of {', '.join(WHEN_UNSATISFIABLE)}"
+        return "whenUnsatisfiable", _unsupported("whenUnsatisfiable", when, WHEN_UNSATISFIABLE)
+    return None
+
+
+def affinity_term_problem(t: schema.PodAffinityTerm) -> Problem | None:
+    """``validatePodAffinityTerm`` but for its label selectors (checked by the caller)."""
+    for j, namespace in enumerate(t.namespaces or ()):
+        if problem := namespace_problem(namespace):
+            return f"namespaces[{j}]", problem
+    key = t.topology_key or ""
+    if not key:
+        return "topologyKey", "required: the node label key of the topology domains"
+    if errs := is_qualified_name(key):
+        return "topologyKey", f"invalid topology key {key!r}: {'; '.join(errs)}"
     return None
 
 

@@ -109,6 +109,47 @@ class ContainerRecord(msgspec.Struct, frozen=True, gc=False):
     ports: tuple[ContainerPort, ...] = ()
 
 
+class TopologySpreadConstraint(msgspec.Struct, frozen=True, gc=False):
+    """``v1.TopologySpreadConstraint`` as v1.23 has it (no ``minDomains``)."""
+
+    max_skew: int
+    topology_key: str
+    #: DoNotSchedule or ScheduleAnyway (validated by the loader)
+    when_unsatisfiable: str
+    #: None when ``labelSelector`` is absent (a nil selector matches no pod)
+    label_selector: LabelSelector | None = None
+
+
+class PodAffinityTerm(msgspec.Struct, frozen=True, gc=False):
+    """``v1.PodAffinityTerm``: ``label_selector``/``namespace_selector`` None when absent."""
+
+    label_selector: LabelSelector | None = None
+    namespaces: tuple[str, ...] = ()
+    topology_key: str = ""
+    namespace_selector: LabelSelector | None = None
+
+
+class WeightedPodAffinityTerm(msgspec.Struct, frozen=True, gc=False):
+    weight: int
+    term: PodAffinityTerm
+
+
+class PodAffinity(msgspec.Struct, frozen=True, gc=False):
+    """``v1.PodAffinity`` or ``v1.PodAntiAffinity`` (same shape): the
+    ``requiredDuringSchedulingIgnoredDuringExecution`` and
+    ``preferredDuringSchedulingIgnoredDuringExecution`` terms."""
+
+    required: tuple[PodAffinityTerm, ...] = ()
+    preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+
+
+class NamespaceRecord(msgspec.Struct, frozen=True, gc=False):
+    """A ``Namespace`` object (InterPodAffinity's ``namespaceSelector`` reads its labels)."""
+
+    name: str
+    labels: dict[str, str] = {}
+
+
 class NodeRecord(msgspec.Struct, frozen=True, gc=False):
     name: str
     labels: dict[str, str] = {}
@@ -129,7 +170,8 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
     phase: str = ""
     deleting: bool = False
     owner_references: tuple[OwnerReference, ...] = ()
-    topology_spread_constraints: int = 0
+    #: ``spec.topologySpreadConstraints``
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
     nominated_node_name: str = ""
     #: ``spec.schedulerName`` (the loader fills in ``default-scheduler`` when absent)
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
@@ -146,6 +188,9 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
     tolerations: tuple[Toleration, ...] = ()
     #: how many of ``spec.volumes`` are ``persistentVolumeClaim`` volumes
     pvc_volumes: int = 0
+    #: ``spec.affinity.podAffinity`` / ``podAntiAffinity`` (None when absent)
+    pod_affinity: PodAffinity | None = None
+    pod_anti_affinity: PodAffinity | None = None
 
     @property
     def key(self) -> str:

@@ -29,6 +29,7 @@ from .objects import (
     RS_KIND,
     SS_KIND,
     ControllerRecord,
+    NamespaceRecord,
     NodeRecord,
     PodRecord,
     ServiceRecord,
@@ -71,6 +72,9 @@ class ClusterSnapshot:
     #: kind → records; ``controller_index`` maps (kind, namespace, name) → position
     controllers: dict[str, list[ControllerRecord]]
     controller_index: dict[tuple[str, str, str], int]
+    #: labels of the input's ``Namespace`` objects, by name (a namespace without an
+    #: object is absent, as it is from the scheduler's namespace lister)
+    namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     cache: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -195,6 +199,7 @@ def build_cluster(
     pods: Iterable[PodRecord],
     services: Iterable[ServiceRecord] = (),
     controllers: Iterable[ControllerRecord] = (),
+    namespaces: Iterable[NamespaceRecord] = (),
 ) -> Cluster:
     """Build the snapshot and the pending batch (names are assumed unique)."""
     node_list, node_zone, zone_keys, input_order = _node_tree(list(nodes))
@@ -221,6 +226,7 @@ def build_cluster(
         services=list(services),
         controllers=ctrl_lists,
         controller_index=ctrl_index,
+        namespace_labels={ns.name: ns.labels for ns in namespaces},
     )
     owners = [resolve_controller(p, ctrl_index) for p in pending]
     batch = PodBatch(
@@ -230,7 +236,7 @@ def build_cluster(
         controller_kind=np.array([k for k, _ in owners], dtype=np.int8).reshape(-1),
         controller_idx=np.array([i for _, i in owners], dtype=np.int32).reshape(-1),
         has_spread_constraints=np.fromiter(
-            (p.topology_spread_constraints > 0 for p in pending), np.bool_, len(pending)
+            (len(p.topology_spread_constraints) > 0 for p in pending), np.bool_, len(pending)
         ),
         nominated=_nominated(pending, node_index),
         names=[p.key for p in pending],

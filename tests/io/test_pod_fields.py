@@ -8,18 +8,11 @@ v1.23.6) refuses them, named by file, object and field."""
 from __future__ import annotations
 
 import copy
-import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
-import yaml
 
-from kscore_fast.errors import InputError
-from kscore_fast.io import objects as objects_module
 from kscore_fast.io import parallel
 from kscore_fast.io.load import read_inputs
 from kscore_fast.model.objects import (
@@ -29,6 +22,7 @@ from kscore_fast.model.objects import (
     NodeAffinity,
     NodeSelectorRequirement,
     NodeSelectorTerm,
+    PodAffinity,
     PodRecord,
     PreferredSchedulingTerm,
     Taint,
@@ -37,8 +31,16 @@ from kscore_fast.model.objects import (
 from kscore_fast.model.quantity import parse_quantity
 
 from ..builders import node, pod, resources
+from .kubectl_io import (
+    cli_error_line,
+    error,
+    file_label,
+    read,
+    read_three_ways,
+    watch_common_pods,
+    write,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
 ZONE = "topology.kubernetes.io/zone"
 
 
@@ -190,6 +192,7 @@ EXPECTED_POD = pod(
     scheduler_name="my-scheduler",
     priority=1000,
     pvc_volumes=1,
+    pod_anti_affinity=PodAffinity(),  # (present, with no terms)
 )
 EXPECTED_POD = msgspec.structs.replace(  # (the builder's init containers have no image)
     EXPECTED_POD, init_containers=(ContainerRecord("busybox", resources({"cpu": "1"})),)
@@ -212,31 +215,12 @@ EXPECTED_NODE = node(
 )
 
 
-def _as_list(items: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
-
-
-def _write(items: list[dict[str, Any]], path: Path) -> Path:
-    if path.suffix == ".json":
-        path.write_text(json.dumps(_as_list(items), indent=4))
-    else:
-        path.write_text(yaml.safe_dump(_as_list(items)))
-    return path
-
-
-def _read(items: list[dict[str, Any]], how: str, tmp_path: Path) -> objects_module.Objects:
-    """The records of ``items``, read from a JSON or YAML file or as Python objects."""
-    if how == "objects":
-        return read_inputs([], [_as_list(items)])[0]
-    return read_inputs([_write(items, tmp_path / f"cluster.{how}")])[0]
-
-
 HOW = ["json", "yaml", "objects"]
 
 
 @pytest.mark.parametrize("how", HOW)
 def test_every_field(how, tmp_path):
-    got = _read([_kubectl_node(), _kubectl_pod()], how, tmp_path)
+    got = read([_kubectl_node(), _kubectl_pod()], how, tmp_path)
     assert got.nodes == [EXPECTED_NODE]
     assert got.pods == [EXPECTED_POD]
 
@@ -245,7 +229,8 @@ def test_record_fields_are_the_ones_the_reader_fills_in_order():
     """The reader passes PodRecord's fields positionally (``pod_fields``)."""
     assert PodRecord.__struct_fields__[9:] == (
         "scheduler_name", "priority", "containers", "init_containers", "overhead",
-        "node_selector", "node_affinity", "tolerations", "pvc_volumes",
+        "node_selector", "node_affinity", "tolerations", "pvc_volumes", "pod_affinity",
+        "pod_anti_affinity",
     )  # fmt: skip
 
 
@@ -266,7 +251,7 @@ def test_defaults(how, tmp_path):
         "requiredDuringSchedulingIgnoredDuringExecution"
     ]
     nodes = {"kind": "Node", "metadata": {"name": "n"}}
-    got = _read([bare, empty_name, preferred_only, nodes], how, tmp_path)
+    got = read([bare, empty_name, preferred_only, nodes], how, tmp_path)
     a, b, c = got.pods
     assert a == pod("a", ns="default", ports=[ContainerPort(80, 0, "TCP", "")])
     assert a.scheduler_name == "default-scheduler" and a.priority is None
@@ -279,18 +264,11 @@ def test_defaults(how, tmp_path):
 def test_one_pass_path_gives_the_general_paths_records(monkeypatch, tmp_path):
     """The first pod (new label keys) goes through the general path, the others through
     ``_common_pod``: the same records."""
-    seen = []
-    real = objects_module.ObjectReader._common_pod
-
-    def spy(self, *args):
-        seen.append(real(self, *args))
-        return seen[-1]
-
-    monkeypatch.setattr(objects_module.ObjectReader, "_common_pod", spy)
+    seen = watch_common_pods(monkeypatch)
     pods = [_kubectl_pod(f"web-{i}") for i in range(3)]
     for how in ("json", "yaml"):
         seen.clear()
-        got = _read(pods, how, tmp_path).pods
+        got = read(pods, how, tmp_path).pods
         assert seen == [False, True, True]
         assert got == [msgspec.structs.replace(EXPECTED_POD, name=f"web-{i}") for i in range(3)]
 
@@ -299,7 +277,7 @@ def test_pods_of_a_template_share_their_records(tmp_path):
     pods = [_kubectl_pod(f"web-{i}") for i in range(4)]
     nodes = [_kubectl_node(f"n{i}") for i in range(3)]
     for how in HOW:
-        got = _read(nodes + pods, how, tmp_path)
+        got = read(nodes + pods, how, tmp_path)
         first = got.pods[0]
         for p in got.pods[1:]:
             assert p.containers[0] is first.containers[0]
@@ -333,15 +311,10 @@ def _varied(n_pods: int) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("suffix", [".json", ".yaml"])
 def test_parallel_and_streamed_equal_one_process(suffix, tmp_path, monkeypatch, in_parallel):
-    f = _write(_varied(150), tmp_path / f"c{suffix}")
-    got = read_inputs([f])[0]
-    assert in_parallel, "not read in parallel"
-    with monkeypatch.context() as m:
-        m.setenv("KSCORE_READ_WORKERS", "1")
-        want = read_inputs([f])[0]
+    f = tmp_path / f"c{suffix}"
+    got, want, whole = read_three_ways(_varied(150), f, monkeypatch, in_parallel)
     assert got.pods == want.pods and got.nodes == want.nodes
     assert got.pods[1].containers[0].requests["cpu"].unscaled > 1 << 64
-    whole = read_inputs([], [_as_list(_varied(150))])[0]
     assert whole.pods == got.pods and whole.nodes == got.nodes
     # records stay shared within what one worker read
     monkeypatch.setattr(parallel, "RANGE_BYTES", f.stat().st_size // 3)
@@ -516,26 +489,19 @@ def _bad_node(change: dict[str, Any]) -> dict[str, Any]:
     return n
 
 
-def _error(items: list[dict[str, Any]], how: str, tmp_path: Path) -> str:
-    with pytest.raises(InputError) as exc:
-        _read(items, how, tmp_path)
-    return str(exc.value)
-
-
 @pytest.mark.parametrize("how", HOW)
 @pytest.mark.parametrize("change,field,text", BAD_PODS, ids=lambda v: str(v)[:60])
 def test_bad_pod_fields(change, field, text, how, tmp_path):
     bad = _kubectl_pod("web-3", **change)
-    msg = _error([_kubectl_pod("web-0"), bad], how, tmp_path)
-    where = str(tmp_path / f"cluster.{how}") if how != "objects" else "<objects>"
-    assert msg.startswith(f"{where}: Pod default/web-3 (")
+    msg = error([_kubectl_pod("web-0"), bad], how, tmp_path)
+    assert msg.startswith(f"{file_label(how, tmp_path)}: Pod default/web-3 (")
     assert f": {field}: " in msg and text in msg, msg
 
 
 @pytest.mark.parametrize("how", HOW)
 @pytest.mark.parametrize("change,field,text", BAD_NODES, ids=lambda v: str(v)[:60])
 def test_bad_node_fields(change, field, text, how, tmp_path):
-    msg = _error([_kubectl_node("n0"), _bad_node(change)], how, tmp_path)
+    msg = error([_kubectl_node("n0"), _bad_node(change)], how, tmp_path)
     assert "Node n1 (" in msg and f": {field}: " in msg and text in msg, msg
 
 
@@ -544,11 +510,11 @@ def test_yaml_numbers_are_not_texts(tmp_path):
     records shared by equal containers do not let one pass for the other."""
     one = _kubectl_pod("a", containers=[{"name": "c", "resources": {"requests": {"cpu": 1}}}])
     true = _kubectl_pod("b", containers=[{"name": "c", "resources": {"requests": {"cpu": True}}}])
-    got = _read([one, _kubectl_pod("c", containers=one["spec"]["containers"])], "yaml", tmp_path)
+    got = read([one, _kubectl_pod("c", containers=one["spec"]["containers"])], "yaml", tmp_path)
     assert got.pods[1].containers[0].requests == {"cpu": parse_quantity("1")}
-    msg = _error([one, true], "yaml", tmp_path)
+    msg = error([one, true], "yaml", tmp_path)
     assert "spec.containers[0].resources.requests.cpu" in msg and "invalid quantity True" in msg
-    msg = _error([_kubectl_pod("d", overhead={1: "1"})], "objects", tmp_path)
+    msg = error([_kubectl_pod("d", overhead={1: "1"})], "objects", tmp_path)
     assert "spec.overhead: resource name must be a string, found int 1" in msg
 
 
@@ -565,25 +531,14 @@ def test_fields_of_other_kinds_are_ignored(tmp_path):
         "spec": {"selector": {"app": "web"}, "priority": "x", "taints": 1},
     }
     for how in HOW:
-        got = _read([n, p, svc], how, tmp_path)
+        got = read([n, p, svc], how, tmp_path)
         assert got.nodes == [EXPECTED_NODE] and got.pods == [EXPECTED_POD]
         assert got.services[0].selector == {"app": "web"}
 
 
 def test_cli_bad_field_exits_2_with_one_located_line(tmp_path):
-    f = _write(
-        [_kubectl_pod(tolerations=[{"key": "a", "operator": "Equals"}])], tmp_path / "p.yaml"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-m", "kscore_fast", "score", str(f), "--quiet"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    (line,) = proc.stderr.strip().splitlines()
-    assert line.startswith("kscore: ") and line.endswith(
+    f = write([_kubectl_pod(tolerations=[{"key": "a", "operator": "Equals"}])], tmp_path / "p.yaml")
+    assert cli_error_line(f).endswith(
         f"{f}: Pod default/web-0 (items[0]): spec.tolerations[0].operator: "
         'unsupported toleration operator "Equals" (expected one of Equal, Exists)'
     )
