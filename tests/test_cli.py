@@ -222,8 +222,8 @@ def test_warning_line_and_quiet(tmp_path):
     proc = _run("score", str(EMBEDDED), "--scores", "none", "-o", str(tmp_path / "o.json"))
     assert proc.returncode == 0
     assert proc.stderr.strip().splitlines() == [
-        "kscore: skipped 27 objects of unused kinds (ConfigMap 2, CronJob 1, DaemonSet 3, "
-        "Deployment 10, Endpoints 1, Job 4, Namespace 6); 3 pending pods have "
+        "kscore: skipped 21 objects of unused kinds (ConfigMap 2, CronJob 1, DaemonSet 3, "
+        "Deployment 10, Endpoints 1, Job 4); 3 pending pods have "
         "PersistentVolumeClaim volumes, scheduled as if their volumes fit anywhere (volume "
         "plugins not simulated)",
         "kscore: not simulated (left out of profile 'default-scheduler'): VolumeRestrictions "

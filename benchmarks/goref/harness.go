@@ -154,6 +154,9 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 	for _, o := range in.SSs {
 		objs = append(objs, o)
 	}
+	for _, o := range in.Namespaces { // InterPodAffinity's namespaceSelector lister
+		objs = append(objs, o)
+	}
 	client := fake.NewSimpleClientset(objs...)
 	informerFactory := informers.NewSharedInformerFactory(client, 0)
 

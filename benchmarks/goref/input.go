@@ -45,6 +45,7 @@ type inputSet struct {
 	RCs         []*v1.ReplicationController
 	RSs         []*appsv1.ReplicaSet
 	SSs         []*appsv1.StatefulSet
+	Namespaces  []*v1.Namespace
 
 	SkippedKinds map[string]int // objects of unused kinds, by kind
 	LeftOutPods  int            // bound to nodes absent from the input
@@ -251,7 +252,7 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		return nil
 	}
 	switch kind {
-	case "Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet":
+	case "Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Namespace":
 	default:
 		ld.in.SkippedKinds[kind]++
 		return nil
@@ -269,8 +270,8 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		ns = metav1.NamespaceDefault
 	}
 	what := fmt.Sprintf("%s %s/%s", kind, ns, name)
-	if kind == "Node" {
-		what = "Node " + name
+	if kind == "Node" || kind == "Namespace" {
+		what = kind + " " + name
 	}
 	if err := checkQuantities(kind, obj); err != nil {
 		return inputErrorf("%s: %s: %v", loc, what, err)
@@ -293,14 +294,16 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		target = &appsv1.ReplicaSet{}
 	case "StatefulSet":
 		target = &appsv1.StatefulSet{}
+	case "Namespace":
+		target = &v1.Namespace{}
 	}
 	if err := json.Unmarshal(raw, target); err != nil {
 		return inputErrorf("%s: %s: %v", loc, what, err)
 	}
 	// Duplicates: nodes by name, namespaced objects by kind + namespace + name.
 	key := kind + "\x00" + ns + "\x00" + name
-	if kind == "Node" {
-		key = "Node\x00" + name
+	if kind == "Node" || kind == "Namespace" { // cluster-scoped
+		key = kind + "\x00" + name
 	}
 	if first, dup := ld.seen[key]; dup {
 		return inputErrorf("%s: %s: duplicate name (first seen at %s)", loc, what, first)
@@ -333,6 +336,12 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 			}
 			ld.uids[o.UID] = what
 			ld.pods = append(ld.pods, podAt{pod: o, loc: loc.String()})
+		}
+	case *v1.Namespace:
+		o.Namespace = ""
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		if len(errs) == 0 {
+			ld.in.Namespaces = append(ld.in.Namespaces, o)
 		}
 	case *v1.Service:
 		o.Namespace = ns

@@ -25,7 +25,7 @@ ZONE_WEIGHTING = 2.0 / 3.0
 
 def skip_selector_spread(pod: PodRecord) -> bool:
     """``skipSelectorSpread``: the pod has topology spread constraints."""
-    return pod.topology_spread_constraints != 0
+    return len(pod.topology_spread_constraints) != 0
 
 
 def get_pod_services(snapshot: ClusterSnapshot, pod: PodRecord) -> list[dict[str, str]]:
