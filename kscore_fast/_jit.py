@@ -101,6 +101,19 @@ def kernel(fn: Callable[..., Any]) -> Any:
     return jitted
 
 
+def unrefcounted_kernel(fn: Callable[..., Any]) -> Any:
+    """Compile a kernel that allocates nothing without numba's reference counting (NRT).
+
+    For the hot loops that take the plugins' state tuples: numba increments and decrements
+    the reference count of every array it extracts from a tuple, on every call of every
+    helper it is not able to prove the counts balanced for; with twenty arrays in a state
+    that is ~200 ns per filtered node. Such a kernel must not create arrays (numba refuses
+    to compile one that does)."""
+    jitted = numba.njit(cache=_CACHE, nogil=True, fastmath=False, _nrt=False)(fn)
+    REGISTERED.append(jitted)
+    return jitted
+
+
 def inline_kernel(fn: Callable[..., Any]) -> Any:
     """Compile a small helper that other kernels call (inlined by LLVM)."""
     return numba.njit(cache=_CACHE, nogil=True, fastmath=False, inline="always")(fn)

@@ -69,13 +69,21 @@ class Plugin(Protocol):
 #                                 updates in place with ``assume``.
 #   ``empty_state()``             a state of the same types for a plugin that is not in the
 #                                 profile (never read by the kernels).
+#   ``constant_normalize``        (score plugins with NormalizeScore, optional, default
+#                                 False) True when NormalizeScore turns equal raw scores
+#                                 into equal scores whatever the list (e.g.
+#                                 ``DefaultNormalizeScore``): a pod whose raw scores are
+#                                 one value everywhere is then normalized once
 #   filters only: ``filter_key(state)`` → int64[B]: pods with equal keys get equal codes from
 #                                 ``filter_node`` on every node (pending pods of one shape
 #                                 are filtered once); ``reasons(state, code)`` → Go's
 #                                 ``Status.Reasons()`` (list of str) for a failure code.
 #
 # numba (the ``kernels`` module; ``pod`` is the pod's index in the batch, ``node`` a node
-# index in node-tree order; none of them allocates per node):
+# index in node-tree order; none of them allocates per node; ``filter_node`` is an
+# ``inline_kernel`` and, with ``score_pod``/``normalize_pod``, allocates nothing at all
+# unless the driver lists the plugin among those it runs with numba's reference counting:
+# the hot loops run them in ``_jit.unrefcounted_kernel``s):
 #   ``filter_node(state, pod, node) -> int64``     0: passes; > 0: the plugin's failure code
 #   ``score_pod(state, pod, nodes, out)``          raw ``Score`` of ``pod`` on each of
 #                                                  ``nodes`` (int32[:]) into ``out`` (int64[:])

@@ -35,30 +35,55 @@ def plugin_pass(
     rows,
     row_raw,
     n_all,
+    row_const,
+    const_ok,
+    keep,
+    cflag,
+    cval,
+    do_norm,
 ):  # pragma: no cover - compiled
     """Plugin ``k``'s ``Score`` (into ``raw[k, base + ptr[i]:base + ptr[i+1]]``) and
-    ``NormalizeScore`` (into ``norm[k, nptr[q]:nptr[q+1]]``, int64, unchecked) for the chunk
-    pods ``i = todo[q]``, whose nodes are ``nodes[ptr[i]:ptr[i+1]]``.
+    ``NormalizeScore`` (into ``norm[k, nptr[q]:nptr[q+1]]``, int64, unchecked; skipped
+    when not ``do_norm``) for the chunk pods ``i = todo[q]``, whose nodes are
+    ``nodes[ptr[i]:ptr[i+1]]``.
 
     A pod with ``rows[i] >= 0`` takes its raw scores from the row of its twins,
     ``row_raw[k, rows[i] * n_all + node]`` (every node scored once for all of them: a raw
     score depends on the pod and the node only), and is normalized over its own list.
+    When that row holds one value on every node (``row_const[k, rows[i]]``) and the
+    plugin normalizes equal scores to equal scores whatever the list (``const_ok``), the
+    pod's normalized score is that of a one-node list, kept as ``cval[k, q]``
+    (``cflag[k, q]`` set) for :func:`weigh_pods`, and ``raw`` is written only if ``keep``.
     """
     for q in range(todo.shape[0]):
         i = todo[q]
         a = ptr[i]
         b = ptr[i + 1]
+        cflag[k, q] = False
         out = raw[k, base + a : base + b]
         r = rows[i]
         if r >= 0:
             off = r * n_all
+            if const_ok and row_const[k, r]:
+                v = row_raw[k, off + nodes[a]]
+                if keep:
+                    for e in range(b - a):
+                        out[e] = v
+                one = norm[k, nptr[q] : nptr[q] + 1]
+                one[0] = v
+                normalize_fn(state, pods[i], nodes[a : a + 1], one)
+                cflag[k, q] = True
+                cval[k, q] = one[0]
+                continue
             for e in range(b - a):
                 out[e] = row_raw[k, off + nodes[a + e]]
         else:
             score_fn(state, pods[i], nodes[a:b], out)
-        scores = norm[k, nptr[q] : nptr[q + 1]]
-        scores[:] = out
-        normalize_fn(state, pods[i], nodes[a:b], scores)
+        if do_norm:
+            scores = norm[k, nptr[q] : nptr[q + 1]]
+            for e in range(b - a):
+                scores[e] = out[e]
+            normalize_fn(state, pods[i], nodes[a:b], scores)
 
 
 @inline_kernel
@@ -69,23 +94,38 @@ def no_normalize(state, pod, nodes, scores):  # pragma: no cover - compiled
 
 @inline_kernel
 def weigh_pods(
-    weights, todo, ptr, norm, nptr, norm_u8, base, total, best, count, bad_plugin, bad_value
-):  # pragma: no cover - compiled
+    weights, todo, ptr, norm, nptr, norm_u8, base, total, best, count, bad_plugin, bad_value,
+    cflag, cval, keep,
+):  # pragma: no cover - compiled  # fmt: skip
     """The [0, 100] check, × weight and sum, per pod of ``todo`` (normalized scores at
-    ``nptr``, see :func:`plugin_pass`): ``total``, the top total and how many nodes reach
-    it (what ``selectHost`` needs), and for a normalized score outside [0, 100] the first
-    such plugin and value (``bad_plugin`` -1: none); ``norm_u8`` columns start at
-    ``base``, as ``raw``'s in :func:`plugin_pass`."""
+    ``nptr``, or one value ``cval`` where ``cflag``, see :func:`plugin_pass`): ``total``,
+    the top total and how many nodes reach it (what ``selectHost`` needs), and for a
+    normalized score outside [0, 100] the first such plugin and value (``bad_plugin`` -1:
+    none); with ``keep``, the checked scores into ``norm_u8`` (columns from ``base``, as
+    ``raw``'s in :func:`plugin_pass`)."""
     n_plugins = weights.shape[0]
     for q in range(todo.shape[0]):
         i = todo[q]
         bad_plugin[i] = -1
         bad_value[i] = 0
+        offset = np.int64(0)  # the plugins with one score on every node
         for e in range(ptr[i], ptr[i + 1]):
             total[e] = 0
         shift = nptr[q] - ptr[i]
         for k in range(n_plugins):
             w = weights[k]
+            if cflag[k, q]:
+                v = cval[k, q]
+                if v < 0 or v > 100:
+                    if bad_plugin[i] < 0:
+                        bad_plugin[i] = k
+                        bad_value[i] = v
+                    continue
+                offset += v * w
+                if keep:
+                    for e in range(ptr[i], ptr[i + 1]):
+                        norm_u8[k, base + e] = v
+                continue
             for e in range(ptr[i], ptr[i + 1]):
                 v = norm[k, e + shift]
                 if v < 0 or v > 100:
@@ -93,12 +133,14 @@ def weigh_pods(
                         bad_plugin[i] = k
                         bad_value[i] = v
                     continue
-                norm_u8[k, base + e] = v
+                if keep:
+                    norm_u8[k, base + e] = v
                 total[e] += v * w
         top = np.int64(-1)
         n_top = 0
         for e in range(ptr[i], ptr[i + 1]):
-            t = total[e]
+            t = total[e] + offset
+            total[e] = t
             if t > top:
                 top = t
                 n_top = 1

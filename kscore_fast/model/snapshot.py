@@ -34,7 +34,6 @@ from .objects import (
     PodRecord,
     ServiceRecord,
 )
-from .quantity import Quantity
 from .topology import node_tree_order, zone_key
 
 #: codes of ``PodBatch.controller_kind``
@@ -310,13 +309,8 @@ def _controllers(
     return lists, index
 
 
-def _quantity_hook(value: object) -> object:
-    if isinstance(value, Quantity):
-        return (value.unscaled, value.scale, value.format, value.is_dec, value.shift)
-    raise NotImplementedError(type(value))
-
-
-_twin_encoder = msgspec.msgpack.Encoder(enc_hook=_quantity_hook)
+#: JSON, not msgpack: quantities (dataclasses, encoded natively) may hold integers past 64 bits
+_twin_encoder = msgspec.json.Encoder()
 
 
 def pod_twins(batch: PodBatch) -> np.ndarray:
@@ -335,3 +329,12 @@ def pod_twins(batch: PodBatch) -> np.ndarray:
     )  # fmt: skip
     batch.cache["twins"] = twins
     return twins
+
+
+def twin_representatives(batch: PodBatch) -> tuple[list[PodRecord], np.ndarray]:
+    """The first pod of each twin group (:func:`pod_twins`) and, per pod, its group: a
+    plugin preparing per-pod data does it for the representatives and indexes the result
+    with the groups (twins give equal data)."""
+    twins = pod_twins(batch)
+    _, first = np.unique(twins, return_index=True)  # ids are numbered in order of appearance
+    return [batch.pods[i] for i in first.tolist()], twins

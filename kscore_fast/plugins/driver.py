@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import _jit
-from .._jit import inline_kernel, kernel, run_threaded, threads
+from .._jit import inline_kernel, kernel, run_threaded, threads, unrefcounted_kernel
 from ..framework import scoring, search
 from ..model.snapshot import ClusterSnapshot, PodBatch
 from .imagelocality import ImageLocality
@@ -68,7 +68,7 @@ CLASSES: tuple[Any, ...] = (
 SLOTS: dict[str, int] = {cls.name: slot for slot, cls in enumerate(CLASSES)}
 
 
-@kernel
+@unrefcounted_kernel
 def fill_block(fids, states, reps, c, b, block, memo, done):  # pragma: no cover - compiled
     """``RunFilterPlugins`` for pod class ``c`` on the nodes of block ``b``: the first
     failing plugin per node and its code, packed (see ``framework.search``)."""
@@ -157,20 +157,27 @@ def score_todo(
     rows,
     row_raw,
     n_all,
+    row_const,
+    const_ok,
+    keep,
 ):  # pragma: no cover - compiled
     """``prioritizeNodes`` for the chunk pods ``todo`` (≥ 2 feasible nodes each), plugin by
     plugin over the pods (:mod:`kscore_fast.framework.scoring`). ``raw``/``norm_u8`` are
     whole buffers (one compiled signature), the chunk's entries from column ``base``;
-    ``rows``/``row_raw``: twins' raw scores on all ``n_all`` nodes (see ``fill_rows``)."""
+    ``rows``/``row_raw``/``row_const``: twins' raw scores on all ``n_all`` nodes (see
+    ``TwinRows``); ``const_ok[k]``: plugin ``k`` normalizes equal scores to equal scores;
+    ``keep``: the per-plugin scores are kept (else only totals matter)."""
     nptr = np.zeros(todo.shape[0] + 1, dtype=np.int64)
     for q in range(todo.shape[0]):
         nptr[q + 1] = nptr[q] + ptr[todo[q] + 1] - ptr[todo[q]]
     norm = np.empty((sids.shape[0], nptr[-1]), dtype=np.int64)
+    cflag = np.empty((sids.shape[0], todo.shape[0]), dtype=np.bool_)
+    cval = np.empty((sids.shape[0], todo.shape[0]), dtype=np.int64)
     for k in range(sids.shape[0]):
         _plugin_pass(sids[k], states, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows,
-                     row_raw, n_all)  # fmt: skip
+                     row_raw, n_all, row_const, const_ok[k], keep, cflag, cval, True)  # fmt: skip
     scoring.weigh_pods(weights, todo, ptr, norm, nptr, norm_u8, base, total, best, count,
-                       bad_plugin, bad_value)  # fmt: skip
+                       bad_plugin, bad_value, cflag, cval, keep)  # fmt: skip
 
 
 @kernel
@@ -182,11 +189,14 @@ def fill_rows(sids, states, reps, n_all, row_raw):  # pragma: no cover - compile
     nodes = np.empty(m * n_all, dtype=np.int32)
     for q in range(m * n_all):
         nodes[q] = q % n_all
-    norm = np.empty((sids.shape[0], m * n_all), dtype=np.int64)
+    norm = np.empty((sids.shape[0], 0), dtype=np.int64)  # not normalized
     none = np.full(m, -1, dtype=np.int64)
+    no_const = np.zeros((sids.shape[0], 1), dtype=np.bool_)
+    cflag = np.empty((sids.shape[0], m), dtype=np.bool_)
+    cval = np.empty((sids.shape[0], m), dtype=np.int64)
     for k in range(sids.shape[0]):
         _plugin_pass(sids[k], states, k, todo, reps, ptr, nodes, row_raw, 0, norm, ptr, none,
-                     row_raw, n_all)  # fmt: skip
+                     row_raw, n_all, no_const, False, True, cflag, cval, False)  # fmt: skip
 
 
 @kernel
@@ -237,37 +247,58 @@ def copy_twins(
 
 @inline_kernel
 def _plugin_pass(
-    sid, states, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows, row_raw, n_all
-):  # pragma: no cover - compiled
-    """:func:`scoring.plugin_pass` of plugin slot ``sid``, with its kernels and state."""
+    sid, states, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows, row_raw, n_all,
+    row_const, const_ok, keep, cflag, cval, do_norm,
+):  # fmt: skip  # pragma: no cover - compiled
+    """:func:`scoring.plugin_pass` of plugin slot ``sid``, with its kernels and state:
+    plugins whose kernels allocate (scratch rows) with numba's reference counting, the
+    others without (see ``_jit.unrefcounted_kernel``: ~0.2 µs per pod and plugin)."""
     if sid == SELECTOR_SPREAD:
         scoring.plugin_pass(selectorspread.score_pod, selectorspread.normalize_pod,
                             states[SELECTOR_SPREAD], k, todo, pods, ptr, nodes, raw, base,
-                            norm, nptr, rows, row_raw, n_all)  # fmt: skip
-    elif sid == TAINT_TOLERATION:
+                            norm, nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag,
+                            cval, do_norm)  # fmt: skip
+    else:
+        _plain_pass(sid, states, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows,
+                    row_raw, n_all, row_const, const_ok, keep, cflag, cval, do_norm)  # fmt: skip
+
+
+@unrefcounted_kernel
+def _plain_pass(
+    sid, states, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows, row_raw, n_all,
+    row_const, const_ok, keep, cflag, cval, do_norm,
+):  # fmt: skip  # pragma: no cover - compiled
+    """:func:`_plugin_pass` of the plugins whose kernels allocate nothing."""
+    if sid == TAINT_TOLERATION:
         scoring.plugin_pass(tainttoleration.score_pod, tainttoleration.normalize_pod,
                             states[TAINT_TOLERATION], k, todo, pods, ptr, nodes, raw, base,
-                            norm, nptr, rows, row_raw, n_all)  # fmt: skip
+                            norm, nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag,
+                            cval, do_norm)  # fmt: skip
     elif sid == NODE_AFFINITY:
         scoring.plugin_pass(nodeaffinity.score_pod, nodeaffinity.normalize_pod,
                             states[NODE_AFFINITY], k, todo, pods, ptr, nodes, raw, base,
-                            norm, nptr, rows, row_raw, n_all)  # fmt: skip
+                            norm, nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag,
+                            cval, do_norm)  # fmt: skip
     elif sid == NODE_RESOURCES_FIT:
         scoring.plugin_pass(fit_kernels.score_pod, scoring.no_normalize,
                             states[NODE_RESOURCES_FIT], k, todo, pods, ptr, nodes, raw, base,
-                            norm, nptr, rows, row_raw, n_all)  # fmt: skip
+                            norm, nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag,
+                            cval, do_norm)  # fmt: skip
     elif sid == BALANCED_ALLOCATION:
         scoring.plugin_pass(balanced_kernels.score_pod, scoring.no_normalize,
                             states[BALANCED_ALLOCATION], k, todo, pods, ptr, nodes, raw, base,
-                            norm, nptr, rows, row_raw, n_all)  # fmt: skip
+                            norm, nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag,
+                            cval, do_norm)  # fmt: skip
     elif sid == IMAGE_LOCALITY:
         scoring.plugin_pass(imagelocality.score_pod, scoring.no_normalize,
                             states[IMAGE_LOCALITY], k, todo, pods, ptr, nodes, raw, base,
-                            norm, nptr, rows, row_raw, n_all)  # fmt: skip
+                            norm, nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag,
+                            cval, do_norm)  # fmt: skip
     elif sid == VOLUME_BINDING:
         scoring.plugin_pass(volumebinding.score_pod, scoring.no_normalize,
                             states[VOLUME_BINDING], k, todo, pods, ptr, nodes, raw, base,
-                            norm, nptr, rows, row_raw, n_all)  # fmt: skip
+                            norm, nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag,
+                            cval, do_norm)  # fmt: skip
 
 
 @inline_kernel
@@ -306,7 +337,8 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
     work = np.zeros(len(todo) + 1, dtype=np.int64)
     np.cumsum(ptr[todo + 1] - ptr[todo], out=work[1:])
     run_threaded([partial(score_todo, todo[a:b], sids, weights, states, pods, ptr, nodes, raw,
-                          norm_u8, base, total, *per_pod, row_of, rows.raw, rows.n_all)
+                          norm_u8, base, total, *per_pod, row_of, rows.raw, rows.n_all,
+                          rows.const, rows.const_ok, keep)
                   for a, b in _split(work, int(work[-1]))])  # fmt: skip
     copy_twins(copies, source, ptr, raw, norm_u8, base, keep, total, *per_pod)
 
@@ -330,6 +362,15 @@ class TwinRows:
         self.row_of[shared] = np.arange(len(shared))
         self.raw = np.empty((len(sids), len(shared) * self.n_all), dtype=np.int64)
         self.filled = np.zeros(len(shared), dtype=np.bool_)
+        #: bool[K, rows]: the row holds one value on every node
+        self.const = np.zeros((len(sids), max(len(shared), 1)), dtype=np.bool_)
+        #: bool[K]: the plugin gives equal normalized scores to equal raw scores, whatever
+        #: the list (no NormalizeScore, or ``constant_normalize``): a pod whose row is
+        #: constant is normalized once (``scoring.plugin_pass``)
+        self.const_ok = np.array(
+            [not CLASSES[s].normalizes or getattr(CLASSES[s], "constant_normalize", False)
+             for s in sids.tolist()], dtype=np.bool_,
+        ).reshape(-1)  # fmt: skip
 
     def rows_for(self, states: tuple[Any, ...], pods: np.ndarray, twins: np.ndarray,
                  todo: np.ndarray) -> np.ndarray:  # fmt: skip
@@ -344,7 +385,9 @@ class TwinRows:
             fresh = np.empty((len(self.sids), len(need) * self.n_all), dtype=np.int64)
             fill_rows(self.sids, states, pods[todo[first]], self.n_all, fresh)
             by_row = self.raw.reshape(len(self.sids), -1, self.n_all)
-            by_row[:, need, :] = fresh.reshape(len(self.sids), len(need), self.n_all)
+            new = fresh.reshape(len(self.sids), len(need), self.n_all)
+            by_row[:, need, :] = new
+            self.const[:, need] = (new == new[:, :, :1]).all(axis=2)
             self.filled[need] = True
         return rows
 

@@ -18,8 +18,9 @@ def _const_score(state, pod, nodes, out):  # pragma: no cover - compiled
     out[:] = state[0]
 
 
-def _score_one_pod(values, weights, n_nodes=3):
-    """framework.scoring with constant-score plugins (``values[k]``) for one pod."""
+def _score_one_pod(values, weights, n_nodes=3, from_rows=False):
+    """framework.scoring with constant-score plugins (``values[k]``) for one pod, scored
+    on its own list or (``from_rows``) taking constant rows of raw scores."""
     k = len(values)
     raw = np.zeros((k, n_nodes), np.int64)
     norm = np.zeros((k, n_nodes), np.int64)
@@ -27,25 +28,36 @@ def _score_one_pod(values, weights, n_nodes=3):
     total = np.zeros(n_nodes, np.int64)
     per_pod = [np.zeros(1, np.int64) for _ in range(4)]
     _driver(np.asarray(values, np.int64), np.asarray(weights, np.int64),
-            np.arange(n_nodes, dtype=np.int32), raw, norm, norm_u8, total, *per_pod)  # fmt: skip
+            np.arange(n_nodes, dtype=np.int32), raw, norm, norm_u8, total, *per_pod,
+            from_rows)  # fmt: skip
     best, count, bad, bad_value = (int(x[0]) for x in per_pod)
     return (best, count, bad, bad_value), raw, norm_u8, total
 
 
 @numba.njit
 def _driver(
-    values, weights, nodes, raw, norm, norm_u8, total, best, count, bad_plugin, bad_value
-):  # pragma: no cover - compiled
+    values, weights, nodes, raw, norm, norm_u8, total, best, count, bad_plugin, bad_value,
+    from_rows,
+):  # pragma: no cover - compiled  # fmt: skip
     todo = np.zeros(1, np.int64)
     ptr = np.array([0, nodes.shape[0]], np.int64)
     pods = np.zeros(1, np.int64)
-    for k in range(values.shape[0]):
+    n_plugins = values.shape[0]
+    n_all = nodes.shape[0]
+    rows = np.full(1, 0 if from_rows else -1, np.int64)
+    row_raw = np.empty((n_plugins, n_all), np.int64)
+    for k in range(n_plugins):
+        row_raw[k, :] = values[k]
+    row_const = np.ones((n_plugins, 1), np.bool_)
+    cflag = np.empty((n_plugins, 1), np.bool_)
+    cval = np.empty((n_plugins, 1), np.int64)
+    for k in range(n_plugins):
         state = (values[k],)
         scoring.plugin_pass(_const_score, scoring.no_normalize, state, k, todo, pods, ptr,
-                            nodes, raw, 0, norm, ptr, np.full(1, -1, np.int64), raw,
-                            1)  # fmt: skip
+                            nodes, raw, 0, norm, ptr, rows, row_raw, n_all, row_const, True,
+                            True, cflag, cval, True)  # fmt: skip
     scoring.weigh_pods(weights, todo, ptr, norm, ptr, norm_u8, 0, total, best, count,
-                       bad_plugin, bad_value)  # fmt: skip
+                       bad_plugin, bad_value, cflag, cval, True)  # fmt: skip
 
 
 def _spread_cluster(n_nodes=4, n_pending=3):
@@ -91,8 +103,9 @@ def test_no_score_plugins_every_node_scores_one():
         assert res["host"] in {"n0", "n1", "n2", "n3"}
 
 
-def test_weights_and_totals():
-    (best, count, bad, _), raw, norm, total = _score_one_pod([7, 30], [3, 2])
+@pytest.mark.parametrize("from_rows", [False, True])
+def test_weights_and_totals(from_rows):
+    (best, count, bad, _), raw, norm, total = _score_one_pod([7, 30], [3, 2], 3, from_rows)
     assert raw.tolist() == [[7, 7, 7], [30, 30, 30]]
     assert norm.tolist() == raw.tolist()
     assert total.tolist() == [81, 81, 81]
@@ -103,9 +116,10 @@ def test_weight_zero_means_one():
     assert build_framework("SelectorSpread=0").score_plugins[0].weight == 1
 
 
+@pytest.mark.parametrize("from_rows", [False, True])
 @pytest.mark.parametrize("value", [101, -1])
-def test_out_of_range_score_is_go_error_text(value):
-    (_, _, bad, bad_value), _, _, _ = _score_one_pod([5, value], [1, 1])
+def test_out_of_range_score_is_go_error_text(value, from_rows):
+    (_, _, bad, bad_value), _, _, _ = _score_one_pod([5, value], [1, 1], 3, from_rows)
     assert (bad, bad_value) == (1, value)
     # RunScorePlugins' message, exactly (framework.go, v1.23.6)
     assert _invalid_score("Bad", value) == (

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from ...errors import InputError
-from ...model.snapshot import ClusterSnapshot, PodBatch
+from ...model.snapshot import ClusterSnapshot, PodBatch, twin_representatives
+from ..helper.twins import expand_rows
 from .reference import INT64_MIN, NAME, node_image_states, normalized_image_name
 
 _TWO63 = 2.0**63
@@ -71,12 +72,15 @@ def build_state(snapshot: ClusterSnapshot, batch: PodBatch, test_snapshot: bool 
     counts them, for the upstream unit tests)."""
     vocab, node_ptr, node_img, node_score = _node_tables(snapshot, test_snapshot)
     get = vocab.get
-    pod_img = np.array(
-        [get(normalized_image_name(c.image), -1) for p in batch.pods for c in p.containers],
+    reps, twins = twin_representatives(batch)
+    rep_img = np.array(
+        [get(normalized_image_name(c.image), -1) for p in reps for c in p.containers],
         dtype=np.int64,
     ).reshape(-1)
-    pod_ptr = np.zeros(len(batch) + 1, dtype=np.int64)
-    np.cumsum([len(p.containers) for p in batch.pods], out=pod_ptr[1:])
+    rep_ptr = np.zeros(len(reps) + 1, dtype=np.int64)
+    np.cumsum([len(p.containers) for p in reps], out=rep_ptr[1:])
+    pod_ptr, take = expand_rows(rep_ptr, twins)
+    pod_img = rep_img[take]
     used = np.unique(pod_img[pod_img >= 0])
     compact = np.full(len(vocab) + 1, -1, dtype=np.int64)  # +1: never empty
     compact[used] = np.arange(len(used))

@@ -94,7 +94,7 @@ def _selector_holds(st, s, node):  # pragma: no cover - compiled
     return False
 
 
-@kernel
+@inline_kernel
 def filter_node(state, pod, node):  # pragma: no cover - compiled
     """``Filter``: the added affinity first, then nodeSelector AND required affinity."""
     added = state[15]

@@ -22,15 +22,17 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigError
-from ...model.labels import ABSENT, LabelInterner
+from ...model.labels import ABSENT, LabelInterner, LabelTable
 from ...model.objects import NodeAffinity as NodeAffinityRecord
 from ...model.objects import (
     NodeSelectorRequirement,
     NodeSelectorTerm,
+    PodRecord,
     PreferredSchedulingTerm,
 )
 from ...model.selectors import IN, Requirement, SelectorSpace
-from ...model.snapshot import ClusterSnapshot, PodBatch
+from ...model.snapshot import ClusterSnapshot, PodBatch, twin_representatives
+from ..helper.twins import expand_rows
 from . import kernels as k
 from .reference import (
     ERR_REASON_ENFORCED,
@@ -46,6 +48,7 @@ from .reference import (
 _LABEL_OPS = {"in": k.OP_IN, "notin": k.OP_NOT_IN, "exists": k.OP_EXISTS,
               "!": k.OP_DOES_NOT_EXIST, "gt": k.OP_GT, "lt": k.OP_LT}  # fmt: skip
 _REASONS = {k.FAIL_ENFORCED: [ERR_REASON_ENFORCED], k.FAIL_POD: [ERR_REASON_POD]}
+_NODE_LABELS = "NodeAffinity.node_labels"
 
 
 # -- args ---------------------------------------------------------------------------------
@@ -229,15 +232,27 @@ class _Tables:
         )  # fmt: skip
 
 
+def _node_labels(snapshot: ClusterSnapshot) -> tuple[LabelTable, np.ndarray, np.ndarray]:
+    """The nodes' label table over their own interner (the snapshot's is left alone) and,
+    per interned value (and one past them: absent), ``strconv.ParseInt(v, 10, 64)`` and
+    whether it succeeded; once per snapshot."""
+    cached = snapshot.cache.get(_NODE_LABELS)
+    if cached is None:
+        interner = LabelInterner()
+        table = interner.table(snapshot.node_labels)
+        parsed = [parse_int64(v) for v in interner.values]
+        ok_of = np.array([v is not None for v in parsed] + [False], dtype=np.bool_)
+        int_of = np.array([v or 0 for v in parsed] + [0], dtype=np.int64)
+        cached = snapshot.cache[_NODE_LABELS] = (table, int_of, ok_of)
+    return cached
+
+
 def _node_columns(snapshot: ClusterSnapshot, space: SelectorSpace) -> tuple[np.ndarray, ...]:
     """(node_vals, node_int, node_int_ok, node_named) over the space's keys."""
-    interner = LabelInterner()  # the nodes' own: the snapshot's interner is left alone
-    columns = interner.table(snapshot.node_labels).columns(space.keys)
+    table, int_of, ok_of = _node_labels(snapshot)
+    columns = table.columns(space.keys)
     node_vals = np.ascontiguousarray(space.project(columns), dtype=np.int32)
-    parsed = [parse_int64(v) for v in interner.values]
-    ok_of = np.array([v is not None for v in parsed] + [False], dtype=np.bool_)
-    int_of = np.array([v or 0 for v in parsed] + [0], dtype=np.int64)
-    ids = np.where(columns.values == ABSENT, len(parsed), columns.values)
+    ids = np.where(columns.values == ABSENT, len(int_of) - 1, columns.values)
     node_named = np.array([bool(n) for n in snapshot.node_names], dtype=np.bool_)
     return node_vals, int_of[ids], ok_of[ids], node_named
 
@@ -245,12 +260,12 @@ def _node_columns(snapshot: ClusterSnapshot, space: SelectorSpace) -> tuple[np.n
 class _Parsed:
     """Every pending pod's terms parsed (reference parser), equal affinities once."""
 
-    def __init__(self, ref: NodeAffinityReference, batch: PodBatch) -> None:
+    def __init__(self, ref: NodeAffinityReference, pods: Sequence[PodRecord]) -> None:
         self.required: list[tuple[dict[str, str] | None, list[ParsedTerm] | None]] = []
         self.preferred: list[list[tuple[ParsedTerm, int]]] = []
         self.errors: dict[int, str] = {}
         memo: dict[Any, tuple] = {}
-        for p, pod in enumerate(batch.pods):
+        for p, pod in enumerate(pods):
             parsed = memo.get(pod.node_affinity)
             if parsed is None:
                 parsed = memo[pod.node_affinity] = (
@@ -291,14 +306,16 @@ def _pref_rows(tables: _Tables, rows: Sequence[Sequence[tuple[ParsedTerm, int]]]
 
 def build_state(ref: NodeAffinityReference, snapshot: ClusterSnapshot, batch: PodBatch
                 ) -> tuple[tuple, dict[int, str]]:  # fmt: skip
-    """The kernels' state and the pods whose PreScore fails (pod → Go's message)."""
-    parsed = _Parsed(ref, batch)
+    """The kernels' state and the pods whose PreScore fails (pod → Go's message); the
+    per-pod rows are built for one pod of each group of twins."""
+    reps, twins = twin_representatives(batch)
+    parsed = _Parsed(ref, reps)
     space = parsed.space()
     tables = _Tables(space, {n: i for i, n in enumerate(snapshot.node_names)})
     groups: dict[Any, int] = {}
-    pod_group = np.empty(len(batch), dtype=np.int64)
+    rep_group = np.empty(len(reps), dtype=np.int64)
     grp_map_term, grp_sel = [], []
-    for p, pod in enumerate(batch.pods):
+    for p, pod in enumerate(reps):
         aff = pod.node_affinity
         key = (tuple(sorted(pod.node_selector.items())), None if aff is None else aff.required)
         g = groups.get(key)
@@ -307,16 +324,20 @@ def build_state(ref: NodeAffinityReference, snapshot: ClusterSnapshot, batch: Po
             selector, required = parsed.required[p]
             grp_map_term.append(-1 if selector is None else tables.map_term(selector))
             grp_sel.append(-1 if required is None else tables.selector(required))
-        pod_group[p] = g
+        rep_group[p] = g
     added_sel = -1 if parsed.added_required is None else tables.selector(parsed.added_required)
-    prefs = _pref_rows(tables, parsed.preferred)
+    ptr, term, weight = _pref_rows(tables, parsed.preferred)
+    pod_ptr, take = expand_rows(ptr, twins)
     _, added_term, added_weight = _pref_rows(tables, [parsed.added_preferred])
     state = (
-        *_node_columns(snapshot, space), *tables.arrays(), pod_group,
+        *_node_columns(snapshot, space), *tables.arrays(), rep_group[twins],
         np.asarray(grp_map_term, np.int64), np.asarray(grp_sel, np.int64),
-        np.int64(added_sel), *prefs, added_term, added_weight,
+        np.int64(added_sel), pod_ptr, term[take], weight[take], added_term, added_weight,
     )  # fmt: skip
-    return state, parsed.errors
+    errors = {}
+    if parsed.errors:
+        errors = {i: parsed.errors[t] for i, t in enumerate(twins.tolist()) if t in parsed.errors}
+    return state, errors
 
 
 class NodeAffinity:
@@ -331,6 +352,8 @@ class NodeAffinity:
     filters = True
     scores = True
     normalizes = True
+    #: ``DefaultNormalizeScore`` gives equal scores for equal scores, whatever the list
+    constant_normalize = True
 
     def __init__(self, args: Mapping[str, Any] | None = None) -> None:
         self.added = added_affinity(args)

@@ -12,8 +12,9 @@ import numpy as np
 
 from ...errors import ConfigError
 from ...model.objects import PodRecord
-from ...model.snapshot import ClusterSnapshot, PodBatch
+from ...model.snapshot import ClusterSnapshot, PodBatch, twin_representatives
 from ..helper.base import NoArgs
+from ..helper.twins import expand_rows
 from .kernels import CONFLICT, EMPTY, build_tables
 from .reference import DEFAULT_BIND_ALL_HOST_IP, ERR_REASON, sanitize
 
@@ -57,18 +58,21 @@ def _intern(table: dict, key: object) -> int:
 
 
 def _pending(batch: PodBatch, vocab: _Vocabulary) -> list[np.ndarray]:
-    """pod_ptr, pod_trip, pod_wtrip, pod_pp, pod_group."""
-    ptr = np.zeros(len(batch.pods) + 1, dtype=np.int64)
+    """pod_ptr, pod_trip, pod_wtrip, pod_pp, pod_group (built for one pod of each group of
+    twins)."""
+    reps, twins = twin_representatives(batch)
+    ptr = np.zeros(len(reps) + 1, dtype=np.int64)
     entries: list[tuple[int, int, int]] = []
     groups: dict[tuple[int, ...], int] = {}
-    group = np.empty(len(batch.pods), dtype=np.int64)
-    for i, pod in enumerate(batch.pods):
+    group = np.empty(len(reps), dtype=np.int64)
+    for i, pod in enumerate(reps):
         ids = vocab.pod_ids(pod)
         entries += ids
         ptr[i + 1] = len(entries)
         group[i] = groups.setdefault(tuple(sorted({t for t, _, _ in ids})), len(groups))
     flat = np.array(entries, dtype=np.int64).reshape(-1, 3)
-    return [ptr, *(np.ascontiguousarray(flat[:, j]) for j in range(3)), group]
+    pod_ptr, take = expand_rows(ptr, twins)
+    return [pod_ptr, *(np.ascontiguousarray(flat[take, j]) for j in range(3)), group[twins]]
 
 
 def _bound(snapshot: ClusterSnapshot, vocab: _Vocabulary) -> np.ndarray:

@@ -160,19 +160,12 @@ def node_sums(pod_node, res, nonzero, n_nodes):  # pragma: no cover - compiled
 
 
 @inline_kernel
-def scored_resources(alloc_col, scalar, pod_req, pod):  # pragma: no cover - compiled
-    """The configured resources ``calculateResourceAllocatableRequest`` can give a
-    non-(0, 0) pair for this pod on some node: those with a column, minus the scalar
-    resources the pod does not request (int64 indices, in configured order). Called once
-    per pod; the per-node loops then read the node's values directly (an inlined helper
-    taking arrays, with branches, makes numba reference-count them inside the loop)."""
-    out = np.empty(alloc_col.shape[0], dtype=np.int64)
-    n = 0
-    for s in range(alloc_col.shape[0]):
-        if alloc_col[s] >= 0 and (pod_req[pod, s] != 0 or not scalar[s]):
-            out[n] = s
-            n += 1
-    return out[:n]
+def scored_resource(alloc_col, scalar, pod_req, pod, s):  # pragma: no cover - compiled
+    """Whether configured resource ``s`` can give ``calculateResourceAllocatableRequest``
+    a non-(0, 0) pair for this pod on some node: it has a column, and is not a scalar
+    resource the pod does not request (the scorers go through resources in configured
+    order)."""
+    return alloc_col[s] >= 0 and (pod_req[pod, s] != 0 or not scalar[s])
 
 
 @inline_kernel

@@ -14,7 +14,21 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import inline_kernel
-from .allocation_kernels import add_pod, go_float_to_int64, scored_resources, wadd
+from .allocation_kernels import add_pod, go_float_to_int64, scored_resource, wadd
+
+
+@inline_kernel
+def _fraction(alloc, used, alloc_col, used_col, scalar, pod_req, pod, node, s):  # pragma: no cover
+    """(counted, fraction): resource ``s``'s requested/allocatable fraction on ``node``,
+    capped at 1; not counted when the resource is not scored for this pod
+    (``scored_resource``) or its allocatable is 0."""
+    if not scored_resource(alloc_col, scalar, pod_req, pod, s):
+        return False, 0.0
+    a = alloc[node, alloc_col[s]]
+    if a == 0:
+        return False, 0.0
+    f = np.float64(wadd(used[node, used_col[s]], pod_req[pod, s])) / np.float64(a)
+    return True, (1.0 if f > 1 else f)
 
 
 @inline_kernel
@@ -23,32 +37,35 @@ def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
     configured order (Go: random map order), std of them, ``int64((1 - std) * 100)``.
     """
     alloc, used, alloc_col, used_col = state[0], state[1], state[4], state[5]
-    pod_req = state[7]
-    scored = scored_resources(alloc_col, state[6], pod_req, pod)
-    fractions = np.empty(scored.shape[0], dtype=np.float64)
+    scalar, pod_req = state[6], state[7]
     for i in range(nodes.shape[0]):
         node = nodes[i]
+        # the fractions are computed again for the second pass (same operations, same
+        # bits) instead of being kept: the kernel allocates nothing
         count = 0
         total = 0.0
-        for k in range(scored.shape[0]):
-            s = scored[k]
-            a = alloc[node, alloc_col[s]]
-            if a == 0:
+        f0 = f1 = 0.0
+        for s in range(alloc_col.shape[0]):
+            counted, f = _fraction(alloc, used, alloc_col, used_col, scalar, pod_req, pod, node, s)
+            if not counted:
                 continue
-            f = np.float64(wadd(used[node, used_col[s]], pod_req[pod, s])) / np.float64(a)
-            if f > 1:
-                f = 1.0
             total += f
-            fractions[count] = f
+            if count == 0:
+                f0 = f
+            elif count == 1:
+                f1 = f
             count += 1
         std = 0.0
         if count == 2:
-            std = abs((fractions[0] - fractions[1]) / 2)
+            std = abs((f0 - f1) / 2)
         elif count > 2:
             mean = total / np.float64(count)
             acc = 0.0
-            for k in range(count):
-                acc = acc + (fractions[k] - mean) * (fractions[k] - mean)
+            for s in range(alloc_col.shape[0]):
+                counted, f = _fraction(alloc, used, alloc_col, used_col, scalar, pod_req, pod,
+                                       node, s)  # fmt: skip
+                if counted:
+                    acc = acc + (f - mean) * (f - mean)
             std = np.sqrt(acc / np.float64(count))
         out[i] = go_float_to_int64((1 - std) * 100.0)
 

@@ -43,7 +43,7 @@ from .allocation_kernels import (
     add_pod,
     go_div,
     go_float_to_int64,
-    scored_resources,
+    scored_resource,
     wadd,
     wmul,
     wsub,
@@ -152,14 +152,14 @@ def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
     """``resourceAllocationScorer.score`` with the configured strategy, on each node
     (resources with allocatable 0 are dropped, as ``score`` drops them)."""
     alloc, used, alloc_col, used_col = state[0], state[1], state[4], state[5]
-    pod_req, weight, strategy, rtcr = state[7], state[13], state[14], state[15]
-    scored = scored_resources(alloc_col, state[6], pod_req, pod)
+    scalar, pod_req, weight, strategy, rtcr = state[6], state[7], state[13], state[14], state[15]
     for i in range(nodes.shape[0]):
         node = nodes[i]
         node_score = np.int64(0)
         weight_sum = np.int64(0)
-        for k in range(scored.shape[0]):
-            s = scored[k]
+        for s in range(alloc_col.shape[0]):
+            if not scored_resource(alloc_col, scalar, pod_req, pod, s):
+                continue
             a = alloc[node, alloc_col[s]]
             if a == 0:
                 continue

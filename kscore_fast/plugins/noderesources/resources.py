@@ -14,13 +14,18 @@ Arrays (N nodes, B pending pods, R columns):
   ``Resource.Add``); ``allowed_pods`` int64[N]: its ``AllowedPodNumber``;
 * ``used`` int64[N, R + 2]: ``NodeInfo.Requested`` per column, then
   ``NonZeroRequested`` cpu and memory; ``pod_count`` int64[N]: ``len(NodeInfo.Pods)``;
-  both sum every bound pod of the snapshot (deleting ones included);
+  both sum every bound pod of the snapshot (deleting ones included), and are never written
+  (``fresh`` gives a state its own copies);
 * ``pod_add`` int64[B, R + 2]: each pending pod's ``calculateResource`` (equal to fit.go's
   ``computePodResourceRequest``) and non-zero cpu/memory: what ``assume`` adds to ``used``;
   ``pod_present`` bool[B, R]: the resource is a key of that request; ``pod_empty`` bool[B]:
   the request is empty (fitsRequest's early return);
-* the pending pods' container table (``table``), from which each plugin computes
-  ``calculatePodResourceRequest`` for its configured resources.
+* the container table (``table``) of one pod per twin group (``twins``: each pending
+  pod's row), from which each plugin computes ``calculatePodResourceRequest`` for its
+  configured resources.
+
+The node arrays are built once per snapshot (the scheduler cache keeps them in its
+``NodeInfo``s), the per-pod ones once per group of twins.
 
 A container table holds, per pod, one row per container, then one per init container,
 then one row for ``spec.overhead``: ``ptr`` int64[P + 1] (rows of pod ``p``),
@@ -36,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...model.objects import PodRecord, ResourceList
-from ...model.snapshot import ClusterSnapshot, PodBatch
+from ...model.snapshot import ClusterSnapshot, PodBatch, twin_representatives
 from . import allocation_kernels as ak
 from .names import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_scalar_resource_name
 
@@ -67,7 +72,10 @@ class Columns:
     pod_add: np.ndarray
     pod_present: np.ndarray
     pod_empty: np.ndarray
+    #: the container table of the twin representatives (``twin_representatives``)
     table: Table
+    #: int64[B]: each pending pod's row of ``table``
+    twins: np.ndarray
 
     def column(self, name: str) -> int:
         """The column of resource ``name``, -1 if it has none."""
@@ -153,20 +161,34 @@ def allocatable(snapshot: ClusterSnapshot, index: dict[str, int]) -> tuple[np.nd
     return alloc, pods
 
 
+def _node_columns(snapshot: ClusterSnapshot, names: list[str]) -> tuple[np.ndarray, ...]:
+    """(alloc, allowed_pods, used, pod_count) over the columns ``names``: what the scheduler
+    cache's ``NodeInfo`` holds, built once per snapshot and set of columns (never written:
+    ``fresh`` copies the aggregates ``assume`` changes)."""
+    key = (CACHE_KEY, tuple(names))
+    cached = snapshot.cache.get(key)
+    if cached is None:
+        index = {n: i for i, n in enumerate(names)}
+        bound = container_table(snapshot.pods, index)
+        b_res, _, b_nonzero = ak.pod_resources(bound.ptr, bound.init_start, bound.val, bound.has)
+        pod_node = np.ascontiguousarray(snapshot.pod_node, dtype=np.int64)
+        used, count = ak.node_sums(pod_node, b_res, b_nonzero, snapshot.n_nodes)
+        alloc, allowed = allocatable(snapshot, index)
+        cached = snapshot.cache[key] = (alloc, allowed, used, count)
+    return cached
+
+
 def _build(snapshot: ClusterSnapshot, batch: PodBatch) -> Columns:
-    names = [*FIXED, *_scalar_names(batch.pods)]
-    index = {n: i for i, n in enumerate(names)}
-    pending = container_table(batch.pods, index)
+    reps, twins = twin_representatives(batch)
+    names = [*FIXED, *_scalar_names(reps)]
+    pending = container_table(reps, {n: i for i, n in enumerate(names)})
     res, present, nonzero = ak.pod_resources(pending.ptr, pending.init_start, pending.val,
                                              pending.has)  # fmt: skip
     empty = ~present[:, 3:].any(axis=1) & (res[:, :3] == 0).all(axis=1)
-    bound = container_table(snapshot.pods, index)
-    b_res, _, b_nonzero = ak.pod_resources(bound.ptr, bound.init_start, bound.val, bound.has)
-    pod_node = np.ascontiguousarray(snapshot.pod_node, dtype=np.int64)
-    used, count = ak.node_sums(pod_node, b_res, b_nonzero, snapshot.n_nodes)
-    alloc, allowed = allocatable(snapshot, index)
-    pod_add = np.ascontiguousarray(np.concatenate([res, nonzero], axis=1))
-    return Columns(names, alloc, allowed, used, count, pod_add, present, empty, pending)
+    alloc, allowed, used, count = _node_columns(snapshot, names)
+    pod_add = np.ascontiguousarray(np.concatenate([res, nonzero], axis=1)[twins])
+    return Columns(names, alloc, allowed, used, count, pod_add,
+                   np.ascontiguousarray(present[twins]), empty[twins], pending, twins)  # fmt: skip
 
 
 def columns(snapshot: ClusterSnapshot, batch: PodBatch) -> Columns:
@@ -201,7 +223,7 @@ def common_state(cols: Columns, names: Sequence[str], non_zero: bool, overhead: 
     alloc_col, used_col, scalar = scoring_columns(cols, names, non_zero)
     t = cols.table
     pod_req = ak.score_requests(t.ptr, t.init_start, t.val, t.has, t.ovh_units, alloc_col,
-                                non_zero, overhead)  # fmt: skip
+                                non_zero, overhead)[cols.twins]  # fmt: skip
     return (cols.alloc, cols.used, cols.pod_count, cols.pod_add, alloc_col, used_col, scalar,
             pod_req)  # fmt: skip
 

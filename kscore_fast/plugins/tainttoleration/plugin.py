@@ -22,6 +22,8 @@ class TaintToleration(NoArgs):
     filters = True
     scores = True
     normalizes = True
+    #: ``DefaultNormalizeScore`` gives equal scores for equal scores, whatever the list
+    constant_normalize = True
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         c = taint_columns(snapshot, batch)
