@@ -122,7 +122,7 @@ def framework_for_profile(profile: Any, percentage_of_nodes_to_score: int) -> Bu
     """The framework of a configuration profile (:class:`kscore_fast.config.types.Profile`):
     its filter plugins in order, its score plugins with weights, each plugin built once
     with the profile's args. Plugins kscore_fast does not simulate are left out and named
-    (``PodTopologySpread (filter, score)``), never faked."""
+    (``VolumeZone (filter)``), never faked."""
     from .config.args import args_to_versioned
 
     built: dict[str, Any] = {}

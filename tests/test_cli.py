@@ -28,13 +28,15 @@ DEFAULT_SCORES = {
     "NodeAffinity": 2,
     "NodeResourcesFit": 1,
     "VolumeBinding": 1,
+    "PodTopologySpread": 2,
+    "InterPodAffinity": 2,
     "NodeResourcesBalancedAllocation": 1,
     "ImageLocality": 1,
 }
 
 
 def test_json_contract(embedded_json):
-    """The default profile (v1.23.6, v1beta3), less what is not simulated."""
+    """The default profile (v1.23.6, v1beta3), less the volume filters."""
     results = embedded_json["results"]
     assert len(results) == 40
     for r in results:
@@ -169,7 +171,7 @@ def test_bad_input_exit_2_no_traceback_no_output(tmp_path):
     "plugins,message",
     [
         ("Nope", 'Score Plugin "Nope" does not exist'),
-        ("PodTopologySpread", "not implemented in kscore_fast yet"),
+        ("VolumeZone", "does not extend ScorePlugin"),
         ("PrioritySort", "does not extend ScorePlugin"),
         ("SelectorSpread=-2", "non-negative integer"),
         ("SelectorSpread,,", "malformed entry"),
@@ -228,8 +230,7 @@ def test_warning_line_and_quiet(tmp_path):
         "plugins not simulated)",
         "kscore: not simulated (left out of profile 'default-scheduler'): VolumeRestrictions "
         "(filter), EBSLimits (filter), GCEPDLimits (filter), NodeVolumeLimits (filter), "
-        "AzureDiskLimits (filter), VolumeBinding (filter), VolumeZone (filter), "
-        "PodTopologySpread (filter, score), InterPodAffinity (filter, score)",
+        "AzureDiskLimits (filter), VolumeBinding (filter), VolumeZone (filter)",
     ]
     quiet = _run("score", str(EMBEDDED), "--quiet", "--scores", "none")
     assert quiet.returncode == 0 and quiet.stderr == ""

@@ -28,6 +28,8 @@ from ..framework import scoring, search
 from ..model.snapshot import ClusterSnapshot, PodBatch
 from .imagelocality import ImageLocality
 from .imagelocality import kernels as imagelocality
+from .interpodaffinity import InterPodAffinity
+from .interpodaffinity import kernels as interpodaffinity
 from .nodeaffinity import NodeAffinity
 from .nodeaffinity import kernels as nodeaffinity
 from .nodename import NodeName
@@ -42,6 +44,8 @@ from .noderesources import (
 )
 from .nodeunschedulable import NodeUnschedulable
 from .nodeunschedulable import kernels as nodeunschedulable
+from .podtopologyspread import PodTopologySpread
+from .podtopologyspread import kernels as podtopologyspread
 from .selectorspread import SelectorSpread
 from .selectorspread import kernels as selectorspread
 from .tainttoleration import TaintToleration
@@ -61,10 +65,12 @@ CLASSES: tuple[Any, ...] = (
     NodeResourcesBalancedAllocation,
     ImageLocality,
     VolumeBinding,
+    PodTopologySpread,
+    InterPodAffinity,
 )
 (SELECTOR_SPREAD, NODE_UNSCHEDULABLE, NODE_NAME, TAINT_TOLERATION, NODE_AFFINITY, NODE_PORTS,
- NODE_RESOURCES_FIT, BALANCED_ALLOCATION, IMAGE_LOCALITY,
- VOLUME_BINDING) = range(len(CLASSES))  # fmt: skip
+ NODE_RESOURCES_FIT, BALANCED_ALLOCATION, IMAGE_LOCALITY, VOLUME_BINDING, POD_TOPOLOGY_SPREAD,
+ INTER_POD_AFFINITY) = range(len(CLASSES))  # fmt: skip
 SLOTS: dict[str, int] = {cls.name: slot for slot, cls in enumerate(CLASSES)}
 
 
@@ -95,6 +101,12 @@ def fill_block(fids, states, reps, c, b, block, memo, done):  # pragma: no cover
         elif f == NODE_RESOURCES_FIT:
             search.filter_rows(fit_kernels.filter_node, states[NODE_RESOURCES_FIT], k, rep, c,
                                lo, hi, memo)  # fmt: skip
+        elif f == POD_TOPOLOGY_SPREAD:
+            search.filter_rows(podtopologyspread.filter_node, states[POD_TOPOLOGY_SPREAD], k,
+                               rep, c, lo, hi, memo)  # fmt: skip
+        elif f == INTER_POD_AFFINITY:
+            search.filter_rows(interpodaffinity.filter_node, states[INTER_POD_AFFINITY], k,
+                               rep, c, lo, hi, memo)  # fmt: skip
     done[c, b] = True
 
 
@@ -159,13 +171,15 @@ def score_todo(
     n_all,
     row_const,
     const_ok,
+    row_ok,
     keep,
 ):  # pragma: no cover - compiled
     """``prioritizeNodes`` for the chunk pods ``todo`` (≥ 2 feasible nodes each), plugin by
     plugin over the pods (:mod:`kscore_fast.framework.scoring`). ``raw``/``norm_u8`` are
     whole buffers (one compiled signature), the chunk's entries from column ``base``;
     ``rows``/``row_raw``/``row_const``: twins' raw scores on all ``n_all`` nodes (see
-    ``TwinRows``); ``const_ok[k]``: plugin ``k`` normalizes equal scores to equal scores;
+    ``TwinRows``), for the plugins with ``row_ok[k]``; ``const_ok[k]``: plugin ``k``
+    normalizes equal scores to equal scores;
     ``keep``: the per-plugin scores are kept (else only totals matter)."""
     nptr = np.zeros(todo.shape[0] + 1, dtype=np.int64)
     for q in range(todo.shape[0]):
@@ -173,16 +187,20 @@ def score_todo(
     norm = np.empty((sids.shape[0], nptr[-1]), dtype=np.int64)
     cflag = np.empty((sids.shape[0], todo.shape[0]), dtype=np.bool_)
     cval = np.empty((sids.shape[0], todo.shape[0]), dtype=np.int64)
+    own_lists = np.full(rows.shape[0], -1, dtype=np.int64)
     for k in range(sids.shape[0]):
-        _plugin_pass(sids[k], states, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows,
-                     row_raw, n_all, row_const, const_ok[k], keep, cflag, cval, True)  # fmt: skip
+        pod_rows = rows if row_ok[k] else own_lists
+        _plugin_pass(sids[k], states, k, todo, pods, ptr, nodes, raw, base, norm, nptr,
+                     pod_rows, row_raw, n_all, row_const, const_ok[k], keep, cflag, cval,
+                     True)  # fmt: skip
     scoring.weigh_pods(weights, todo, ptr, norm, nptr, norm_u8, base, total, best, count,
                        bad_plugin, bad_value, cflag, cval, keep)  # fmt: skip
 
 
 @kernel
-def fill_rows(sids, states, reps, n_all, row_raw):  # pragma: no cover - compiled
-    """Raw scores of pods ``reps`` on every node: ``row_raw[k, m * n_all + node]``."""
+def fill_rows(sids, states, reps, n_all, row_raw, row_ok):  # pragma: no cover - compiled
+    """Raw scores of pods ``reps`` on every node: ``row_raw[k, m * n_all + node]`` (plugins
+    with ``row_ok[k]``; the others are never read from rows)."""
     m = reps.shape[0]
     todo = np.arange(m)
     ptr = np.arange(m + 1) * n_all
@@ -195,8 +213,10 @@ def fill_rows(sids, states, reps, n_all, row_raw):  # pragma: no cover - compile
     cflag = np.empty((sids.shape[0], m), dtype=np.bool_)
     cval = np.empty((sids.shape[0], m), dtype=np.int64)
     for k in range(sids.shape[0]):
-        _plugin_pass(sids[k], states, k, todo, reps, ptr, nodes, row_raw, 0, norm, ptr, none,
-                     row_raw, n_all, no_const, False, True, cflag, cval, False)  # fmt: skip
+        if row_ok[k]:
+            _plugin_pass(sids[k], states, k, todo, reps, ptr, nodes, row_raw, 0, norm, ptr,
+                         none, row_raw, n_all, no_const, False, True, cflag, cval,
+                         False)  # fmt: skip
 
 
 @kernel
@@ -258,6 +278,11 @@ def _plugin_pass(
                             states[SELECTOR_SPREAD], k, todo, pods, ptr, nodes, raw, base,
                             norm, nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag,
                             cval, do_norm)  # fmt: skip
+    elif sid == POD_TOPOLOGY_SPREAD:
+        scoring.plugin_pass(podtopologyspread.score_pod, podtopologyspread.normalize_pod,
+                            states[POD_TOPOLOGY_SPREAD], k, todo, pods, ptr, nodes, raw, base,
+                            norm, nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag,
+                            cval, do_norm)  # fmt: skip
     else:
         _plain_pass(sid, states, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows,
                     row_raw, n_all, row_const, const_ok, keep, cflag, cval, do_norm)  # fmt: skip
@@ -292,6 +317,11 @@ def _plain_pass(
     elif sid == IMAGE_LOCALITY:
         scoring.plugin_pass(imagelocality.score_pod, scoring.no_normalize,
                             states[IMAGE_LOCALITY], k, todo, pods, ptr, nodes, raw, base,
+                            norm, nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag,
+                            cval, do_norm)  # fmt: skip
+    elif sid == INTER_POD_AFFINITY:
+        scoring.plugin_pass(interpodaffinity.score_pod, interpodaffinity.normalize_pod,
+                            states[INTER_POD_AFFINITY], k, todo, pods, ptr, nodes, raw, base,
                             norm, nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag,
                             cval, do_norm)  # fmt: skip
     elif sid == VOLUME_BINDING:
@@ -338,7 +368,7 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
     np.cumsum(ptr[todo + 1] - ptr[todo], out=work[1:])
     run_threaded([partial(score_todo, todo[a:b], sids, weights, states, pods, ptr, nodes, raw,
                           norm_u8, base, total, *per_pod, row_of, rows.raw, rows.n_all,
-                          rows.const, rows.const_ok, keep)
+                          rows.const, rows.const_ok, rows.row_ok, keep)
                   for a, b in _split(work, int(work[-1]))])  # fmt: skip
     copy_twins(copies, source, ptr, raw, norm_u8, base, keep, total, *per_pod)
 
@@ -371,6 +401,11 @@ class TwinRows:
             [not CLASSES[s].normalizes or getattr(CLASSES[s], "constant_normalize", False)
              for s in sids.tolist()], dtype=np.bool_,
         ).reshape(-1)  # fmt: skip
+        #: bool[K]: the plugin's raw score on a node does not depend on the scored list
+        #: (``row_independent``, default True; PodTopologySpread's PreScore reads the list)
+        self.row_ok = np.array(
+            [getattr(CLASSES[s], "row_independent", True) for s in sids.tolist()], np.bool_
+        ).reshape(-1)
 
     def rows_for(self, states: tuple[Any, ...], pods: np.ndarray, twins: np.ndarray,
                  todo: np.ndarray) -> np.ndarray:  # fmt: skip
@@ -383,11 +418,11 @@ class TwinRows:
         need, first = need[usable], first[usable]
         if len(need):
             fresh = np.empty((len(self.sids), len(need) * self.n_all), dtype=np.int64)
-            fill_rows(self.sids, states, pods[todo[first]], self.n_all, fresh)
+            fill_rows(self.sids, states, pods[todo[first]], self.n_all, fresh, self.row_ok)
             by_row = self.raw.reshape(len(self.sids), -1, self.n_all)
             new = fresh.reshape(len(self.sids), len(need), self.n_all)
             by_row[:, need, :] = new
-            self.const[:, need] = (new == new[:, :, :1]).all(axis=2)
+            self.const[:, need] = (new == new[:, :, :1]).all(axis=2) & self.row_ok[:, None]
             self.filled[need] = True
         return rows
 

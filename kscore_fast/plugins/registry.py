@@ -20,8 +20,6 @@ IN_TREE: dict[str, Any] = {cls.name: cls for cls in CLASSES}
 #: upstream (v1.23) plugins kscore_fast does not simulate, with their extension points
 #: that matter to a scheduling cycle (filter, score); the rest only queue, bind, reserve
 NOT_SIMULATED: dict[str, tuple[str, ...]] = {
-    "PodTopologySpread": ("filter", "score"),
-    "InterPodAffinity": ("filter", "score"),
     "VolumeBinding": ("filter",),  # its Score is simulated (0 in v1.23.6)
     "VolumeRestrictions": ("filter",),
     "VolumeZone": ("filter",),

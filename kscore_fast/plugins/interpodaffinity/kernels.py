@@ -113,7 +113,7 @@ def _all_match(sel_ptr, sel_key, sel_op, sel_vptr, sel_vals, rt_sel, rt_ns_all, 
     return True
 
 
-@kernel
+@inline_kernel
 def filter_node(state, pod, node):  # pragma: no cover - compiled
     """``Filter``: the pod's affinity, its anti-affinity, existing pods' anti-affinity."""
     node_dom = state[0]

@@ -307,6 +307,8 @@ class InterPodAffinity:
     #: a pod's raw score on a node does not depend on the scored node list (twins on
     #: different lists may share rows of raw scores)
     row_independent = True
+    #: min-max normalization gives 0 to every node of a list of equal scores
+    constant_normalize = True
 
     def __init__(self, args: Mapping[str, Any] | None = None, *,
                  enable_namespace_selector: bool = True) -> None:  # fmt: skip

@@ -95,7 +95,7 @@ def _entry_min(filt, e):  # pragma: no cover - compiled
     return m
 
 
-@kernel
+@inline_kernel
 def filter_node(state, pod, node):  # pragma: no cover - compiled
     """``Filter``: each DoNotSchedule constraint in order; the first failure decides."""
     node_dom = state[0][0]
