@@ -26,6 +26,7 @@ from .. import _jit
 from .._jit import inline_kernel, kernel, run_threaded, threads, unrefcounted_kernel
 from ..framework import scoring, search
 from ..model.snapshot import ClusterSnapshot, PodBatch
+from .helper.rows import unique_rows
 from .imagelocality import ImageLocality
 from .imagelocality import kernels as imagelocality
 from .interpodaffinity import InterPodAffinity
@@ -465,5 +466,5 @@ def filter_keys(filters: Sequence[Any], states: tuple[Any, ...], n_pods: int) ->
     if not filters:
         return np.zeros(n_pods, dtype=np.int64)
     keys = np.stack([f.filter_key(states[SLOTS[f.name]]) for f in filters], axis=1)
-    _, cls = np.unique(keys, axis=0, return_inverse=True)
+    _, cls = unique_rows(keys)
     return cls.reshape(-1).astype(np.int64)

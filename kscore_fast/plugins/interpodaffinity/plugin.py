@@ -35,6 +35,7 @@ from ...model.labels import LabelInterner
 from ...model.objects import PodAffinity, PodAffinityTerm, PodRecord
 from ...model.selectors import Selector, SelectorSpace, label_selector_as_selector
 from ...model.snapshot import ClusterSnapshot, PodBatch, build_cluster
+from ..helper.rows import unique_rows
 from . import kernels as k
 from .compile import ANTI, SCORE, Registry, csr, domain_offsets, resolve_namespaces
 from .reference import (
@@ -110,7 +111,7 @@ def _signatures(snapshot: ClusterSnapshot, space: SelectorSpace) -> tuple[np.nda
         z = np.zeros(0, np.int64)
         return (np.zeros(0, np.int32), np.zeros((0, len(space.keys)), np.int32),
                 np.zeros(1, np.int64), np.zeros(0, np.int32), z)  # fmt: skip
-    sig_rows, pod_sig = np.unique(rows, axis=0, return_inverse=True)
+    sig_rows, pod_sig = unique_rows(rows)
     pod_sig = pod_sig.reshape(-1).astype(np.int64)
     n_nodes = max(snapshot.n_nodes, 1)
     pairs, count = np.unique(pod_sig * n_nodes + snapshot.pod_node, return_counts=True)
@@ -263,7 +264,7 @@ class _Builder:
         rows[:, 0] = batch.ns
         rows[:, 1:] = pod_vals
         if n_pods:
-            cls_rows, pod_cls = np.unique(rows, axis=0, return_inverse=True)
+            cls_rows, pod_cls = unique_rows(rows)
         else:
             cls_rows, pod_cls = rows, np.zeros(0, np.int64)
         pod_cls = pod_cls.reshape(-1).astype(np.int64)

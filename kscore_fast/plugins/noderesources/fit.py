@@ -17,6 +17,7 @@ import numpy as np
 
 from ...errors import UnsupportedError
 from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper.rows import unique_rows
 from . import args as fit_args
 from . import fit_kernels as fk
 from . import resources
@@ -140,7 +141,7 @@ class NodeResourcesFit:
         )  # fmt: skip
         if n_pods == 0:
             return np.zeros(0, dtype=np.int64)
-        _, key = np.unique(rows, axis=0, return_inverse=True)
+        _, key = unique_rows(rows)
         return key.reshape(-1).astype(np.int64)
 
     def reasons(self, state: tuple, code: int) -> list[str]:

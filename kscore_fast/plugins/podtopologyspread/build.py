@@ -19,6 +19,7 @@ import numpy as np
 
 from ...model.selectors import Selector, SelectorSpace
 from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper.rows import unique_rows
 from ..nodeaffinity.plugin import NodeAffinity
 from . import kernels as k
 from .args import DO_NOT_SCHEDULE, LABEL_HOSTNAME, SCHEDULE_ANYWAY
@@ -178,7 +179,7 @@ def _signatures(snapshot: ClusterSnapshot, space: SelectorSpace) -> tuple[np.nda
     rows = np.empty((int(live.sum()), len(space.keys) + 1), dtype=np.int32)
     rows[:, 0] = snapshot.pod_ns[live]
     rows[:, 1:] = local[live]
-    sig_rows, pod_sig = np.unique(rows, axis=0, return_inverse=True)
+    sig_rows, pod_sig = unique_rows(rows)
     pod_sig = pod_sig.reshape(-1).astype(I64)
     n_ns = len(snapshot.namespaces)
     sig_ns_ptr = np.searchsorted(sig_rows[:, 0], np.arange(n_ns + 1)).astype(I64)

@@ -33,6 +33,7 @@ from ...model.snapshot import (
     build_cluster,
 )
 from ..helper.base import NoArgs
+from ..helper.rows import unique_rows
 from . import kernels
 
 NAME = "SelectorSpread"
@@ -144,7 +145,7 @@ def prepare(snapshot: ClusterSnapshot) -> _Prepared:
     rows = np.empty((int(live.sum()), len(keys) + 1), dtype=np.int32)
     rows[:, 0] = snapshot.pod_ns[live]
     rows[:, 1:] = local[live]
-    sig_rows, pod_sig = np.unique(rows, axis=0, return_inverse=True)
+    sig_rows, pod_sig = unique_rows(rows)
     pod_sig = pod_sig.reshape(-1).astype(np.int64)
     n_sig = sig_rows.shape[0]
     sig_ns = sig_rows[:, 0].astype(np.int64)
