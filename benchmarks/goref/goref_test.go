@@ -12,8 +12,8 @@ import (
 	"testing"
 )
 
-// runAll loads paths and schedules every pending pod.
-func runAll(t *testing.T, paths []string, opts scoreOptions) []resultJSON {
+// testHarness loads paths and builds a harness, closed when the test ends.
+func testHarness(t *testing.T, paths []string, opts scoreOptions) (*inputSet, *harness) {
 	t.Helper()
 	in, err := loadInputs(paths)
 	if err != nil {
@@ -23,7 +23,14 @@ func runAll(t *testing.T, paths []string, opts scoreOptions) []resultJSON {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.close()
+	t.Cleanup(h.close)
+	return in, h
+}
+
+// runAll loads paths and schedules every pending pod.
+func runAll(t *testing.T, paths []string, opts scoreOptions) []resultJSON {
+	t.Helper()
+	in, h := testHarness(t, paths, opts)
 	var out []resultJSON
 	for _, p := range in.PendingPods {
 		r, err := h.schedule(context.Background(), p)
@@ -262,5 +269,143 @@ metadata: {}
 	}
 	if !reflect.DeepEqual(in.SkippedKinds, map[string]int{"FooList": 1, "ConfigMap": 1}) {
 		t.Errorf("skipped %v", in.SkippedKinds)
+	}
+}
+
+// runSim loads paths and runs goref simulate's sequence.
+func runSim(t *testing.T, paths []string, opts scoreOptions, metricsDraw bool) []resultJSON {
+	t.Helper()
+	in, h := testHarness(t, paths, opts)
+	pods, err := queueOrder(h.plain, in.PendingPods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := newSimulator(h, metricsDraw)
+	var out []resultJSON
+	for _, p := range pods {
+		r, err := sim.step(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// seqCluster: two empty nodes with 2 CPUs; "low" (priority 0, first in the input) wants
+// host port 8080, p1 (priority 10) 1.5 CPU and port 8080, p2 (10) 1.5 CPU, p3 (5) 0.1
+// CPU and port 8080.
+const seqCluster = `
+kind: Node
+metadata: {name: a}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+---
+kind: Node
+metadata: {name: b}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+---
+kind: Pod
+metadata: {name: low}
+spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}, ports: [{containerPort: 80, hostPort: 8080}]}]}
+---
+kind: Pod
+metadata: {name: p1}
+spec: {priority: 10, containers: [{name: c, resources: {requests: {cpu: 1500m}}, ports: [{containerPort: 80, hostPort: 8080}]}]}
+---
+kind: Pod
+metadata: {name: p2}
+spec: {priority: 10, containers: [{name: c, resources: {requests: {cpu: 1500m}}}]}
+---
+kind: Pod
+metadata: {name: p3}
+spec: {priority: 5, containers: [{name: c, resources: {requests: {cpu: 100m}}, ports: [{containerPort: 80, hostPort: 8080}]}]}
+`
+
+// TestSimulateSeesAssumedPods: each pod sees the CPU and host ports of the pods placed
+// before it (NodeResourcesFit, NodePorts of the default profile), in PrioritySort order.
+func TestSimulateSeesAssumedPods(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(seqCluster), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := scoreOptions{ConfigFile: "testdata/filters/default-v1beta3.yaml.cfg"}
+	for seed := int64(0); seed < 6; seed++ {
+		cfg.Seed = seed
+		rs := runSim(t, []string{dir}, cfg, false)
+		var pods []string
+		for _, r := range rs {
+			pods = append(pods, r.Pod)
+		}
+		if want := []string{"default/p1", "default/p2", "default/p3", "default/low"}; !reflect.DeepEqual(pods, want) {
+			t.Fatalf("order %v, want %v", pods, want)
+		}
+		h := hosts(rs)
+		other := map[string]string{"a": "b", "b": "a"}[h[0]]
+		if rs[0].FeasibleNodes != 2 || h[1] != other || rs[1].FeasibleNodes != 1 || h[2] != other || rs[2].FeasibleNodes != 1 {
+			t.Errorf("seed %d: hosts %v, feasible %d %d %d: p2 must avoid p1's CPU, p3 its port", seed, h, rs[0].FeasibleNodes, rs[1].FeasibleNodes, rs[2].FeasibleNodes)
+		}
+		want := "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports."
+		if rs[3].Host != nil || rs[3].Error == nil || *rs[3].Error != want {
+			t.Errorf("seed %d: low: host %v error %v, want %q", seed, rs[3].Host, rs[3].Error, want)
+		}
+	}
+	// independent mode: every pod fits on both nodes
+	for _, r := range runAll(t, []string{dir}, cfg) {
+		if r.FeasibleNodes != 2 || r.Host == nil {
+			t.Errorf("score: %s feasible %d", r.Pod, r.FeasibleNodes)
+		}
+	}
+}
+
+// TestSimulateSeed: sequential tie-breaks are reproducible per seed, differ across seeds,
+// and scheduleOne's rand.Intn(100) per cycle (--plugin-metrics-draw) shifts them.
+func TestSimulateSeed(t *testing.T) {
+	dir := writeTieCluster(t, 20, 40, false)
+	opts := scoreOptions{Plugins: []pluginSpec{}, Seed: 7}
+	a := hosts(runSim(t, []string{dir}, opts, false))
+	b := hosts(runSim(t, []string{dir}, opts, false))
+	m := hosts(runSim(t, []string{dir}, opts, true))
+	opts.Seed = 8
+	c := hosts(runSim(t, []string{dir}, opts, false))
+	if !reflect.DeepEqual(a, b) || reflect.DeepEqual(a, c) || reflect.DeepEqual(a, m) {
+		t.Errorf("seed 7 %v\nseed 7 %v\nseed 8 %v\nseed 7 with metrics draws %v", a, b, c, m)
+	}
+}
+
+func TestQueueOrder(t *testing.T) {
+	in, h := testHarness(t, []string{"testdata/small"}, scoreOptions{Plugins: selectorSpread})
+	prio := []int32{0, 5, -3, 5, 100, 0}
+	for i, p := range in.PendingPods {
+		if i < len(prio) && prio[i] != 0 {
+			p.Spec.Priority = &prio[i]
+		}
+	}
+	got, err := queueOrder(h.plain, in.PendingPods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx []int
+	for _, p := range got {
+		for i, q := range in.PendingPods {
+			if p == q {
+				idx = append(idx, i)
+			}
+		}
+	}
+	if want := []int{4, 1, 3, 0, 5, 2}; !reflect.DeepEqual(idx, want) {
+		t.Errorf("queue order %v, want %v", idx, want)
+	}
+}
+
+func TestTakeFlags(t *testing.T) {
+	var j, d bool
+	runs := 3
+	rest, err := takeFlags([]string{"x", "--json", "--runs", "5", "--seed", "2", "--runs=7", "--", "--json"},
+		map[string]*bool{"--json": &j, "--d": &d}, map[string]*int{"--runs": &runs})
+	if err != nil || !j || d || runs != 7 || !reflect.DeepEqual(rest, []string{"x", "--seed", "2", "--", "--json"}) {
+		t.Errorf("rest %v err %v json %v d %v runs %d", rest, err, j, d, runs)
+	}
+	if _, err := takeFlags([]string{"--runs", "0"}, nil, map[string]*int{"--runs": &runs}); err == nil {
+		t.Error("--runs 0 accepted")
 	}
 }

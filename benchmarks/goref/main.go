@@ -8,6 +8,9 @@
 //	            [--iterations K] [--warmup W] [--runs R] [--json]
 //	goref config [--config FILE]
 //	goref schedbench PATH... [--config FILE] [--percentage-of-nodes-to-score P] [--runs R] [--json]
+//	goref simulate PATH... [score's flags] [--plugin-metrics-draw]
+//	goref simbench PATH... [--plugins ...|--config FILE] [--seed N]
+//	                       [--percentage-of-nodes-to-score P] [--plugin-metrics-draw] [--runs R] [--json]
 package main
 
 import (
@@ -36,6 +39,13 @@ const usage = `usage:
   goref config [--config FILE]
   goref schedbench PATH... [--config FILE] [--percentage-of-nodes-to-score P] [--runs R]
                    [--json]
+  goref simulate PATH... [--plugins NAME[=WEIGHT],...] [--config FILE] [--seed N]
+                         [--format json] [--scores all|top:K|none]
+                         [--percentage-of-nodes-to-score P] [--plugin-metrics-draw]
+                         [-o FILE] [--quiet]
+  goref simbench PATH... [--plugins NAME[=WEIGHT],...] [--config FILE] [--seed N]
+                         [--percentage-of-nodes-to-score P] [--plugin-metrics-draw]
+                         [--runs R] [--json]
 `
 
 func main() {
@@ -54,6 +64,10 @@ func main() {
 		err = configMain(os.Args[2:])
 	case "schedbench":
 		err = schedbenchMain(os.Args[2:])
+	case "simulate":
+		err = simulateMain(os.Args[2:])
+	case "simbench":
+		err = simbenchMain(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

@@ -37,6 +37,28 @@ check "unknown plugin exits 2" expect_exit 2 bin/goref score testdata/small --pl
 check "negative weight exits 2" expect_exit 2 bin/goref score testdata/small --plugins SelectorSpread=-1
 check "--config with --plugins exits 2" expect_exit 2 bin/goref score testdata/small --plugins SelectorSpread --config testdata/filters/default-v1beta3.yaml.cfg
 check "missing path exits 2" expect_exit 2 bin/goref score /nonexistent/path
+check "simulate: one pending pod gives score's output" bash -c \
+  'python3 -c "import json,sys; d=json.load(open(\"testdata/filters/cluster.json\")); pend=[i for i in d[\"items\"] if i[\"kind\"]==\"Pod\" and not i[\"spec\"].get(\"nodeName\")]; d[\"items\"]=[i for i in d[\"items\"] if i not in pend[1:]]; json.dump(d, open(sys.argv[1], \"w\"))" "$0/one.json" &&
+   a=$(bin/goref score "$0/one.json" --config testdata/filters/default-v1beta3.yaml.cfg --seed 3 --quiet) &&
+   b=$(bin/goref simulate "$0/one.json" --config testdata/filters/default-v1beta3.yaml.cfg --seed 3 --quiet) && [[ "$a" == "$b" ]]' "$tmp"
+check "simulate: priority order, assumed pods seen, same seed same output" bash -c '
+  printf "%s\n" "kind: Node" "metadata: {name: a}" "status: {allocatable: {cpu: \"2\", pods: \"9\"}}" "---" \
+    "kind: Node" "metadata: {name: b}" "status: {allocatable: {cpu: \"2\", pods: \"9\"}}" "---" \
+    "kind: Pod" "metadata: {name: late}" "spec: {containers: [{name: c, resources: {requests: {cpu: 1500m}}}]}" "---" \
+    "kind: Pod" "metadata: {name: first}" "spec: {priority: 9, containers: [{name: c, resources: {requests: {cpu: 1500m}}}]}" "---" \
+    "kind: Pod" "metadata: {name: none}" "spec: {containers: [{name: c, resources: {requests: {cpu: 1500m}}}]}" > "$0/seq.yaml"
+  a=$(bin/goref simulate "$0/seq.yaml" --config testdata/filters/default-v1beta3.yaml.cfg --seed 4 --scores top:1)
+  b=$(bin/goref simulate "$0/seq.yaml" --config testdata/filters/default-v1beta3.yaml.cfg --seed 4 --scores top:1)
+  [[ "$a" == "$b" ]] && python3 -c "
+import json, sys
+r = json.loads(sys.argv[1])[\"results\"]
+assert [x[\"pod\"] for x in r] == [\"default/first\", \"default/late\", \"default/none\"], r
+assert r[0][\"feasibleNodes\"] == 2 and len(r[0][\"scores\"]) == 1 and r[1][\"feasibleNodes\"] == 1, r
+assert r[1][\"host\"] != r[0][\"host\"] and r[2][\"host\"] is None and \"Insufficient cpu\" in r[2][\"error\"], r
+" "$a"' "$tmp"
+check "simulate: unknown flag exits 2" expect_exit 2 bin/goref simulate testdata/small --runs 2
+check "simbench --json is machine-readable" bash -c \
+  'bin/goref simbench testdata/filters --config testdata/filters/default-v1beta3.yaml.cfg --runs 2 --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"mode\"]==\"sequential\" and d[\"nodes\"]==6 and d[\"pods\"]==4 and d[\"scheduled\"]==3 and len(d[\"runsNsPerPod\"])==2 and d[\"minNsPerPod\"]>0, d"'
 check "bench --json is machine-readable" bash -c \
   'bin/goref bench --shapes 100x1000 --iterations 20 --warmup 2 --runs 1 --json | python3 -c "import json,sys; d=json.load(sys.stdin); r=d[\"results\"][0]; assert r[\"nodes\"]==100 and r[\"existingPods\"]==1000 and r[\"nsPerOp\"]>0 and r[\"scoreSum\"]==0"'
 

@@ -5,7 +5,7 @@ the values of ``CASES`` for every seed of ``SEEDS``; with Go installed the test 
 the machine's ``go`` and compares value for value. ``gorand_golden.json`` keeps, per seed,
 the first values and the SHA-256 of all of them as Go printed them, so the comparison never
 becomes vacuous where Go is missing. Regenerate it with
-``python tests/framework/test_gorand.py --write-golden`` (needs Go).
+``python -m tests.framework.test_gorand --write-golden`` (needs Go).
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ import pytest
 
 from kscore_fast.framework import gorand
 from kscore_fast.framework.gorand import GoRand, select_host_go
+
+from ..goref import GOREF, goref_missing
 
 GOLDEN = Path(__file__).with_name("gorand_golden.json")
 
@@ -325,6 +327,36 @@ def test_select_host_uniform_and_kernel_agrees():
     assert min(counts) > 850, counts
     assert np.array_equal(rng.state, state)
     assert gorand._select_host_kernel(np.zeros(0, dtype=np.int64), state) == -1
+
+
+@pytest.mark.goref
+@pytest.mark.skipif(goref_missing() is not None, reason=str(goref_missing()))
+@pytest.mark.parametrize(
+    ("nodes", "seed", "metrics_draw"), [(20, 3, False), (250, -5, False), (250, 2**40, True)]
+)
+def test_goref_simulate_draws_as_select_host_go(tmp_path, nodes, seed, metrics_draw):
+    """goref simulate with no plugins: every feasible node scores 1, so each pod's host is
+    the node selectHost draws among the numFeasibleNodesToFind nodes from
+    nextStartNodeIndex (120 of 250, rotating); the sequence must be select_host_go's."""
+    docs = [f"kind: Node\nmetadata: {{name: n{i:03d}}}\n" for i in range(nodes)]
+    docs += [f"kind: Pod\nmetadata: {{name: p{i:02d}}}\nspec: {{containers: [{{name: c}}]}}\n"
+             for i in range(30)]  # fmt: skip
+    (tmp_path / "c.yaml").write_text("---\n".join(docs))
+    flags = ["--plugins", "", "--seed", str(seed), "--scores", "none", "--quiet"]
+    proc = subprocess.run(
+        [str(GOREF), "simulate", str(tmp_path / "c.yaml"), *flags]
+        + (["--plugin-metrics-draw"] if metrics_draw else []),
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    got = [r["host"] for r in json.loads(proc.stdout)["results"]]
+    rng, start, want = GoRand(seed), 0, []
+    feasible = nodes if nodes < 100 else nodes * 48 // 100  # adaptive: 50 - nodes/125 %
+    for _ in range(30):
+        if metrics_draw:
+            rng.intn(100)  # scheduleOne's plugin-metrics sample
+        want.append(f"n{(start + select_host_go([1] * feasible, rng)) % nodes:03d}")
+        start = (start + feasible) % nodes
+    assert got == want
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--write-golden"]:
