@@ -12,11 +12,14 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+import numpy as np
+
 from .config.types import SchedulerConfiguration
 from .errors import ConfigError, UnsupportedError
 from .framework.result import ScoreResult
 from .framework.runtime import Framework
 from .io.load import ProgressFactory, read_inputs
+from .model.objects import NamespaceRecord
 from .model.snapshot import Cluster, build_cluster
 from .profile import PluginsSpec, build_framework, framework_for_profile
 
@@ -71,16 +74,63 @@ def score(
     ``scores="all"``). ``notice(text)`` receives one line naming the profile's plugins
     kscore_fast does not simulate, if any.
     """
-    if not isinstance(cluster, Cluster):
-        cluster = load_cluster(cluster)
-    if explain is None:
-        explain = scores == "all"
+    cluster = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
     framework, refused = _framework(cluster, plugins, config, percentage_of_nodes_to_score,
                                     notice)  # fmt: skip
     return framework.run(
-        cluster.snapshot, cluster.batch, seed=seed, scores=scores, explain=explain,
+        cluster.snapshot, cluster.batch, seed=seed, scores=scores,
+        explain=scores == "all" if explain is None else explain, progress=progress,
+        refused=refused,
+    )  # fmt: skip
+
+
+def simulate(
+    cluster: Cluster | PathLike | Sequence[PathLike],
+    *,
+    plugins: PluginsSpec | None = None,
+    config: PathLike | SchedulerConfiguration | None = None,
+    seed: int = 0,
+    tie_break: str = "uniform",
+    scores: str = "all",
+    explain: bool | None = None,
+    percentage_of_nodes_to_score: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    notice: Callable[[str], None] | None = None,
+) -> ScoreResult:
+    """Schedule the pending pods of ``cluster`` one after the other, in kube-scheduler's
+    queue order (higher ``spec.priority`` first, then input order), each assumed on its
+    host before the next; the result lists the pods in that order. ``tie_break``:
+    ``"uniform"`` (seeded, per pod) or ``"go-rand"`` (Go's ``selectHost`` with
+    ``rand.Seed(seed)``). Other arguments as :func:`score`."""
+    from .framework.simulation import queue_order
+    from .framework.simulation import simulate as run
+
+    cluster = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
+    cluster = in_order(cluster, queue_order(cluster.batch.pods))
+    framework, refused = _framework(cluster, plugins, config, percentage_of_nodes_to_score,
+                                    notice)  # fmt: skip
+    return run(
+        framework, cluster.snapshot, cluster.batch, seed=seed, tie_break=tie_break,
+        scores=scores, explain=scores == "all" if explain is None else explain,
         progress=progress, refused=refused,
     )  # fmt: skip
+
+
+def in_order(cluster: Cluster, order: Sequence[int]) -> Cluster:
+    """``cluster`` with its pending pods in ``order`` (positions in the batch); the same
+    cluster when the order is the batch's own."""
+    if list(order) == list(range(len(cluster.batch))):
+        return cluster
+    snap = cluster.snapshot
+    nodes = [snap.nodes[i] for i in np.argsort(snap.node_input_order, kind="stable").tolist()]
+    pending = [cluster.batch.pods[i] for i in order]
+    controllers = [c for kind in snap.controllers.values() for c in kind]
+    namespaces = [NamespaceRecord(n, labels) for n, labels in snap.namespace_labels.items()]
+    out = build_cluster(nodes, [*snap.pods, *pending], snap.services, controllers, namespaces)
+    for name in ("orphaned_pods", "terminated_pods", "deleting_pending_pods",
+                 "pvc_pending_pods", "skipped_kinds", "skipped_files", "empty_dirs"):  # fmt: skip
+        setattr(out, name, getattr(cluster, name))
+    return out
 
 
 def _framework(

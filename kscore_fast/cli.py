@@ -15,6 +15,7 @@ import signal
 import sys
 import time
 from collections.abc import Iterator, Sequence
+from functools import partial
 
 from . import __version__
 from .errors import InputError
@@ -36,6 +37,41 @@ def _parser() -> argparse.ArgumentParser:
         description="Score the pending pods (pods without spec.nodeName) of the given "
         "manifests against the cluster they describe, as kube-scheduler v1.23.6 would.",
     )
+    _run_arguments(s)
+    m = sub.add_parser(
+        "simulate",
+        help="schedule the pending pods one after the other, each bound before the next",
+        description="Schedule the pending pods in kube-scheduler's queue order (higher "
+        "spec.priority first, then input order), each assumed on its host before the next "
+        "cycle, as kube-scheduler v1.23.6 would with parallelism 1. Pods that fit nowhere "
+        "get Go's FitError and change nothing (no retry, no preemption).",
+    )
+    _run_arguments(m)
+    m.add_argument(
+        "--tie-break",
+        choices=("uniform", "go-rand"),
+        default="uniform",
+        help="uniform: seeded choice per pod (default); go-rand: Go's selectHost with "
+        "math/rand seeded by rand.Seed(--seed), reproducing a real run pod for pod",
+    )
+
+    cfg = sub.add_parser("config", help="the effective KubeSchedulerConfiguration")
+    cfg.add_argument(
+        "--print",
+        action="store_true",
+        required=True,
+        help="print it as YAML (defaults applied, plugins merged)",
+    )
+    cfg.add_argument("--config", metavar="FILE", help="a configuration file (default: none)")
+    _import_parser(sub)
+    sub.add_parser("warmup", help="compile (and cache) every kernel once")
+    c = sub.add_parser("cache", help="show or clear the compiled-kernel cache")
+    c.add_argument("action", choices=("info", "clear"))
+    return p
+
+
+def _run_arguments(s: argparse.ArgumentParser) -> None:
+    """The arguments ``score`` and ``simulate`` share."""
     s.add_argument("paths", nargs="+", metavar="PATH", help="manifest files or directories")
     s.add_argument(
         "--config",
@@ -76,20 +112,6 @@ def _parser() -> argparse.ArgumentParser:
         help="overrides the configuration's (default 0: adaptive, like v1.23)",
     )
     s.add_argument("--quiet", action="store_true", help="no progress bar, no warnings")
-
-    cfg = sub.add_parser("config", help="the effective KubeSchedulerConfiguration")
-    cfg.add_argument(
-        "--print",
-        action="store_true",
-        required=True,
-        help="print it as YAML (defaults applied, plugins merged)",
-    )
-    cfg.add_argument("--config", metavar="FILE", help="a configuration file (default: none)")
-    _import_parser(sub)
-    sub.add_parser("warmup", help="compile (and cache) every kernel once")
-    c = sub.add_parser("cache", help="show or clear the compiled-kernel cache")
-    c.add_argument("action", choices=("info", "clear"))
-    return p
 
 
 def _import_parser(sub: argparse._SubParsersAction) -> None:
@@ -158,7 +180,7 @@ def _score(args: argparse.Namespace) -> int:
     with prepare_output(args.format, args.output, args.paths) as out:
         from ._memory import retain_freed_memory
         from ._progress import Progress
-        from .api import load_cluster, score
+        from .api import load_cluster, score, simulate
 
         retain_freed_memory()
         cluster = load_cluster(
@@ -170,9 +192,12 @@ def _score(args: argparse.Namespace) -> int:
         warning = cluster.warning()
         if warning and not args.quiet:
             print(f"kscore: {warning}", file=sys.stderr)
-        bar = Progress(len(cluster.batch), "scoring pods", quiet=args.quiet)
+        sequential = args.command == "simulate"
+        what = "scheduling pods" if sequential else "scoring pods"
+        bar = Progress(len(cluster.batch), what, quiet=args.quiet)
+        run = partial(simulate, tie_break=args.tie_break) if sequential else score
         try:
-            result = score(
+            result = run(
                 cluster,
                 plugins=args.plugins,
                 config=config,
@@ -308,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     try:
-        if args.command == "score":
+        if args.command in ("score", "simulate"):
             return _score(args)
         if args.command == "cache":
             return _cache_command(args.action)

@@ -19,9 +19,11 @@ def goref_missing() -> str | None:
     return None
 
 
-def run_goref(paths: list[str | Path], flags: list[str]) -> dict[str, Any]:
+def run_goref(paths: list[str | Path], flags: list[str], command: str = "score"
+              ) -> dict[str, Any]:  # fmt: skip
+    """``goref COMMAND PATHS... --quiet FLAGS``'s JSON document."""
     proc = subprocess.run(
-        [str(GOREF), "score", *map(str, paths), "--quiet", *flags],
+        [str(GOREF), command, *map(str, paths), "--quiet", *flags],
         capture_output=True,
         text=True,
         timeout=120,

@@ -110,6 +110,34 @@ class Framework:
     def filter_names(self) -> list[str]:
         return [p.name for p in self.filter_plugins]
 
+    def begin(self, snapshot: ClusterSnapshot, batch: PodBatch, scores: ScoresMode,
+              explain: bool, refused: Mapping[int, str] | None
+              ) -> tuple[ScoreResult, np.ndarray, int]:  # fmt: skip
+        """A run's empty result (the ``refused`` pods' errors in), the pods to skip, and
+        ``numFeasibleNodesToFind`` (0 when there are no nodes: the result is finished,
+        every pod with Go's error)."""
+        n_pods, n_nodes = len(batch), snapshot.n_nodes
+        result = ScoreResult.empty(
+            pod_names=batch.names,
+            node_names=snapshot.node_names,
+            plugin_names=self.plugin_names,
+            weights=[wp.weight for wp in self.score_plugins],
+            scores=scores,
+            filter_names=self.filter_names,
+            explained=explain,
+        )
+        skip = np.zeros(n_pods, dtype=np.bool_)
+        for pod, error in (refused or {}).items():
+            result.errors[pod] = error
+            skip[pod] = True
+        if n_nodes == 0:
+            result.errors[:] = [e or ERR_NO_NODES for e in result.errors]
+            result.reserve(0)
+            result.finish()
+            return result, skip, 0
+        num_to_find = num_feasible_nodes_to_find(n_nodes, self.percentage_of_nodes_to_score)
+        return result, skip, num_to_find
+
     def run(
         self,
         snapshot: ClusterSnapshot,
@@ -129,25 +157,9 @@ class Framework:
         ``schedulerName`` no profile has); they take no part in the node rotation.
         """
         n_pods, n_nodes = len(batch), snapshot.n_nodes
-        result = ScoreResult.empty(
-            pod_names=batch.names,
-            node_names=snapshot.node_names,
-            plugin_names=self.plugin_names,
-            weights=[wp.weight for wp in self.score_plugins],
-            scores=scores,
-            filter_names=self.filter_names,
-            explained=explain,
-        )
-        skip = np.zeros(n_pods, dtype=np.bool_)
-        for pod, error in (refused or {}).items():
-            result.errors[pod] = error
-            skip[pod] = True
-        if n_nodes == 0:
-            result.errors[:] = [e or ERR_NO_NODES for e in result.errors]
-            result.reserve(0)
-            result.finish()
+        result, skip, num_to_find = self.begin(snapshot, batch, scores, explain, refused)
+        if num_to_find == 0:
             return result
-        num_to_find = num_feasible_nodes_to_find(n_nodes, self.percentage_of_nodes_to_score)
         if chunk_size is None:
             chunk_size = max(1, CHUNK_ENTRIES // num_to_find)
             if explain or self.filter_plugins:  # verdicts and rejections are per node

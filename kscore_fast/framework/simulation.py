@@ -1,0 +1,175 @@
+"""Sequential mode: the pending pods scheduled one after the other, each assumed on its host
+before the next (``kscore simulate``; the compiled loop is ``plugins/sequential.py``).
+
+The pods are taken in the order given (the caller puts them in kube-scheduler's queue
+order, :func:`queue_order`); ``nextStartNodeIndex`` carries over the whole run, as in
+kube-scheduler. A pod that fits nowhere gets Go's FitError and changes nothing; it is not
+retried and does not preempt anyone.
+
+Tie-breaks: ``uniform`` (kscore's seeded uniform choice among the top totals, per pod
+position) or ``go-rand`` (Go's ``selectHost`` with Go's global ``math/rand`` seeded by
+``rand.Seed(seed)``: one run of the real scheduler with ``parallelism: 1`` is reproduced
+pod for pod).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from ..errors import ConfigError, UnsupportedError
+from ..model.objects import PodRecord
+from ..model.snapshot import ClusterSnapshot, PodBatch
+from . import gorand
+from .interface import Chunk
+from .result import ScoreResult, ScoresMode
+from .runtime import Framework, _invalid_score, _Run, _Searched
+
+TIE_BREAKS = ("uniform", "go-rand")
+#: entries of a chunk's buffers (a chunk's pods × nodes)
+CHUNK_ENTRIES = 1 << 20
+
+
+def queue_order(pods: list[PodRecord]) -> list[int]:
+    """PrioritySort's order of pods queued in list order: higher ``spec.priority`` first
+    (absent: 0), then the order they were queued in."""
+    return sorted(range(len(pods)), key=lambda i: -(pods[i].priority or 0))
+
+
+class _Sequence(_Run):
+    """A sequential run: the profile's states, updated in place by ``assume``."""
+
+    def __init__(self, fw: Framework, snapshot: ClusterSnapshot, batch: PodBatch,
+                 num_to_find: int, explain: bool) -> None:  # fmt: skip
+        from ..plugins import sequential
+
+        driver = fw.driver
+        plugins = [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]
+        slots = sorted({driver.SLOTS[p.name] for p in plugins})
+        stale = [driver.CLASSES[s].name for s in slots if s in sequential.NOT_INCREMENTAL]
+        if stale:
+            raise UnsupportedError(
+                f"sequential mode: {', '.join(stale)} does not update its counts on assume "
+                "yet; score with `kscore score` or leave it out of the profile"
+            )
+        self.kernels = sequential
+        self.fw, self.driver, self.batch = fw, driver, batch
+        self.states = driver.states_for(plugins, snapshot, batch)
+        self.fids = np.array([driver.SLOTS[p.name] for p in fw.filter_plugins], np.int64)
+        self.sids = np.array([driver.SLOTS[wp.plugin.name] for wp in fw.score_plugins], np.int64)
+        self.aids = np.array(slots, dtype=np.int64)
+        self.weights = np.array([wp.weight for wp in fw.score_plugins], np.int64)
+        self.prescore_errors = self._prescore_errors(snapshot, batch)
+        self.n_nodes = snapshot.n_nodes
+        self.num_to_find = num_to_find
+        self.explain = explain
+        self.start = 0
+
+    def chunk(self, pods: np.ndarray, tie: int, seed: int, rng: np.ndarray,
+              result: ScoreResult) -> None:  # fmt: skip
+        """Schedule (and assume) the chunk's pods in order; record them in ``result``."""
+        c, n_nodes, cap = len(pods), self.n_nodes, max(self.num_to_find, 1)
+        k = len(self.sids)
+        keep = result.keep != 0
+        hosts = np.empty(c, np.int64)
+        feasible, failed = np.empty(c, np.int64), np.empty(c, np.int64)
+        bad_plugin, bad_value = np.empty(c, np.int64), np.empty(c, np.int64)
+        ptr = np.zeros(c + 1, np.int64)
+        nodes = np.empty(c * cap, np.int32)
+        raw, norm_u8 = np.empty((k, c * cap), np.int64), np.empty((k, c * cap), np.uint8)
+        total = np.empty(c * cap, np.int64)
+        rej_room = c * n_nodes if self.explain and len(self.fids) else 0
+        rej_ptr = np.zeros(c + 1, np.int64)
+        rej_node, rej_code = np.empty(rej_room, np.int32), np.empty(rej_room, np.int64)
+        fail_row = np.empty(c, np.int64)
+        fail_rows = np.empty((c if len(self.fids) else 0, n_nodes), np.int64)
+        bad = np.array([int(p) in self.prescore_errors for p in pods.tolist()], np.bool_)
+        self.start = self.kernels.simulate_chunk(
+            self.fids, self.sids, self.weights, self.aids, self.states, pods,
+            self.batch.nominated[pods], pods, bad, self.start, self.num_to_find, n_nodes, tie,
+            np.uint64(seed % 2**64), rng, self.explain, keep, hosts, feasible, failed,
+            bad_plugin, bad_value, ptr, nodes, raw, norm_u8, total, rej_ptr, rej_node,
+            rej_code, fail_row, fail_rows,
+        )  # fmt: skip
+        found = _Searched(ptr, nodes, failed, rej_ptr, rej_node, rej_code, fail_row, fail_rows)
+        self._record(pods, found, hosts, bad_plugin, bad_value, raw, norm_u8, total, result)
+
+    def _record(self, pods: np.ndarray, found: _Searched, hosts: np.ndarray,
+                bad_plugin: np.ndarray, bad_value: np.ndarray, raw: np.ndarray,
+                norm_u8: np.ndarray, total: np.ndarray, result: ScoreResult) -> None:  # fmt: skip
+        counts = np.diff(found.ptr)
+        result.feasible[pods] = counts
+        result.evaluated[pods] = counts + found.failed
+        if self.explain:
+            self._record_rejections(pods, found, result)
+        scored = counts >= 2
+        for i in np.flatnonzero(hosts < 0).tolist():
+            pod = int(pods[i])
+            result.feasible[pod] = result.evaluated[pod] = 0
+            scored[i] = False
+            if counts[i] == 0:
+                result.errors[pod] = self._fit_error(found, i)
+            elif bad_plugin[i] >= 0:
+                name = self.fw.score_plugins[int(bad_plugin[i])].plugin.name
+                result.errors[pod] = _invalid_score(name, int(bad_value[i]))
+            else:
+                result.errors[pod] = self.prescore_errors[pod]
+        placed = hosts >= 0
+        result.hosts[pods[placed]] = hosts[placed]
+        if not scored.any() or result.keep == 0:
+            return
+        entries = np.repeat(scored, counts)
+        n = int(entries.sum())
+        lengths = counts[scored]
+        ptr = np.zeros(len(lengths) + 1, np.int64)
+        np.cumsum(lengths, out=ptr[1:])
+        nodes = found.nodes[: found.ptr[-1]][entries]
+        sub = Chunk(pods[scored], ptr, nodes)
+        if result.keep is None:
+            where = result.free_slice(n)
+            result.raw[:, where] = raw[:, : found.ptr[-1]][:, entries]
+            result.normalized[:, where] = norm_u8[:, : found.ptr[-1]][:, entries]
+        self._keep(sub, raw[:, : found.ptr[-1]][:, entries],
+                   norm_u8[:, : found.ptr[-1]][:, entries], total[: found.ptr[-1]][entries],
+                   result)  # fmt: skip
+
+
+def simulate(
+    fw: Framework,
+    snapshot: ClusterSnapshot,
+    batch: PodBatch,
+    *,
+    seed: int = 0,
+    tie_break: str = "uniform",
+    scores: ScoresMode = "all",
+    explain: bool = False,
+    progress: Callable[[int], None] | None = None,
+    refused: Mapping[int, str] | None = None,
+) -> ScoreResult:
+    """Schedule the pods of ``batch`` in order, each assumed on its host before the next
+    (the snapshot itself is never modified: the plugins' states are copies)."""
+    if tie_break not in TIE_BREAKS:
+        raise UnsupportedError(f"tie-break {tie_break!r}: expected one of {', '.join(TIE_BREAKS)}")
+    n_pods, n_nodes = len(batch), snapshot.n_nodes
+    result, skip, num_to_find = fw.begin(snapshot, batch, scores, explain, refused)
+    if num_to_find == 0:
+        return result
+    per_pod = num_to_find if result.keep is None else min(result.keep, num_to_find)
+    result.reserve(n_pods * per_pod)
+    run = _Sequence(fw, snapshot, batch, num_to_find, explain)
+    tie = TIE_BREAKS.index(tie_break)
+    if tie_break == "go-rand" and not -(2**63) <= seed < 2**63:
+        raise ConfigError(f"--seed {seed}: Go's rand.Seed takes an int64")
+    rng = gorand.GoRand(seed if tie_break == "go-rand" else 1).state
+    chunk_size = max(1, CHUNK_ENTRIES // max(n_nodes, num_to_find, 1))
+    for lo in range(0, n_pods, chunk_size):
+        pods = np.arange(lo, min(n_pods, lo + chunk_size), dtype=np.int64)
+        n_chunk = len(pods)
+        pods = pods[~skip[pods]]
+        if len(pods):
+            run.chunk(pods, tie, seed, rng, result)
+        if progress is not None:
+            progress(n_chunk)
+    result.finish()
+    return result

@@ -1,0 +1,177 @@
+"""The sequential scheduling loop: one compiled kernel runs many cycles, each pod scheduled
+against the state the previous ones left (kube-scheduler's ``scheduleOne`` then
+``assume``), with no Python between pods.
+
+Per pod (``Schedule`` in pkg/scheduler/generic_scheduler.go, then scheduler.go's
+``assume``): the search over the nodes from ``nextStartNodeIndex`` (the filter verdicts
+are computed afresh for each pod: every ``assume`` may change any of them), then, with two
+feasible nodes or more, PreScore errors, Score/NormalizeScore/weights and the host choice,
+and at last the pod is assumed on its host by every plugin of the profile that keeps node
+aggregates (``assume`` kernels). A pod that fits nowhere, or whose PreScore or scores fail,
+changes nothing.
+
+The kernel fills per-chunk buffers (entries, rejections, failed pods' verdict rows) and
+returns to Python once per chunk of pods, which records them in the result.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import inline_kernel, kernel
+from ..framework import gorand, scoring, search
+from ..framework.selection import _draw
+from . import driver as d
+from .interpodaffinity import kernels as interpodaffinity
+from .nodename import kernels as nodename
+from .nodeports import kernels as nodeports
+from .noderesources import balanced_kernels, fit_kernels
+from .nodeunschedulable import kernels as nodeunschedulable
+from .podtopologyspread import kernels as podtopologyspread
+from .tainttoleration import kernels as tainttoleration
+
+#: tie-break modes (``kscore simulate --tie-break``)
+TIE_UNIFORM, TIE_GO_RAND = 0, 1
+
+#: slots whose ``assume`` is not incremental: a profile holding one cannot be simulated
+NOT_INCREMENTAL = frozenset({d.SELECTOR_SPREAD})
+
+
+@inline_kernel
+def _assume(slot, states, pod, node):  # pragma: no cover - compiled
+    """The ``assume`` kernel of plugin slot ``slot``."""
+    if slot == d.NODE_UNSCHEDULABLE:
+        nodeunschedulable.assume(states[d.NODE_UNSCHEDULABLE], pod, node)
+    elif slot == d.NODE_NAME:
+        nodename.assume(states[d.NODE_NAME], pod, node)
+    elif slot == d.TAINT_TOLERATION:
+        tainttoleration.assume(states[d.TAINT_TOLERATION], pod, node)
+    elif slot == d.NODE_PORTS:
+        nodeports.assume(states[d.NODE_PORTS], pod, node)
+    elif slot == d.NODE_RESOURCES_FIT:
+        fit_kernels.assume(states[d.NODE_RESOURCES_FIT], pod, node)
+    elif slot == d.BALANCED_ALLOCATION:
+        balanced_kernels.assume(states[d.BALANCED_ALLOCATION], pod, node)
+    elif slot == d.POD_TOPOLOGY_SPREAD:
+        podtopologyspread.assume(states[d.POD_TOPOLOGY_SPREAD], pod, node)
+    elif slot == d.INTER_POD_AFFINITY:
+        interpodaffinity.assume(states[d.INTER_POD_AFFINITY], pod, node)
+    # NodeAffinity, ImageLocality, VolumeBinding: no node aggregates
+
+
+@inline_kernel
+def _pick(tie, total, lo, hi, best, count, seed, stream, rng):  # pragma: no cover - compiled
+    """The host's entry among ``total[lo:hi]``: seeded uniform among the top totals, or
+    Go's ``selectHost`` with the global ``math/rand`` source ``rng``."""
+    if tie == TIE_GO_RAND:
+        return lo + gorand.go_select_host(total[lo:hi], rng)
+    k = _draw(seed, np.uint64(stream), count)
+    for e in range(lo, hi):
+        if total[e] == best:
+            if k == 0:
+                return e
+            k -= 1
+    return lo
+
+
+@kernel
+def simulate_chunk(
+    fids, sids, weights, aids, states, pods, nominated, streams, prescore_bad, start,
+    num_to_find, n_nodes, tie, seed, rng, explain, keep,
+    hosts, feasible, failed, bad_plugin, bad_value, ptr, nodes, raw, norm_u8, total,
+    rej_ptr, rej_node, rej_code, fail_row, fail_rows,
+):  # pragma: no cover - compiled  # fmt: skip
+    """Schedule ``pods`` one after the other (see the module docstring). Returns the next
+    ``nextStartNodeIndex``.
+
+    Per chunk pod ``i``: ``hosts[i]`` (-1: none), ``feasible[i]``/``failed[i]`` (the
+    search's counts), ``bad_plugin/bad_value[i]`` (a score outside [0, 100]: the first
+    plugin and value, else -1), its feasible nodes ``nodes[ptr[i]:ptr[i+1]]`` with
+    per-plugin ``raw``/``norm_u8`` and ``total`` when it was scored (``keep``; else the
+    entries are only scratch), its rejections ``rej_node/rej_code[rej_ptr[i]:rej_ptr[i+1]]``
+    (with ``explain``), and for a pod that fits nowhere (``fail_row[i]`` ≥ 0) its verdict
+    on every node, ``fail_rows[fail_row[i]]``. ``prescore_bad[i]``: PreScore fails.
+    """
+    memo = np.empty((1, n_nodes), dtype=np.int64)
+    done = np.zeros((1, -(-n_nodes // search.BLOCK)), dtype=np.bool_)
+    reps = np.zeros(1, dtype=np.int64)
+    n_plugins = sids.shape[0]
+    cap = max(num_to_find, 1)
+    norm = np.empty((n_plugins, cap), dtype=np.int64)
+    nptr = np.zeros(2, dtype=np.int64)
+    todo = np.zeros(1, dtype=np.int64)
+    one_ptr = np.zeros(2, dtype=np.int64)
+    no_rows = np.full(1, -1, dtype=np.int64)
+    no_row_raw = np.empty((n_plugins, 1), dtype=np.int64)
+    no_const = np.zeros((n_plugins, 1), dtype=np.bool_)
+    cflag = np.empty((n_plugins, 1), dtype=np.bool_)
+    cval = np.empty((n_plugins, 1), dtype=np.int64)
+    best = np.empty(1, dtype=np.int64)
+    count = np.empty(1, dtype=np.int64)
+    bp = np.empty(1, dtype=np.int64)
+    bv = np.empty(1, dtype=np.int64)
+    no_room = rej_node[:0]
+    n_fail = 0
+    for i in range(pods.shape[0]):
+        pod = pods[i]
+        lo = ptr[i]
+        if tie == TIE_GO_RAND:  # scheduleOne: SetRecordPluginMetrics(rand.Intn(100) < 10)
+            gorand.go_intn(rng, 100)
+        out = nodes[lo : lo + cap]
+        hosts[i] = -1
+        bad_plugin[i] = -1
+        bad_value[i] = 0
+        fail_row[i] = -1
+        if fids.shape[0] == 0:
+            n, start = search.windows_pod(nominated[i], start, num_to_find, n_nodes, out)
+            failed[i] = 0
+            rej_ptr[i + 1] = rej_ptr[i]
+        else:
+            reps[0] = pod
+            done[0, :] = False
+            rn = rej_node if explain else no_room
+            n, nf, start, end = search.search_pod(
+                d.fill_block, fids, states, reps, 0, nominated[i], start, num_to_find, n_nodes,
+                memo, done, search.BLOCK, out, rn, rej_code, rej_ptr[i],
+            )  # fmt: skip
+            failed[i] = nf
+            rej_ptr[i + 1] = end
+        feasible[i] = n
+        ptr[i + 1] = lo + n
+        if n == 0:
+            fail_row[i] = n_fail
+            fail_rows[n_fail, :] = memo[0, :]
+            n_fail += 1
+            continue
+        if n == 1:  # Schedule returns before PreScore: no scoring, no draw
+            hosts[i] = out[0]
+        elif prescore_bad[i]:
+            continue
+        else:
+            if n_plugins == 0:  # prioritizeNodes: every node scores 1
+                for e in range(lo, lo + n):
+                    total[e] = 1
+                best[0] = 1
+                count[0] = n
+            else:
+                one_ptr[1] = n
+                nptr[1] = n
+                sub = nodes[lo : lo + n]
+                todo[0] = 0
+                for k in range(n_plugins):
+                    reps[0] = pod
+                    d._plugin_pass(sids[k], states, k, todo, reps, one_ptr, sub, raw, lo, norm,
+                                   nptr, no_rows, no_row_raw, 1, no_const, False, True, cflag,
+                                   cval, True)  # fmt: skip
+                scoring.weigh_pods(weights, todo, one_ptr, norm, nptr, norm_u8, lo,
+                                   total[lo : lo + n], best, count, bp, bv, cflag, cval,
+                                   keep)  # fmt: skip
+                if bp[0] >= 0:
+                    bad_plugin[i] = bp[0]
+                    bad_value[i] = bv[0]
+                    continue
+            e = _pick(tie, total, lo, lo + n, best[0], count[0], seed, streams[i], rng)
+            hosts[i] = nodes[e]
+        for a in range(aids.shape[0]):
+            _assume(aids[a], states, pod, hosts[i])
+    return start
