@@ -339,6 +339,12 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		}
 	case *v1.Namespace:
 		o.Namespace = ""
+		// The API server sets this label on every namespace (NamespaceDefaultLabelName,
+		// locked on in 1.23), whatever the manifest says.
+		if o.Labels == nil {
+			o.Labels = map[string]string{}
+		}
+		o.Labels[v1.LabelMetadataName] = o.Name
 		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
 		if len(errs) == 0 {
 			ld.in.Namespaces = append(ld.in.Namespaces, o)
