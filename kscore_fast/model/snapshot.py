@@ -80,6 +80,25 @@ class ClusterSnapshot:
     def n_nodes(self) -> int:
         return len(self.node_names)
 
+    @property
+    def node_index(self) -> dict[str, int]:
+        """Node name → node index (built once; never modify it)."""
+        index = self.cache.get("node_index")
+        if index is None:
+            index = self.cache["node_index"] = {n: i for i, n in enumerate(self.node_names)}
+        return index
+
+    def pods_with_affinity(self) -> list[int]:
+        """The bound pods with pod affinity or anti-affinity terms (``NodeInfo``'s
+        ``PodsWithAffinity``), in order (built once; never modify it)."""
+        got = self.cache.get("pods_with_affinity")
+        if got is None:
+            got = self.cache["pods_with_affinity"] = [
+                i for i, p in enumerate(self.pods)
+                if p.pod_affinity is not None or p.pod_anti_affinity is not None
+            ]  # fmt: skip
+        return got
+
 
 @dataclass(eq=False)
 class PodBatch:

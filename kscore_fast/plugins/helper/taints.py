@@ -45,6 +45,7 @@ FIXED_STRINGS = ("", "NoSchedule", "PreferNoSchedule", "NoExecute",
                  "node.kubernetes.io/unschedulable")  # fmt: skip
 OP_EQUAL, OP_EXISTS, OP_OTHER = 0, 1, 2
 
+_NODE_KEY = "taints.nodes"
 _CACHE_KEY = "helper/taints"
 
 
@@ -177,18 +178,35 @@ def _toleration_sets(
     return pod_set, (set_ptr, *(np.ascontiguousarray(flat[:, j]) for j in range(4)))
 
 
+def _node_taints(snapshot: ClusterSnapshot) -> tuple[dict[str, int], list[np.ndarray]]:
+    """The strings interned for the nodes' taints, and (unschedulable, taint_ptr, key,
+    value, effect), once per snapshot (never written)."""
+    cached = snapshot.cache.get(_NODE_KEY)
+    if cached is None:
+        ids = {s: i for i, s in enumerate(FIXED_STRINGS)}
+
+        def sid(s: str) -> int:
+            return ids.setdefault(s, len(ids))
+
+        unschedulable = np.array([n.unschedulable for n in snapshot.nodes], dtype=np.bool_)
+        cached = (ids, [unschedulable.reshape(-1), *_taint_columns(snapshot.nodes, sid)])
+        snapshot.cache[_NODE_KEY] = cached
+    return cached
+
+
 def taint_columns(snapshot: ClusterSnapshot, batch: PodBatch) -> TaintColumns:
     """Intern the snapshot's taints and the batch's tolerations (cached on the batch, for
     this snapshot)."""
     cached = batch.cache.get(_CACHE_KEY)
     if cached is not None and cached[0] is snapshot:
         return cached[1]
-    ids = {s: i for i, s in enumerate(FIXED_STRINGS)}
+    node_ids, node_cols = _node_taints(snapshot)
+    ids = dict(node_ids)
 
     def sid(s: str) -> int:
         return ids.setdefault(s, len(ids))
 
-    taint_ptr, taint_key, taint_value, taint_effect = _taint_columns(snapshot.nodes, sid)
+    unschedulable, taint_ptr, taint_key, taint_value, taint_effect = node_cols
     reps, twins = twin_representatives(batch)
     rep_set, tols = _toleration_sets(reps, sid)
     pod_set = np.ascontiguousarray(rep_set[twins])
@@ -196,8 +214,7 @@ def taint_columns(snapshot: ClusterSnapshot, batch: PodBatch) -> TaintColumns:
     str_ptr = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in encoded], out=str_ptr[1:])
     str_bytes = np.frombuffer(b"".join(encoded), dtype=np.uint8).copy()
-    unschedulable = np.array([n.unschedulable for n in snapshot.nodes], dtype=np.bool_)
-    cols = TaintColumns(unschedulable.reshape(-1), taint_ptr, taint_key, taint_value,
+    cols = TaintColumns(unschedulable, taint_ptr, taint_key, taint_value,
                         taint_effect, pod_set, tols, str_bytes, str_ptr)  # fmt: skip
     batch.cache[_CACHE_KEY] = (snapshot, cols)
     return cols

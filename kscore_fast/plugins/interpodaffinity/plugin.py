@@ -73,9 +73,12 @@ def _lists(a: PodAffinity | None) -> tuple[tuple, tuple]:
 
 
 def _all_terms(pods: list[PodRecord]) -> list[PodAffinityTerm]:
+    """The terms of the pods' distinct affinities (pods of one template share them)."""
     out = []
-    for p in pods:
-        for a in (p.pod_affinity, p.pod_anti_affinity):
+    by_id = {(id(p.pod_affinity), id(p.pod_anti_affinity)): p for p in pods}
+    distinct = dict.fromkeys((p.pod_affinity, p.pod_anti_affinity) for p in by_id.values())
+    for pair in distinct:
+        for a in pair:
             required, preferred = _lists(a)
             out += required
             out += [w.term for w in preferred]
@@ -144,20 +147,19 @@ class _Builder:
                  enabled: bool) -> None:  # fmt: skip
         self.snapshot, self.batch = snapshot, batch
         self.hard_weight, self.enabled = hard_weight, enabled
-        self.with_affinity = [
-            i for i, p in enumerate(snapshot.pods)
-            if p.pod_affinity is not None or p.pod_anti_affinity is not None
-        ]  # fmt: skip
+        self.with_affinity = snapshot.pods_with_affinity()
         terms = _all_terms([snapshot.pods[i] for i in self.with_affinity] + list(batch.pods))
         self.topology_keys = tuple(sorted({t.topology_key for t in terms}))
-        self.selectors = {t.label_selector: label_selector_as_selector(t.label_selector)
-                          for t in terms}  # fmt: skip
+        self.selectors = {ls: label_selector_as_selector(ls)
+                          for ls in dict.fromkeys(t.label_selector for t in terms)}  # fmt: skip
         reqs = [r for s in self.selectors.values() for r in s.requirements]
         self.space = SelectorSpace(sorted({r.key for r in reqs}), reqs)
         self.reg = Registry(self.topology_keys, self.space)
         self.rt_selector: dict[int, Selector] = {}
         self._rt_memo: dict[tuple, int] = {}
         self._own_memo: dict[tuple, list[tuple[int, int]]] = {}
+        #: by (namespace, id(affinity), id(anti-affinity)): the records outlive the build
+        self._own_fast: dict[tuple, list[tuple[int, int]]] = {}
 
     def rt(self, term: PodAffinityTerm, pod_ns: str, incoming: bool) -> int:
         key = (term, pod_ns, incoming)
@@ -172,10 +174,16 @@ class _Builder:
         return rt
 
     def own(self, pod: PodRecord) -> list[tuple[int, int]]:
-        """The pod's terms as existing terms, and what each adds per domain."""
+        """The pod's terms as existing terms, and what each adds per domain (remembered by
+        the identity of its affinities first: pods of one template share them)."""
+        fast = (pod.namespace, id(pod.pod_affinity), id(pod.pod_anti_affinity))
+        out = self._own_fast.get(fast)
+        if out is not None:
+            return out
         key = (pod.namespace, pod.pod_affinity, pod.pod_anti_affinity)
         out = self._own_memo.get(key)
         if out is not None:
+            self._own_fast[fast] = out
             return out
         ns, reg = pod.namespace, self.reg
         aff_req, aff_pref = _lists(pod.pod_affinity)
@@ -187,7 +195,7 @@ class _Builder:
         for prefs, sign in ((aff_pref, 1), (anti_pref, -1)):
             out += [(reg.existing(SCORE, self.rt(w.term, ns, False), w.term.topology_key),
                      sign * w.weight) for w in prefs]  # fmt: skip
-        self._own_memo[key] = out
+        self._own_memo[key] = self._own_fast[fast] = out
         return out
 
     def incoming(self, pod: PodRecord) -> tuple[list[int], tuple[int, ...], list[int], list]:

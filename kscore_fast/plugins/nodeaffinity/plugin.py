@@ -232,10 +232,11 @@ class _Tables:
         )  # fmt: skip
 
 
-def _node_labels(snapshot: ClusterSnapshot) -> tuple[LabelTable, np.ndarray, np.ndarray]:
-    """The nodes' label table over their own interner (the snapshot's is left alone) and,
+def _node_labels(snapshot: ClusterSnapshot) -> tuple[LabelTable, np.ndarray, np.ndarray,
+                                                     np.ndarray]:  # fmt: skip
+    """The nodes' label table over their own interner (the snapshot's is left alone);
     per interned value (and one past them: absent), ``strconv.ParseInt(v, 10, 64)`` and
-    whether it succeeded; once per snapshot."""
+    whether it succeeded; whether each node has a name; once per snapshot."""
     cached = snapshot.cache.get(_NODE_LABELS)
     if cached is None:
         interner = LabelInterner()
@@ -243,17 +244,17 @@ def _node_labels(snapshot: ClusterSnapshot) -> tuple[LabelTable, np.ndarray, np.
         parsed = [parse_int64(v) for v in interner.values]
         ok_of = np.array([v is not None for v in parsed] + [False], dtype=np.bool_)
         int_of = np.array([v or 0 for v in parsed] + [0], dtype=np.int64)
-        cached = snapshot.cache[_NODE_LABELS] = (table, int_of, ok_of)
+        node_named = np.array([bool(n) for n in snapshot.node_names], dtype=np.bool_)
+        cached = snapshot.cache[_NODE_LABELS] = (table, int_of, ok_of, node_named)
     return cached
 
 
 def _node_columns(snapshot: ClusterSnapshot, space: SelectorSpace) -> tuple[np.ndarray, ...]:
     """(node_vals, node_int, node_int_ok, node_named) over the space's keys."""
-    table, int_of, ok_of = _node_labels(snapshot)
+    table, int_of, ok_of, node_named = _node_labels(snapshot)
     columns = table.columns(space.keys)
     node_vals = np.ascontiguousarray(space.project(columns), dtype=np.int32)
     ids = np.where(columns.values == ABSENT, len(int_of) - 1, columns.values)
-    node_named = np.array([bool(n) for n in snapshot.node_names], dtype=np.bool_)
     return node_vals, int_of[ids], ok_of[ids], node_named
 
 
@@ -311,7 +312,7 @@ def build_state(ref: NodeAffinityReference, snapshot: ClusterSnapshot, batch: Po
     reps, twins = twin_representatives(batch)
     parsed = _Parsed(ref, reps)
     space = parsed.space()
-    tables = _Tables(space, {n: i for i, n in enumerate(snapshot.node_names)})
+    tables = _Tables(space, snapshot.node_index)
     groups: dict[Any, int] = {}
     rep_group = np.empty(len(reps), dtype=np.int64)
     grp_map_term, grp_sel = [], []

@@ -28,7 +28,7 @@ class NodeName(NoArgs):
         cached = batch.cache.get(NAME)
         if cached is not None and cached[0] is snapshot:
             return cached[1]
-        index = {name: i for i, name in enumerate(snapshot.node_names)}
+        index = snapshot.node_index
         target = np.fromiter(
             (index.get(p.node_name, NO_NODE) if p.node_name else ANY_NODE for p in batch.pods),
             dtype=np.int64,

@@ -19,6 +19,7 @@ from .kernels import CONFLICT, EMPTY, build_tables
 from .reference import DEFAULT_BIND_ALL_HOST_IP, ERR_REASON, sanitize
 
 NAME = "NodePorts"
+_BOUND = "NodePorts.bound"
 _INT64_MAX = 2**63 - 1
 
 
@@ -31,6 +32,12 @@ class _Vocabulary:
         self.pairs: dict[tuple[str, int], int] = {}
         self.triples: dict[tuple[str, str, int], int] = {}
         self._seen: dict[tuple[str, str, int], tuple[int, int, int]] = {}
+
+    def copy(self) -> _Vocabulary:
+        other = _Vocabulary()
+        other.pairs, other.triples = dict(self.pairs), dict(self.triples)
+        other._seen = dict(self._seen)
+        return other
 
     def _ids(self, ip: str, protocol: str, port: int) -> tuple[int, int, int]:
         """(triple, triple of the pair on 0.0.0.0, pair)."""
@@ -75,6 +82,16 @@ def _pending(batch: PodBatch, vocab: _Vocabulary) -> list[np.ndarray]:
     return [pod_ptr, *(np.ascontiguousarray(flat[take, j]) for j in range(3)), group[twins]]
 
 
+def _bound_ports(snapshot: ClusterSnapshot) -> tuple[_Vocabulary, np.ndarray]:
+    """A vocabulary holding the bound pods' ports (a copy, for the batch to add to) and
+    their rows (see :func:`_bound`), built once per snapshot."""
+    cached = snapshot.cache.get(_BOUND)
+    if cached is None:
+        vocab = _Vocabulary()
+        cached = snapshot.cache[_BOUND] = (vocab, _bound(snapshot, vocab))
+    return cached[0].copy(), cached[1]
+
+
 def _bound(snapshot: ClusterSnapshot, vocab: _Vocabulary) -> np.ndarray:
     """int64[E, 3]: (node, triple, pair) of every bound pod's host port."""
     rows = []
@@ -109,9 +126,8 @@ class NodePorts(NoArgs):
         cached = batch.cache.get(NAME)
         if cached is not None and cached[0] is snapshot:
             return cached[1]
-        vocab = _Vocabulary()
+        vocab, bound = _bound_ports(snapshot)
         pending = _pending(batch, vocab)
-        bound = _bound(snapshot, vocab)
         n_trip, n_pp = max(len(vocab.triples), 1), max(len(vocab.pairs), 1)
         if max(snapshot.n_nodes, 1) > _INT64_MAX // max(n_trip, n_pp):
             raise ConfigError(f"{NAME}: too many distinct host ports for {snapshot.n_nodes} nodes")

@@ -152,7 +152,17 @@ def _pod_constraints(builder: _Builder, ref: Any, snapshot: ClusterSnapshot, bat
 
 
 def _topology(snapshot: ClusterSnapshot, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """node_dom (domain 0: the value "") and key_off."""
+    """node_dom (domain 0: the value "") and key_off, once per snapshot and keys (never
+    written)."""
+    cache_key = ("PodTopologySpread.topology", tuple(keys))
+    cached = snapshot.cache.get(cache_key)
+    if cached is None:
+        cached = snapshot.cache[cache_key] = _build_topology(snapshot, keys)
+    return cached
+
+
+def _build_topology(snapshot: ClusterSnapshot, keys: Sequence[str]
+                    ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     node_dom = np.full((len(keys), snapshot.n_nodes), -1, dtype=np.int32)
     sizes = []
     for j, key in enumerate(keys):
