@@ -1,10 +1,11 @@
 """kscore == golden outputs of the real kube-scheduler v1.23.6, recorded by goref.
 
-data/golden/selectorspread.jsonl.gz and data/golden/profile.jsonl.gz (regenerate with
-benchmarks/goref/make_golden.py) hold a few hundred scenarios and goref's output for them:
-SelectorSpread alone, and the default profile's filters and scores under random
-KubeSchedulerConfigurations (also the embedded cluster and the openb sample); no Go is
-needed here.
+data/golden/selectorspread.jsonl.gz, profile.jsonl.gz and simulate.jsonl.gz (regenerate
+with benchmarks/goref/make_golden.py) hold a few hundred scenarios and goref's output for
+them: SelectorSpread alone; the default profile's filters and scores under random
+KubeSchedulerConfigurations, PodTopologySpread and InterPodAffinity included (also the
+embedded cluster and the openb sample under the default configuration); whole sequential
+runs with Go's tie-breaks. No Go is needed here.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from kscore_fast.api import load_cluster, score
+from kscore_fast.api import load_cluster, score, simulate
 
 from .goref import compare
 
@@ -29,6 +30,7 @@ def _cases(name: str) -> list[dict]:
 
 CASES = _cases("selectorspread.jsonl.gz")
 PROFILE_CASES = _cases("profile.jsonl.gz")
+SIMULATE_CASES = _cases("simulate.jsonl.gz")
 
 
 def test_golden_set_is_substantial():
@@ -59,4 +61,28 @@ def test_profile_matches_kube_scheduler(case, tmp_path):
     ours = score(load_cluster(objects=[case["input"]]), config=config, **case["kwargs"])
     top_k = int(case["kwargs"]["scores"][4:]) if "scores" in case["kwargs"] else None
     diffs = compare(ours.to_dict(), case["output"], top_k)
+    assert not diffs, "\n".join(diffs[:20])
+
+
+def test_simulate_golden_set_is_substantial():
+    assert len(SIMULATE_CASES) >= 100
+    results = [r for c in SIMULATE_CASES for r in c["output"]["results"]]
+    assert len(results) > 800
+    assert sum(r["host"] is not None for r in results) > 400
+    assert sum(r["error"] is not None for r in results) > 50
+
+
+@pytest.mark.parametrize("case", SIMULATE_CASES, ids=[c["name"] for c in SIMULATE_CASES])
+def test_simulate_matches_kube_scheduler(case, tmp_path):
+    """Whole sequences, hosts included (Go's tie-breaks replayed)."""
+    config = tmp_path / "config.yaml"
+    config.write_text(case["config"])
+    ours = simulate(load_cluster(objects=[case["input"]]), config=config, **case["kwargs"])
+    ours_doc = ours.to_dict()
+    diffs = compare(ours_doc, case["output"])
+    diffs += [
+        f"{k['pod']}: host {k['host']!r} != go {g['host']!r}"
+        for k, g in zip(ours_doc["results"], case["output"]["results"], strict=True)
+        if k["host"] != g["host"]
+    ]
     assert not diffs, "\n".join(diffs[:20])

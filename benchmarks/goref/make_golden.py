@@ -2,12 +2,16 @@
 
     python benchmarks/goref/make_golden.py        # needs benchmarks/goref/bin/goref
 
-Writes ``data/golden/selectorspread.jsonl.gz`` and ``data/golden/profile.jsonl.gz``: one
-JSON object per line with ``name``, ``flags`` (goref's command line), ``kwargs`` (the same
-for ``kscore_fast.score``), ``input`` (a v1 List), ``config`` (a KubeSchedulerConfiguration
+Writes ``data/golden/selectorspread.jsonl.gz``, ``data/golden/profile.jsonl.gz`` and
+``data/golden/simulate.jsonl.gz``: one JSON object per line with ``name``, ``flags``
+(goref's command line), ``kwargs`` (the same for ``kscore_fast.score`` or
+``kscore_fast.simulate``), ``input`` (a v1 List), ``config`` (a KubeSchedulerConfiguration
 as YAML text, or null) and ``output`` (goref's document). tests/test_golden.py replays them
-without Go. The profile cases run the default profile's filters and scores (without
-PodTopologySpread and InterPodAffinity) under random configurations.
+without Go. The profile cases run the default profile's filters and scores under random
+configurations (the basic family without PodTopologySpread and InterPodAffinity, the
+topology families with them), the embedded cluster and the openb sample under the default
+configuration; the simulate cases are whole sequences with Go's tie-breaks
+(``goref simulate --plugin-metrics-draw``).
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ from tests.scenarios import scenario  # noqa: E402
 from tests.scenarios_profile import profile_config, profile_scenario  # noqa: E402
 
 GOLDEN = ROOT / "data" / "golden"
+DEFAULT = """apiVersion: kubescheduler.config.k8s.io/v1beta3
+kind: KubeSchedulerConfiguration
+"""
 NO_SPREAD = """apiVersion: kubescheduler.config.k8s.io/v1beta3
 kind: KubeSchedulerConfiguration
 profiles:
@@ -78,11 +85,31 @@ def profile_cases():
     # without the pods whose PersistentVolumeClaims the volume plugins would look up (not
     # simulated: Go fails them for want of PVC objects)
     objs = [o for o in objs if not _has_pvc(o)]
-    yield "profile-embedded", objs, {}, [], NO_SPREAD
+    yield "profile-embedded", objs, {}, [], DEFAULT
     openb = ROOT / "data" / "openb-sample" / "manifests"
     files = sorted(openb.glob("[!.]*.json"))
     objs = [o for f in files for o in json.loads(f.read_text())["items"]]
-    yield "profile-openb-sample", objs, {}, [], NO_SPREAD
+    yield "profile-openb-sample", objs, {}, [], DEFAULT
+    for family, first in (("pts", 900_000), ("ipa", 910_000), ("mixed", 920_000)):
+        for i in range(40):
+            seed = first + i
+            config = yaml.safe_dump(profile_config(seed, family=family))
+            objs = profile_scenario(seed, family=family, max_nodes=12, max_pods=40,
+                                    max_pending=8)  # fmt: skip
+            yield f"profile-{family}-{i}", objs, {"seed": seed}, ["--seed", str(seed)], config
+
+
+def simulate_cases():
+    for family, first in (("basic", 950_000), ("pts", 960_000), ("ipa", 970_000),
+                          ("mixed", 980_000)):  # fmt: skip
+        for i in range(25):
+            seed = first + i
+            config = yaml.safe_dump(profile_config(seed, family=family))
+            objs = profile_scenario(seed, family=family, max_nodes=12, max_pods=30,
+                                    max_pending=16)  # fmt: skip
+            kwargs = {"seed": seed, "tie_break": "go-rand"}
+            flags = ["--seed", str(seed), "--plugin-metrics-draw"]
+            yield f"simulate-{family}-{i}", objs, kwargs, flags, config
 
 
 def _items(doc: dict) -> list[dict]:
@@ -94,7 +121,7 @@ def _has_pvc(obj: dict) -> bool:
     return obj.get("kind") == "Pod" and any("persistentVolumeClaim" in v for v in volumes)
 
 
-def write(out_path: Path, cases) -> int:
+def write(out_path: Path, cases, command: str = "score") -> int:
     n = 0
     raw = out_path.open("wb")
     gz = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)  # mtime 0: same input, same bytes
@@ -107,7 +134,7 @@ def write(out_path: Path, cases) -> int:
             if text is not None:
                 (Path(tmp) / "config.yaml").write_text(text)
                 flags = [*flags, "--config", str(Path(tmp) / "config.yaml")]
-            output = run_goref([path], flags)
+            output = run_goref([path], flags, command)
             line = {"name": name, "flags": flags, "kwargs": kwargs, "input": doc,
                     "config": text, "output": output}  # fmt: skip
             out.write(json.dumps(line, separators=(",", ":"), sort_keys=True) + "\n")
@@ -121,11 +148,13 @@ def main() -> int:
         print(why, file=sys.stderr)
         return 1
     GOLDEN.mkdir(parents=True, exist_ok=True)
-    which = sys.argv[1:] or ["selectorspread", "profile"]
+    which = sys.argv[1:] or ["selectorspread", "profile", "simulate"]
     if "selectorspread" in which:
         write(GOLDEN / "selectorspread.jsonl.gz", cases())
     if "profile" in which:
         write(GOLDEN / "profile.jsonl.gz", profile_cases())
+    if "simulate" in which:
+        write(GOLDEN / "simulate.jsonl.gz", simulate_cases(), "simulate")
     return 0
 
 
