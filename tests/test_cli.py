@@ -252,3 +252,23 @@ def test_streamed_json_equals_result_dict():
         for plugins in ("SelectorSpread=2", ""):
             r = score(load_cluster(objects=scenario(seed)), plugins=plugins)
             assert json.loads("".join(iter_json(r))) == r.to_dict()
+
+
+def test_simulate_embedded_cluster(tmp_path):
+    """Sequential mode on the embedded cluster: every pod placed, in queue order, and the
+    same placements from the same seed; a different tie-break gives a valid run too."""
+    out = tmp_path / "sim.json"
+    argv = ["simulate", str(EMBEDDED), "--tie-break", "go-rand", "--seed", "3", "--quiet"]
+    assert main([*argv, "-o", str(out)]) == 0
+    first = json.loads(out.read_text())["results"]
+    assert len(first) == 40 and all(r["host"] is not None for r in first)
+    assert main([*argv, "-o", str(out)]) == 0
+    assert json.loads(out.read_text())["results"] == first
+    assert main(["simulate", str(EMBEDDED), "--scores", "none", "--quiet", "-o", str(out)]) == 0
+    assert len(json.loads(out.read_text())["results"]) == 40
+
+
+def test_simulate_bad_tie_break_exits_2(tmp_path):
+    proc = _run("simulate", str(EMBEDDED), "--tie-break", "coin", "-o", str(tmp_path / "o"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert not (tmp_path / "o").exists()
