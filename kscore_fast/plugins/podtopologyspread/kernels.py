@@ -76,9 +76,10 @@ def _has_all(node_dom, sc_key, lo, hi, node):  # pragma: no cover - compiled
 
 
 @inline_kernel
-def _eligible(node_dom, score, g, node):  # pragma: no cover - compiled
-    """PreScore's ``processAllNode`` condition: affinity, then every key if required."""
-    sg_ptr, sg_reqall, sg_aff, sc_key, aff_match = score[1], score[2], score[3], score[4], score[13]
+def _eligible(node_dom, sg_ptr, sg_reqall, sg_aff, sc_key, aff_match, g, node):  # pragma: no cover
+    """PreScore's ``processAllNode`` condition: affinity, then every key if required (the
+    score state's arrays one by one: a tuple handed to a helper in a node loop is
+    reference-counted member by member on every call)."""
     a = sg_aff[g]
     if a >= 0 and not aff_match[a, node]:
         return False
@@ -86,8 +87,7 @@ def _eligible(node_dom, score, g, node):  # pragma: no cover - compiled
 
 
 @inline_kernel
-def _entry_min(filt, e):  # pragma: no cover - compiled
-    fe_off, fe_cnt, fe_exists = filt[0], filt[1], filt[2]
+def _entry_min(fe_off, fe_cnt, fe_exists, e):  # pragma: no cover - compiled
     m = np.int64(MAX_INT32)
     for x in range(fe_off[e], fe_off[e + 1]):
         if fe_exists[x] and fe_cnt[x] < m:
@@ -205,6 +205,7 @@ def assume(state, pod, node):  # pragma: no cover - compiled
     filt, score = state[1], state[2]
     fe_off, fe_cnt, fe_exists, fe_min, fe_key = filt[0], filt[1], filt[2], filt[3], filt[4]
     se_off, se_cnt, se_group, se_key, hcnt = score[8], score[9], score[10], score[11], score[12]
+    sg_ptr, sg_reqall, sg_aff, sc_key, aff_match = score[1], score[2], score[3], score[4], score[13]
     psel_ptr, psel, use_ptr, use_kind, use_idx = state[3]
     for q in range(psel_ptr[pod], psel_ptr[pod + 1]):
         s = psel[q]
@@ -214,9 +215,10 @@ def assume(state, pod, node):  # pragma: no cover - compiled
                 x = fe_off[i] + _dom(node_dom, fe_key[i], node)
                 fe_cnt[x] += 1
                 if fe_exists[x] and fe_cnt[x] - 1 == fe_min[i]:
-                    fe_min[i] = _entry_min(filt, i)
+                    fe_min[i] = _entry_min(fe_off, fe_cnt, fe_exists, i)
             elif use_kind[u] == USE_SCORE:
-                if _eligible(node_dom, score, se_group[i], node):
+                if _eligible(node_dom, sg_ptr, sg_reqall, sg_aff, sc_key, aff_match,
+                             se_group[i], node):  # fmt: skip
                     se_cnt[se_off[i] + _dom(node_dom, se_key[i], node)] += 1
             else:
                 hcnt[i, node] += 1
@@ -284,32 +286,40 @@ def fill_counts(state, sig, sel_ns, sel_nothing, comp, fe_aff, fe_keys_ptr, fe_k
     fe_off, fe_cnt, fe_exists, fe_min, fe_key = filt[0], filt[1], filt[2], filt[3], filt[4]
     se_off, se_cnt, se_group, se_key, hcnt, aff_match = (
         score[8], score[9], score[10], score[11], score[12], score[13])
+    sg_ptr, sg_reqall, sg_aff, sc_key = score[1], score[2], score[3], score[4]
     use_ptr, use_kind, use_idx = state[3][2], state[3][3], state[3][4]
     sig_ns_ptr, sig_vals, sig_ptr, ent_node, ent_count = sig
     req_ptr, req_key, req_op, req_vptr, req_vals = comp
     n_nodes = node_dom.shape[1]
     row = np.zeros(n_nodes, dtype=np.int64)
+    touched = np.empty(n_nodes, dtype=np.int64)  # the nodes of row that are not 0
     for s in range(sel_ns.shape[0]):
-        row[:] = 0
+        n_touched = 0
         if not sel_nothing[s]:
             ns = sel_ns[s]
             for g in range(sig_ns_ptr[ns], sig_ns_ptr[ns + 1]):
                 if _requirements_hold(sig_vals[g], req_ptr[s], req_ptr[s + 1], req_key, req_op,
                                       req_vptr, req_vals):
                     for e in range(sig_ptr[g], sig_ptr[g + 1]):
-                        row[ent_node[e]] += ent_count[e]
+                        n = ent_node[e]
+                        if row[n] == 0 and ent_count[e] != 0:
+                            touched[n_touched] = n
+                            n_touched += 1
+                        row[n] += ent_count[e]
         for u in range(use_ptr[s], use_ptr[s + 1]):
             i = use_idx[u]
-            if use_kind[u] == USE_FILTER:
-                for n in range(n_nodes):
+            for t in range(n_touched):
+                n = touched[t]
+                if use_kind[u] == USE_FILTER:
                     fe_cnt[fe_off[i] + _dom(node_dom, fe_key[i], n)] += row[n]
-            elif use_kind[u] == USE_SCORE:
-                for n in range(n_nodes):
-                    if _eligible(node_dom, score, se_group[i], n):
+                elif use_kind[u] == USE_SCORE:
+                    if _eligible(node_dom, sg_ptr, sg_reqall, sg_aff, sc_key, aff_match,
+                                 se_group[i], n):  # fmt: skip
                         se_cnt[se_off[i] + _dom(node_dom, se_key[i], n)] += row[n]
-            else:
-                for n in range(n_nodes):
+                else:
                     hcnt[i, n] += row[n]
+        for t in range(n_touched):
+            row[touched[t]] = 0
     for e in range(fe_key.shape[0]):
         a = fe_aff[e]
         for n in range(n_nodes):
@@ -317,4 +327,4 @@ def fill_counts(state, sig, sel_ns, sel_nothing, comp, fe_aff, fe_keys_ptr, fe_k
                 continue
             if _has_all(node_dom, fe_keys, fe_keys_ptr[e], fe_keys_ptr[e + 1], n):
                 fe_exists[fe_off[e] + node_dom[fe_key[e], n]] = True
-        fe_min[e] = _entry_min(filt, e)
+        fe_min[e] = _entry_min(fe_off, fe_cnt, fe_exists, e)
