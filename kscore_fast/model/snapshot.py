@@ -355,5 +355,10 @@ def twin_representatives(batch: PodBatch) -> tuple[list[PodRecord], np.ndarray]:
     plugin preparing per-pod data does it for the representatives and indexes the result
     with the groups (twins give equal data)."""
     twins = pod_twins(batch)
-    _, first = np.unique(twins, return_index=True)  # ids are numbered in order of appearance
-    return [batch.pods[i] for i in first.tolist()], twins
+    return [batch.pods[i] for i in twin_firsts(batch).tolist()], twins
+
+
+def twin_firsts(batch: PodBatch) -> np.ndarray:
+    """int64[T]: the batch index of the first pod of each twin group (:func:`pod_twins`)."""
+    _, first = np.unique(pod_twins(batch), return_index=True)  # ids in order of appearance
+    return first.astype(np.int64)

@@ -34,7 +34,7 @@ from ...errors import ConfigError
 from ...model.labels import LabelInterner
 from ...model.objects import PodAffinity, PodAffinityTerm, PodRecord
 from ...model.selectors import Selector, SelectorSpace, label_selector_as_selector
-from ...model.snapshot import ClusterSnapshot, PodBatch, build_cluster
+from ...model.snapshot import ClusterSnapshot, PodBatch, build_cluster, pod_twins, twin_firsts
 from ..helper.rows import unique_rows
 from . import kernels as k
 from .compile import ANTI, SCORE, Registry, csr, domain_offsets, resolve_namespaces
@@ -224,22 +224,23 @@ class _Builder:
     def build(self) -> tuple:
         snapshot, batch, reg = self.snapshot, self.batch, self.reg
         n_pods = len(batch.pods)
-        pod_aff, pod_anti, pod_pref, pod_own = [], [], [], []
-        pod_self = np.zeros(n_pods, dtype=np.bool_)
-        filter_rows: list[tuple] = []
+        firsts, twins = twin_firsts(batch), pod_twins(batch)
+        rep_self = np.zeros(len(firsts), dtype=np.bool_)
+        per_rep: list[tuple] = []
         memo: dict[tuple, tuple] = {}
-        for p, pod in enumerate(batch.pods):
+        for t, p in enumerate(firsts.tolist()):  # twins get the same rows: once per group
+            pod = batch.pods[p]
             key = (pod.namespace, pod.pod_affinity, pod.pod_anti_affinity)
             got = memo.get(key)
             if got is None:
                 got = memo[key] = (*self.incoming(pod), self.own(pod))
-            aff, aff_rts, anti, pref, own = got
-            pod_aff.append(aff)
-            pod_anti.append(anti)
-            pod_pref.append(pref)
-            pod_own.append(own)
-            pod_self[p] = self.matches_own_terms(pod, int(batch.ns[p]), aff_rts)
-            filter_rows.append((tuple(aff), tuple(anti)))
+            per_rep.append(got)
+            rep_self[t] = self.matches_own_terms(pod, int(batch.ns[p]), got[1])
+        rows = [per_rep[t] for t in twins.tolist()]
+        pod_aff, pod_anti = [r[0] for r in rows], [r[2] for r in rows]
+        pod_pref, pod_own = [r[3] for r in rows], [r[4] for r in rows]
+        pod_self = rep_self[twins]
+        filter_rows = [(tuple(r[0]), tuple(r[2])) for r in rows]
         triples = [(x, node, w) for e in self.with_affinity
                    for node in (int(snapshot.pod_node[e]),)
                    for x, w in self.own(snapshot.pods[e])]  # fmt: skip

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...model.selectors import Selector, SelectorSpace
-from ...model.snapshot import ClusterSnapshot, PodBatch
+from ...model.snapshot import ClusterSnapshot, PodBatch, pod_twins, twin_firsts
 from ..helper.rows import unique_rows
 from ..nodeaffinity.plugin import NodeAffinity
 from . import kernels as k
@@ -118,8 +118,10 @@ def _pod_constraints(builder: _Builder, ref: Any, snapshot: ClusterSnapshot, bat
     defaults = {a: filter_topology_spread_constraints(ref.default_constraints, a)
                 for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)}  # fmt: skip
     memo: dict[Any, tuple] = {}
-    filter_rows, score_group, reps = [], np.full(len(batch), -1, dtype=I64), {}
-    for p, pod in enumerate(batch.pods):
+    firsts, twins = twin_firsts(batch), pod_twins(batch)
+    rep_rows, rep_group, reps = [], np.full(len(firsts), -1, dtype=I64), {}
+    for t, p in enumerate(firsts.tolist()):  # twins get the same rows: once per group
+        pod = batch.pods[p]
         own = pod.topology_spread_constraints
         g = na_group[p]
         aff = -1 if grp_map_term[g] < 0 and grp_sel[g] < 0 else builder.affs(int(g))
@@ -144,8 +146,10 @@ def _pod_constraints(builder: _Builder, ref: Any, snapshot: ClusterSnapshot, bat
                 builder.filter_rows(ns, hard, aff) if hard else [],
                 builder.score_group(ns, soft, aff, reqall) if soft else -1,
             )
-        filter_rows.append(got[0])
-        score_group[p] = got[1]
+        rep_rows.append(got[0])
+        rep_group[t] = got[1]
+    filter_rows = [rep_rows[t] for t in twins.tolist()]
+    score_group = np.ascontiguousarray(rep_group[twins])
     rep = np.array([reps[a] for a in range(len(builder.affs))], dtype=I64)
     aff_match = k.affinity_rows(na_state, rep, I64(snapshot.n_nodes))
     return filter_rows, score_group, aff_match
