@@ -30,12 +30,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.compare_go import machine  # noqa: E402
+from benchmarks.compare_profile import GOREF, OPENB  # noqa: E402
 from benchmarks.timing import best_of  # noqa: E402
 from kscore_fast.api import load_cluster, simulate  # noqa: E402
 from kscore_fast.cli import main as kscore  # noqa: E402
 
-GOREF = ROOT / "benchmarks" / "goref" / "bin" / "goref"
-OPENB = ROOT.parent / "shared" / "data" / "openb"
 CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1beta3
 kind: KubeSchedulerConfiguration
 percentageOfNodesToScore: {pct}
