@@ -26,10 +26,12 @@ _EXPORTS = {
     "KScoreError": ".errors",
     "PodBatch": ".model.snapshot",
     "ScoreResult": ".framework.result",
+    "Simulator": ".simulator",
     "UnsupportedError": ".errors",
     "load_cluster": ".api",
     "retain_freed_memory": "._memory",
     "score": ".api",
+    "simulate": ".api",
 }
 
 __all__ = [
@@ -40,19 +42,22 @@ __all__ = [
     "KScoreError",
     "PodBatch",
     "ScoreResult",
+    "Simulator",
     "UnsupportedError",
     "__version__",
     "load_cluster",
     "retain_freed_memory",
     "score",
+    "simulate",
 ]
 
 if TYPE_CHECKING:
     from ._memory import retain_freed_memory
-    from .api import load_cluster, score
+    from .api import load_cluster, score, simulate
     from .errors import ConfigError, InputError, KScoreError, UnsupportedError
     from .framework.result import ScoreResult
     from .model.snapshot import Cluster, ClusterSnapshot, PodBatch
+    from .simulator import Simulator
 
 
 def __getattr__(name: str) -> Any:

@@ -67,8 +67,10 @@ class _Sequence(_Run):
         self.start = 0
 
     def chunk(self, pods: np.ndarray, tie: int, seed: int, rng: np.ndarray,
-              result: ScoreResult) -> None:  # fmt: skip
-        """Schedule (and assume) the chunk's pods in order; record them in ``result``."""
+              result: ScoreResult, rows: np.ndarray | None = None,
+              commit: bool = True) -> None:  # fmt: skip
+        """Schedule (and, with ``commit``, assume) the chunk's pods in order; record them in
+        ``result`` (pod ``pods[i]`` of the batch at row ``rows[i]``, default the same)."""
         c, n_nodes, cap = len(pods), self.n_nodes, max(self.num_to_find, 1)
         k = len(self.sids)
         keep = result.keep != 0
@@ -88,16 +90,21 @@ class _Sequence(_Run):
         self.start = self.kernels.simulate_chunk(
             self.fids, self.sids, self.weights, self.aids, self.states, pods,
             self.batch.nominated[pods], pods, bad, self.start, self.num_to_find, n_nodes, tie,
-            np.uint64(seed % 2**64), rng, self.explain, keep, hosts, feasible, failed,
+            np.uint64(seed % 2**64), rng, self.explain, keep, commit, hosts, feasible, failed,
             bad_plugin, bad_value, ptr, nodes, raw, norm_u8, total, rej_ptr, rej_node,
             rej_code, fail_row, fail_rows,
         )  # fmt: skip
         found = _Searched(ptr, nodes, failed, rej_ptr, rej_node, rej_code, fail_row, fail_rows)
-        self._record(pods, found, hosts, bad_plugin, bad_value, raw, norm_u8, total, result)
+        errors = [self.prescore_errors.get(int(p)) for p in pods.tolist()]
+        self._record(pods if rows is None else rows, found, hosts, bad_plugin, bad_value,
+                     errors, raw, norm_u8, total, result)  # fmt: skip
 
     def _record(self, pods: np.ndarray, found: _Searched, hosts: np.ndarray,
-                bad_plugin: np.ndarray, bad_value: np.ndarray, raw: np.ndarray,
-                norm_u8: np.ndarray, total: np.ndarray, result: ScoreResult) -> None:  # fmt: skip
+                bad_plugin: np.ndarray, bad_value: np.ndarray, prescore: list[str | None],
+                raw: np.ndarray, norm_u8: np.ndarray, total: np.ndarray,
+                result: ScoreResult) -> None:  # fmt: skip
+        """Record the chunk in ``result``, whose rows are ``pods`` (``prescore``: each chunk
+        pod's PreScore error, if any)."""
         counts = np.diff(found.ptr)
         result.feasible[pods] = counts
         result.evaluated[pods] = counts + found.failed
@@ -114,7 +121,7 @@ class _Sequence(_Run):
                 name = self.fw.score_plugins[int(bad_plugin[i])].plugin.name
                 result.errors[pod] = _invalid_score(name, int(bad_value[i]))
             else:
-                result.errors[pod] = self.prescore_errors[pod]
+                result.errors[pod] = prescore[i]
         placed = hosts >= 0
         result.hosts[pods[placed]] = hosts[placed]
         if not scored.any() or result.keep == 0:

@@ -77,7 +77,7 @@ def _pick(tie, total, lo, hi, best, count, seed, stream, rng):  # pragma: no cov
 @kernel
 def simulate_chunk(
     fids, sids, weights, aids, states, pods, nominated, streams, prescore_bad, start,
-    num_to_find, n_nodes, tie, seed, rng, explain, keep,
+    num_to_find, n_nodes, tie, seed, rng, explain, keep, commit,
     hosts, feasible, failed, bad_plugin, bad_value, ptr, nodes, raw, norm_u8, total,
     rej_ptr, rej_node, rej_code, fail_row, fail_rows,
 ):  # pragma: no cover - compiled  # fmt: skip
@@ -91,10 +91,12 @@ def simulate_chunk(
     entries are only scratch), its rejections ``rej_node/rej_code[rej_ptr[i]:rej_ptr[i+1]]``
     (with ``explain``), and for a pod that fits nowhere (``fail_row[i]`` ≥ 0) its verdict
     on every node, ``fail_rows[fail_row[i]]``. ``prescore_bad[i]``: PreScore fails.
+    ``commit`` false: the pods are not assumed (each is scheduled against the same state).
     """
     memo = np.empty((1, n_nodes), dtype=np.int64)
     done = np.zeros((1, -(-n_nodes // search.BLOCK)), dtype=np.bool_)
     reps = np.zeros(1, dtype=np.int64)
+    cls0 = np.int64(0)  # the one verdict row (an int64, not a literal: one compiled filter)
     n_plugins = sids.shape[0]
     cap = max(num_to_find, 1)
     norm = np.empty((n_plugins, cap), dtype=np.int64)
@@ -131,7 +133,7 @@ def simulate_chunk(
             done[0, :] = False
             rn = rej_node if explain else no_room
             n, nf, start, end = search.search_pod(
-                d.fill_block, fids, states, reps, 0, nominated[i], start, num_to_find, n_nodes,
+                d.fill_block, fids, states, reps, cls0, nominated[i], start, num_to_find, n_nodes,
                 memo, done, search.BLOCK, out, rn, rej_code, rej_ptr[i],
             )  # fmt: skip
             failed[i] = nf
@@ -172,6 +174,14 @@ def simulate_chunk(
                     continue
             e = _pick(tie, total, lo, lo + n, best[0], count[0], seed, streams[i], rng)
             hosts[i] = nodes[e]
-        for a in range(aids.shape[0]):
-            _assume(aids[a], states, pod, hosts[i])
+        if commit:
+            for a in range(aids.shape[0]):
+                _assume(aids[a], states, pod, hosts[i])
     return start
+
+
+@kernel
+def assume_pod(aids, states, pod, node):  # pragma: no cover - compiled
+    """Bind ``pod`` to ``node`` in every plugin state of slots ``aids``."""
+    for a in range(aids.shape[0]):
+        _assume(aids[a], states, pod, node)
