@@ -193,7 +193,7 @@ def score_todo(
         pod_rows = rows if row_ok[k] else own_lists
         _plugin_pass(sids[k], states, k, todo, pods, ptr, nodes, raw, base, norm, nptr,
                      pod_rows, row_raw, n_all, row_const, const_ok[k], keep, cflag, cval,
-                     True)  # fmt: skip
+                     np.bool_(True))  # fmt: skip
     scoring.weigh_pods(weights, todo, ptr, norm, nptr, norm_u8, base, total, best, count,
                        bad_plugin, bad_value, cflag, cval, keep)  # fmt: skip
 
@@ -215,9 +215,9 @@ def fill_rows(sids, states, reps, n_all, row_raw, row_ok):  # pragma: no cover -
     cval = np.empty((sids.shape[0], m), dtype=np.int64)
     for k in range(sids.shape[0]):
         if row_ok[k]:
-            _plugin_pass(sids[k], states, k, todo, reps, ptr, nodes, row_raw, 0, norm, ptr,
-                         none, row_raw, n_all, no_const, False, True, cflag, cval,
-                         False)  # fmt: skip
+            _plugin_pass(sids[k], states, k, todo, reps, ptr, nodes, row_raw, np.int64(0), norm,
+                         ptr, none, row_raw, n_all, no_const, np.bool_(False), np.bool_(True),
+                         cflag, cval, np.bool_(False))  # fmt: skip
 
 
 @kernel
@@ -271,7 +271,8 @@ def _plugin_pass(
     sid, states, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows, row_raw, n_all,
     row_const, const_ok, keep, cflag, cval, do_norm,
 ):  # fmt: skip  # pragma: no cover - compiled
-    """:func:`scoring.plugin_pass` of plugin slot ``sid``, with its kernels and state:
+    """:func:`scoring.plugin_pass` of plugin slot ``sid``, with its kernels and state (callers
+    pass typed values, never literals: one compiled signature for every caller):
     plugins whose kernels allocate (scratch rows) with numba's reference counting, the
     others without (see ``_jit.unrefcounted_kernel``: ~0.2 µs per pod and plugin)."""
     if sid == SELECTOR_SPREAD:

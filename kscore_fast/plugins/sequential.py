@@ -163,8 +163,9 @@ def simulate_chunk(
                 for k in range(n_plugins):
                     reps[0] = pod
                     d._plugin_pass(sids[k], states, k, todo, reps, one_ptr, sub, raw, lo, norm,
-                                   nptr, no_rows, no_row_raw, 1, no_const, False, True, cflag,
-                                   cval, True)  # fmt: skip
+                                   nptr, no_rows, no_row_raw, np.int64(1), no_const,
+                                   np.bool_(False), np.bool_(True), cflag, cval,
+                                   np.bool_(True))  # fmt: skip
                 scoring.weigh_pods(weights, todo, one_ptr, norm, nptr, norm_u8, lo,
                                    total[lo : lo + n], best, count, bp, bv, cflag, cval,
                                    keep)  # fmt: skip
