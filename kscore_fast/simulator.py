@@ -21,10 +21,9 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, UnsupportedError
-from .framework import gorand
 from .framework.nodeorder import num_feasible_nodes_to_find
 from .framework.result import ScoreResult, ScoresMode
-from .framework.simulation import CHUNK_ENTRIES, TIE_BREAKS, _Sequence, queue_order
+from .framework.simulation import _Sequence, queue_order, random_source
 from .model.snapshot import Cluster
 
 PodRef = str | int
@@ -45,9 +44,7 @@ class Simulator:
                  notice: Callable[[str], None] | None = None) -> None:  # fmt: skip
         from .api import _framework
 
-        if tie_break not in TIE_BREAKS:
-            raise UnsupportedError(f"tie-break {tie_break!r}: expected one of "
-                                   f"{', '.join(TIE_BREAKS)}")  # fmt: skip
+        tie, rng = random_source(tie_break, seed)
         framework, refused = _framework(cluster, plugins, config, percentage_of_nodes_to_score,
                                         notice)  # fmt: skip
         snap, batch = cluster.snapshot, cluster.batch
@@ -57,8 +54,7 @@ class Simulator:
         self._refused = dict(refused)
         num = num_feasible_nodes_to_find(snap.n_nodes, framework.percentage_of_nodes_to_score)
         self._seq = _Sequence(framework, snap, batch, num, explain=False)
-        self._tie, self._seed = TIE_BREAKS.index(tie_break), seed
-        self._rng = gorand.GoRand(seed if tie_break == "go-rand" else 1).state
+        self._tie, self._seed, self._rng = tie, seed, rng
         self._index = {name: i for i, name in enumerate(batch.names)}
         #: int32[B]: the node each pending pod is bound to (-1: not bound)
         self._host = np.full(len(batch), -1, dtype=np.int32)
@@ -110,15 +106,10 @@ class Simulator:
         num = self._seq.num_to_find
         result.reserve(len(rows) * (num if result.keep is None else min(result.keep, num)))
         pods = np.asarray(rows, dtype=np.int64)
-        size = max(1, CHUNK_ENTRIES // max(snap.n_nodes, num, 1))
-        for lo in range(0, len(pods), size):
-            chunk = pods[lo : lo + size]
-            self._seq.chunk(chunk, self._tie, self._seed, self._rng, result,
-                            rows=np.arange(lo, lo + len(chunk)), commit=commit)  # fmt: skip
-            if commit:
-                self._host[chunk] = result.hosts[lo : lo + len(chunk)]
-            if progress is not None:
-                progress(len(chunk))
+        self._seq.many(pods, np.arange(len(pods)), self._tie, self._seed, self._rng, result,
+                       commit, progress)  # fmt: skip
+        if commit:
+            self._host[pods] = result.hosts
         result.finish()
         return result
 

@@ -31,6 +31,22 @@ TIE_BREAKS = ("uniform", "go-rand")
 CHUNK_ENTRIES = 1 << 20
 
 
+def tie_break_code(tie_break: str) -> int:
+    """The kernels' code of a ``--tie-break`` name."""
+    if tie_break not in TIE_BREAKS:
+        raise UnsupportedError(f"tie-break {tie_break!r}: expected one of {', '.join(TIE_BREAKS)}")
+    return TIE_BREAKS.index(tie_break)
+
+
+def random_source(tie_break: str, seed: int) -> tuple[int, np.ndarray]:
+    """(tie-break code, Go's ``math/rand`` state after ``rand.Seed(seed)``; unused but
+    for go-rand)."""
+    tie = tie_break_code(tie_break)
+    if tie_break == "go-rand" and not -(2**63) <= seed < 2**63:
+        raise ConfigError(f"--seed {seed}: Go's rand.Seed takes an int64")
+    return tie, gorand.GoRand(seed if tie_break == "go-rand" else 1).state
+
+
 def queue_order(pods: list[PodRecord]) -> list[int]:
     """PrioritySort's order of pods queued in list order: higher ``spec.priority`` first
     (absent: 0), then the order they were queued in."""
@@ -66,6 +82,18 @@ class _Sequence(_Run):
         self.explain = explain
         self.start = 0
 
+    def many(self, pods: np.ndarray, rows: np.ndarray, tie: int, seed: int, rng: np.ndarray,
+             result: ScoreResult, commit: bool,
+             progress: Callable[[int], None] | None = None) -> None:  # fmt: skip
+        """:meth:`chunk` over ``pods`` (batch positions, recorded at ``rows`` of
+        ``result``), a chunk of pods × nodes at a time."""
+        size = max(1, CHUNK_ENTRIES // max(self.n_nodes, self.num_to_find, 1))
+        for lo in range(0, len(pods), size):
+            self.chunk(pods[lo : lo + size], tie, seed, rng, result, rows[lo : lo + size],
+                       commit)  # fmt: skip
+            if progress is not None:
+                progress(len(pods[lo : lo + size]))
+
     def chunk(self, pods: np.ndarray, tie: int, seed: int, rng: np.ndarray,
               result: ScoreResult, rows: np.ndarray | None = None,
               commit: bool = True) -> None:  # fmt: skip
@@ -86,7 +114,8 @@ class _Sequence(_Run):
         rej_node, rej_code = np.empty(rej_room, np.int32), np.empty(rej_room, np.int64)
         fail_row = np.empty(c, np.int64)
         fail_rows = np.empty((c if len(self.fids) else 0, n_nodes), np.int64)
-        bad = np.array([int(p) in self.prescore_errors for p in pods.tolist()], np.bool_)
+        errors = [self.prescore_errors.get(p) for p in pods.tolist()]
+        bad = np.array([e is not None for e in errors], dtype=np.bool_).reshape(-1)
         self.start = self.kernels.simulate_chunk(
             self.fids, self.sids, self.weights, self.aids, self.states, pods,
             self.batch.nominated[pods], pods, bad, self.start, self.num_to_find, n_nodes, tie,
@@ -95,7 +124,6 @@ class _Sequence(_Run):
             rej_code, fail_row, fail_rows,
         )  # fmt: skip
         found = _Searched(ptr, nodes, failed, rej_ptr, rej_node, rej_code, fail_row, fail_rows)
-        errors = [self.prescore_errors.get(int(p)) for p in pods.tolist()]
         self._record(pods if rows is None else rows, found, hosts, bad_plugin, bad_value,
                      errors, raw, norm_u8, total, result)  # fmt: skip
 
@@ -156,27 +184,18 @@ def simulate(
 ) -> ScoreResult:
     """Schedule the pods of ``batch`` in order, each assumed on its host before the next
     (the snapshot itself is never modified: the plugins' states are copies)."""
-    if tie_break not in TIE_BREAKS:
-        raise UnsupportedError(f"tie-break {tie_break!r}: expected one of {', '.join(TIE_BREAKS)}")
-    n_pods, n_nodes = len(batch), snapshot.n_nodes
+    tie_break_code(tie_break)
+    n_pods = len(batch)
     result, skip, num_to_find = fw.begin(snapshot, batch, scores, explain, refused)
     if num_to_find == 0:
         return result
     per_pod = num_to_find if result.keep is None else min(result.keep, num_to_find)
     result.reserve(n_pods * per_pod)
     run = _Sequence(fw, snapshot, batch, num_to_find, explain)
-    tie = TIE_BREAKS.index(tie_break)
-    if tie_break == "go-rand" and not -(2**63) <= seed < 2**63:
-        raise ConfigError(f"--seed {seed}: Go's rand.Seed takes an int64")
-    rng = gorand.GoRand(seed if tie_break == "go-rand" else 1).state
-    chunk_size = max(1, CHUNK_ENTRIES // max(n_nodes, num_to_find, 1))
-    for lo in range(0, n_pods, chunk_size):
-        pods = np.arange(lo, min(n_pods, lo + chunk_size), dtype=np.int64)
-        n_chunk = len(pods)
-        pods = pods[~skip[pods]]
-        if len(pods):
-            run.chunk(pods, tie, seed, rng, result)
-        if progress is not None:
-            progress(n_chunk)
+    tie, rng = random_source(tie_break, seed)
+    pods = np.flatnonzero(~skip).astype(np.int64)
+    run.many(pods, pods, tie, seed, rng, result, True, progress)
+    if progress is not None and skip.any():  # the refused pods take no cycle
+        progress(int(skip.sum()))
     result.finish()
     return result
