@@ -195,18 +195,11 @@ class _Run:
         num_to_find: int,
         explain: bool,
     ) -> None:
-        driver = fw.driver
-        plugins = [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]
-        self.fw, self.driver, self.batch = fw, driver, batch
-        self.states = driver.states_for(plugins, snapshot, batch)
-        self.fids = np.array([driver.SLOTS[p.name] for p in fw.filter_plugins], np.int64)
-        self.sids = np.array([driver.SLOTS[wp.plugin.name] for wp in fw.score_plugins], np.int64)
-        self.weights = np.array([wp.weight for wp in fw.score_plugins], np.int64)
+        self._profile(fw, snapshot, batch, num_to_find, explain)
+        driver = self.driver
         self.classes = driver.filter_keys(fw.filter_plugins, self.states, len(batch))
-        self.prescore_errors = self._prescore_errors(snapshot, batch)
         self.twins = pod_twins(batch)
         self.twin_rows = driver.TwinRows(self.sids, self.twins, snapshot.n_nodes)
-        self.n_nodes = snapshot.n_nodes
         self.memo = self.done = self.reps = None
         n_classes = int(self.classes.max()) + 1 if len(batch) and len(self.fids) else 0
         if 0 < n_classes * self.n_nodes <= MEMO_ENTRIES:  # verdicts kept for the whole run
@@ -214,6 +207,19 @@ class _Run:
             self.reps[self.classes[::-1]] = np.arange(len(batch))[::-1]
             self.memo = np.empty((n_classes, self.n_nodes), dtype=np.int64)
             self.done = np.zeros((n_classes, -(-self.n_nodes // BLOCK)), dtype=np.bool_)
+
+    def _profile(self, fw: Framework, snapshot: ClusterSnapshot, batch: PodBatch,
+                 num_to_find: int, explain: bool) -> None:  # fmt: skip
+        """What every run of the profile holds: the plugins' states, the filter and score
+        slots, the weights, the PreScore failures and the search position."""
+        driver = fw.driver
+        plugins = [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]
+        self.fw, self.driver, self.batch = fw, driver, batch
+        self.states = driver.states_for(plugins, snapshot, batch)
+        self.fids = np.array([driver.SLOTS[p.name] for p in fw.filter_plugins], np.int64)
+        self.sids = np.array([driver.SLOTS[wp.plugin.name] for wp in fw.score_plugins], np.int64)
+        self.weights = np.array([wp.weight for wp in fw.score_plugins], np.int64)
+        self.prescore_errors = self._prescore_errors(snapshot, batch)
         self.n_nodes = snapshot.n_nodes
         self.num_to_find = num_to_find
         self.explain = explain

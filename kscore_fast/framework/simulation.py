@@ -70,17 +70,8 @@ class _Sequence(_Run):
                 "yet; score with `kscore score` or leave it out of the profile"
             )
         self.kernels = sequential
-        self.fw, self.driver, self.batch = fw, driver, batch
-        self.states = driver.states_for(plugins, snapshot, batch)
-        self.fids = np.array([driver.SLOTS[p.name] for p in fw.filter_plugins], np.int64)
-        self.sids = np.array([driver.SLOTS[wp.plugin.name] for wp in fw.score_plugins], np.int64)
         self.aids = np.array(slots, dtype=np.int64)
-        self.weights = np.array([wp.weight for wp in fw.score_plugins], np.int64)
-        self.prescore_errors = self._prescore_errors(snapshot, batch)
-        self.n_nodes = snapshot.n_nodes
-        self.num_to_find = num_to_find
-        self.explain = explain
-        self.start = 0
+        self._profile(fw, snapshot, batch, num_to_find, explain)
 
     def many(self, pods: np.ndarray, rows: np.ndarray, tie: int, seed: int, rng: np.ndarray,
              result: ScoreResult, commit: bool,
