@@ -8,7 +8,7 @@
 //	            [--iterations K] [--warmup W] [--runs R] [--json]
 //	goref config [--config FILE]
 //	goref schedbench PATH... [--config FILE] [--percentage-of-nodes-to-score P] [--runs R] [--json]
-//	goref simulate PATH... [score's flags] [--plugin-metrics-draw]
+//	goref simulate PATH... [score's flags] [--plugin-metrics-draw] [--events FILE]
 //	goref simbench PATH... [--plugins ...|--config FILE] [--seed N]
 //	                       [--percentage-of-nodes-to-score P] [--plugin-metrics-draw] [--runs R] [--json]
 package main
@@ -42,7 +42,7 @@ const usage = `usage:
   goref simulate PATH... [--plugins NAME[=WEIGHT],...] [--config FILE] [--seed N]
                          [--format json] [--scores all|top:K|none]
                          [--percentage-of-nodes-to-score P] [--plugin-metrics-draw]
-                         [-o FILE] [--quiet]
+                         [--events FILE] [-o FILE] [--quiet]
   goref simbench PATH... [--plugins NAME[=WEIGHT],...] [--config FILE] [--seed N]
                          [--percentage-of-nodes-to-score P] [--plugin-metrics-draw]
                          [--runs R] [--json]

@@ -126,9 +126,10 @@ func (s *simulator) step(ctx context.Context, pod *v1.Pod) (resultJSON, error) {
 	return r, nil
 }
 
-// takeFlags removes the boolean flags of bools and the valued flags of ints ("--f N" or
-// "--f=N") from args and returns the rest.
-func takeFlags(args []string, bools map[string]*bool, ints map[string]*int) ([]string, error) {
+// takeFlags removes the boolean flags of bools and the valued flags of ints and strs
+// ("--f V" or "--f=V"; ints want a positive integer, strs a non-empty value) from args
+// and returns the rest.
+func takeFlags(args []string, bools map[string]*bool, ints map[string]*int, strs map[string]*string) ([]string, error) {
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -146,8 +147,9 @@ func takeFlags(args []string, bools map[string]*bool, ints map[string]*int) ([]s
 				break
 			}
 		}
-		p, ok := ints[name]
-		if !ok {
+		p, isInt := ints[name]
+		ps, isStr := strs[name]
+		if !isInt && !isStr {
 			rest = append(rest, a)
 			continue
 		}
@@ -157,6 +159,13 @@ func takeFlags(args []string, bools map[string]*bool, ints map[string]*int) ([]s
 			}
 			i++
 			v = args[i]
+		}
+		if isStr {
+			if v == "" {
+				return nil, usageErrorf("%s needs a value", name)
+			}
+			*ps = v
+			continue
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -182,8 +191,8 @@ func trimScores(r *resultJSON, scores string, topK int) {
 
 // simulationInputs takes the flags of bools and ints out of args, parses the rest as
 // `goref score` does and loads the inputs (printing the warning line unless --quiet).
-func simulationInputs(args []string, bools map[string]*bool, ints map[string]*int) (*scoreFlags, *inputSet, error) {
-	args, err := takeFlags(args, bools, ints)
+func simulationInputs(args []string, bools map[string]*bool, ints map[string]*int, strs map[string]*string) (*scoreFlags, *inputSet, error) {
+	args, err := takeFlags(args, bools, ints, strs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -202,45 +211,71 @@ func simulationInputs(args []string, bools map[string]*bool, ints map[string]*in
 }
 
 func simulateMain(args []string) error {
-	metricsDraw := false
-	f, in, err := simulationInputs(args, map[string]*bool{pluginMetricsDraw: &metricsDraw}, nil)
+	metricsDraw, events := false, ""
+	f, in, err := simulationInputs(args, map[string]*bool{pluginMetricsDraw: &metricsDraw}, nil,
+		map[string]*string{"--events": &events})
 	if err != nil {
 		return err
+	}
+	var ops []eventOp
+	if events != "" {
+		if ops, err = readEvents(events); err != nil {
+			return err
+		}
 	}
 	h, err := newHarness(in, f.opts)
 	if err != nil {
 		return err
 	}
 	defer h.close()
-	pods, err := queueOrder(h.plain, in.PendingPods)
-	if err != nil {
-		return err
-	}
 	sim := newSimulator(h, metricsDraw)
 	ctx := context.Background()
-	return writeOutput(f.output, func(w io.Writer) error {
-		out := bufio.NewWriterSize(w, 1<<20)
-		sep := "\n"
-		fmt.Fprint(out, `{"results": [`)
+	run := func(yield func(resultJSON) error) error {
+		if events != "" {
+			return newEventRun(sim, in).apply(ctx, ops, yield)
+		}
+		pods, err := queueOrder(h.plain, in.PendingPods)
+		if err != nil {
+			return err
+		}
 		for _, pod := range pods {
 			r, err := sim.step(ctx, pod)
 			if err != nil {
 				return err
 			}
-			trimScores(&r, f.scores, f.topK)
-			line, err := json.Marshal(r)
-			if err != nil {
+			if err := yield(r); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "%s%s", sep, line)
-			sep = ",\n"
 		}
-		if len(pods) > 0 {
-			fmt.Fprint(out, "\n")
+		return nil
+	}
+	return writeOutput(f.output, func(w io.Writer) error { return writeResults(w, f, run) })
+}
+
+// writeResults writes the document {"results": [...]}, one line per result that run
+// yields (its scores trimmed as --scores says).
+func writeResults(w io.Writer, f *scoreFlags, run func(yield func(resultJSON) error) error) error {
+	out := bufio.NewWriterSize(w, 1<<20)
+	sep := "\n"
+	fmt.Fprint(out, `{"results": [`)
+	err := run(func(r resultJSON) error {
+		trimScores(&r, f.scores, f.topK)
+		line, err := json.Marshal(r)
+		if err != nil {
+			return err
 		}
-		fmt.Fprint(out, "]}\n")
-		return out.Flush()
+		fmt.Fprintf(out, "%s%s", sep, line)
+		sep = ",\n"
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	if sep != "\n" {
+		fmt.Fprint(out, "\n")
+	}
+	fmt.Fprint(out, "]}\n")
+	return out.Flush()
 }
 
 type simbenchResult struct {
@@ -270,7 +305,7 @@ func simbenchMain(args []string) error {
 	runs, asJSON, metricsDraw := 3, false, false
 	f, in, err := simulationInputs(args,
 		map[string]*bool{"--json": &asJSON, pluginMetricsDraw: &metricsDraw},
-		map[string]*int{"--runs": &runs})
+		map[string]*int{"--runs": &runs}, nil)
 	if err != nil {
 		return err
 	}

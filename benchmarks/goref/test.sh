@@ -57,6 +57,21 @@ assert r[0][\"feasibleNodes\"] == 2 and len(r[0][\"scores\"]) == 1 and r[1][\"fe
 assert r[1][\"host\"] != r[0][\"host\"] and r[2][\"host\"] is None and \"Insufficient cpu\" in r[2][\"error\"], r
 " "$a"' "$tmp"
 check "simulate: unknown flag exits 2" expect_exit 2 bin/goref simulate testdata/small --runs 2
+check "simulate --events: one result per schedule op, an added node used" bash -c '
+  printf "%s\n" "kind: Node" "metadata: {name: a}" "status: {allocatable: {cpu: \"2\", pods: \"9\"}}" "---" \
+    "kind: Pod" "metadata: {name: p1}" "spec: {containers: [{name: c, resources: {requests: {cpu: 1500m}}}]}" "---" \
+    "kind: Pod" "metadata: {name: p2}" "spec: {containers: [{name: c, resources: {requests: {cpu: 1500m}}}]}" > "$0/ev.yaml"
+  printf "%s\n" "{\"op\":\"schedule\",\"pod\":\"default/p1\"}" "{\"op\":\"schedule\",\"pod\":\"default/p2\"}" \
+    "{\"op\":\"addNode\",\"node\":{\"metadata\":{\"name\":\"b\"},\"status\":{\"allocatable\":{\"cpu\":\"2\",\"pods\":\"9\"}}}}" \
+    "{\"op\":\"schedule\",\"pod\":\"default/p2\"}" "{\"op\":\"delete\",\"pod\":\"default/p1\"}" "{\"op\":\"removeNode\",\"node\":\"a\"}" > "$0/ev.jsonl"
+  r=$(bin/goref simulate "$0/ev.yaml" --config testdata/filters/default-v1beta3.yaml.cfg --seed 2 --quiet --scores none --events "$0/ev.jsonl")
+  python3 -c "
+import json, sys
+r = json.loads(sys.argv[1])[\"results\"]
+assert [(x[\"pod\"], x[\"host\"]) for x in r] == [(\"default/p1\", \"a\"), (\"default/p2\", None), (\"default/p2\", \"b\")], r
+" "$r"' "$tmp"
+echo '{"op":"bind","pod":"default/p1"}' > "$tmp/bad.jsonl"
+check "simulate --events: an unknown op exits 2" expect_exit 2 bin/goref simulate "$tmp/ev.yaml" --events "$tmp/bad.jsonl"
 check "simbench --json is machine-readable" bash -c \
   'bin/goref simbench testdata/filters --config testdata/filters/default-v1beta3.yaml.cfg --runs 2 --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"mode\"]==\"sequential\" and d[\"nodes\"]==6 and d[\"pods\"]==4 and d[\"scheduled\"]==3 and len(d[\"runsNsPerPod\"])==2 and d[\"minNsPerPod\"]>0, d"'
 check "bench --json is machine-readable" bash -c \
