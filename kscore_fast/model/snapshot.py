@@ -74,6 +74,10 @@ class ClusterSnapshot:
     #: labels of the input's ``Namespace`` objects, by name (a namespace without an
     #: object is absent, as it is from the scheduler's namespace lister)
     namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: each node's ``NodeInfo.ImageStates`` (node-tree order) when the cache's history
+    #: is not the nodes added in input order (a simulator's node adds and removes);
+    #: None: computed from the input order
+    image_states: list[dict[str, Any]] | None = None
     cache: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -60,6 +60,27 @@ def _assume(slot, states, pod, node):  # pragma: no cover - compiled
 
 
 @inline_kernel
+def _remove(slot, states, pod, node):  # pragma: no cover - compiled
+    """The ``remove`` kernel of plugin slot ``slot`` (``assume`` undone)."""
+    if slot == d.NODE_UNSCHEDULABLE:
+        nodeunschedulable.remove(states[d.NODE_UNSCHEDULABLE], pod, node)
+    elif slot == d.NODE_NAME:
+        nodename.remove(states[d.NODE_NAME], pod, node)
+    elif slot == d.TAINT_TOLERATION:
+        tainttoleration.remove(states[d.TAINT_TOLERATION], pod, node)
+    elif slot == d.NODE_PORTS:
+        nodeports.remove(states[d.NODE_PORTS], pod, node)
+    elif slot == d.NODE_RESOURCES_FIT:
+        fit_kernels.remove(states[d.NODE_RESOURCES_FIT], pod, node)
+    elif slot == d.BALANCED_ALLOCATION:
+        balanced_kernels.remove(states[d.BALANCED_ALLOCATION], pod, node)
+    elif slot == d.POD_TOPOLOGY_SPREAD:
+        podtopologyspread.remove(states[d.POD_TOPOLOGY_SPREAD], pod, node)
+    elif slot == d.INTER_POD_AFFINITY:
+        interpodaffinity.remove(states[d.INTER_POD_AFFINITY], pod, node)
+
+
+@inline_kernel
 def _pick(tie, total, lo, hi, best, count, seed, stream, rng):  # pragma: no cover - compiled
     """The host's entry among ``total[lo:hi]``: seeded uniform among the top totals, or
     Go's ``selectHost`` with the global ``math/rand`` source ``rng``."""
@@ -182,7 +203,15 @@ def simulate_chunk(
 
 
 @kernel
-def assume_pod(aids, states, pod, node):  # pragma: no cover - compiled
-    """Bind ``pod`` to ``node`` in every plugin state of slots ``aids``."""
+def assume_pods(aids, states, pods, nodes):  # pragma: no cover - compiled
+    """Bind each pod ``pods[i]`` to ``nodes[i]`` in every plugin state of slots ``aids``."""
+    for i in range(pods.shape[0]):
+        for a in range(aids.shape[0]):
+            _assume(aids[a], states, pods[i], nodes[i])
+
+
+@kernel
+def remove_pod(aids, states, pod, node):  # pragma: no cover - compiled
+    """Delete ``pod``, bound to ``node``, from every plugin state of slots ``aids``."""
     for a in range(aids.shape[0]):
-        _assume(aids[a], states, pod, node)
+        _remove(aids[a], states, pod, node)

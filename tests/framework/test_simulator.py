@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from kscore_fast import Simulator, api
-from kscore_fast.errors import InputError, UnsupportedError
+from kscore_fast.errors import InputError
+from kscore_fast.model.objects import ContainerImage, ContainerPort
+from kscore_fast.model.topology import LABEL_ZONE as ZONE
 
 from ..builders import cluster, node, pod
 from ..scenarios_profile import profile_config, profile_scenario
@@ -62,13 +66,150 @@ def test_copy_is_an_independent_branch():
     assert branch.schedule_and_bind("default/p0") is None
 
 
-def test_unknown_pods_and_nodes_and_unbuilt_calls():
+def _cpu_node(name: str, cpu: str = "1", labels: dict[str, str] | None = None):
+    return node(name, labels, allocatable={"cpu": cpu, "memory": "1Gi", "pods": 10})
+
+
+def _cpu_pod(name: str, cpu: str = "600m", **kw):
+    return pod(name, ns="default", requests={"cpu": cpu}, **kw)
+
+
+def test_unknown_pods_and_nodes():
     sim = Simulator(cluster([node("n0")], [pod("p", ns="default")]))
     with pytest.raises(InputError, match="unknown pending pod"):
         sim.schedule("default/nope")
     with pytest.raises(InputError, match="unknown node"):
         sim.bind("default/p", "n9")
-    for call in (lambda: sim.delete("default/p"), lambda: sim.add_pod({}),
-                 lambda: sim.add_node({}), lambda: sim.remove_node("n0")):  # fmt: skip
-        with pytest.raises(UnsupportedError, match="not built yet"):
-            call()
+    with pytest.raises(InputError, match="unknown pending pod"):
+        sim.delete("default/nope")
+    with pytest.raises(InputError, match="unknown node"):
+        sim.remove_node("n9")
+    with pytest.raises(InputError, match="expected a Pod"):
+        sim.add_pod({})
+    with pytest.raises(InputError, match="exists"):
+        sim.add_node(node("n0"))
+    with pytest.raises(InputError, match="exists"):
+        sim.add_pod(pod("p", ns="default"))
+    with pytest.raises(InputError, match="Succeeded"):
+        sim.add_pod(pod("done", ns="default", node="n0", phase="Succeeded"))
+    with pytest.raises(InputError, match=r"metadata\.name"):
+        sim.add_node({"kind": "Node", "apiVersion": "v1", "metadata": {}})
+
+
+def test_delete_releases_what_the_pod_held():
+    """RemovePod: requests and the pod count (NodeResourcesFit), host ports (NodePorts)."""
+    sim = Simulator(cluster([_cpu_node("n0")], [_cpu_pod("p0"), _cpu_pod("p1")]))
+    assert sim.schedule_and_bind("default/p0") == "n0"
+    assert sim.schedule("default/p1")["host"] is None
+    sim.delete("default/p0")
+    assert sim.pods == ["default/p1"]
+    assert sim.schedule_and_bind("default/p1") == "n0"
+    port = ContainerPort(host_port=80, container_port=80, protocol="TCP")
+    pods = [pod(f"q{i}", ns="default", ports=[port]) for i in range(3)]
+    sim = Simulator(cluster([_cpu_node("n0")], pods))
+    sim.bind("default/q0", "n0")
+    sim.bind("default/q1", "n0")  # a binding made by someone else: not filtered
+    ports = "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports."
+    assert sim.schedule("default/q2")["error"] == ports
+    sim.delete("default/q0")  # HostPortInfo is a set: the port is free, q1 still there
+    assert sim.schedule("default/q2")["host"] == "n0"
+
+
+def test_delete_of_a_waiting_pod_and_of_an_input_pod():
+    bound = _cpu_pod("old", node="n0")
+    sim = Simulator(cluster([_cpu_node("n0")], [bound, _cpu_pod("p0"), _cpu_pod("p1")]))
+    sim.delete("default/p0")  # waiting: it just leaves the queue
+    assert sim.pods == ["default/p1"]
+    assert sim.run().host_names == [None]  # "old" holds 600m of 1
+    sim.delete("default/old")
+    assert sim.run().host_names == ["n0"]
+    with pytest.raises(InputError, match="unknown pending pod"):
+        sim.schedule("default/p0")
+
+
+def test_added_pods_count():
+    sim = Simulator(cluster([_cpu_node("n0"), _cpu_node("n1")], [_cpu_pod("p0")]))
+    sim.add_pod(_cpu_pod("x", node="n0"))  # bound there: an informer's add
+    assert sim.schedule_and_bind("default/p0") == "n1"
+    key = sim.add_pod(_cpu_pod("late", cpu="300m"))
+    assert key == "default/late" and sim.pods == ["default/p0", "default/late"]
+    assert sim.schedule_and_bind(key) in ("n0", "n1")
+    sim.delete("default/p0")  # deleted after a rebuild: still incremental
+    assert sim.host_of(key) is not None
+
+
+def test_node_tree_order_follows_adds_and_removes():
+    """nodeTree: zones in first-added order, a zone dropped with its last node."""
+    a, b = {ZONE: "a"}, {ZONE: "b"}
+    nodes = [_cpu_node("x", labels=a), _cpu_node("y", labels=b), _cpu_node("z", labels=a)]
+    sim = Simulator(cluster(nodes, [_cpu_pod("p")]))
+    assert sim.nodes == ["x", "y", "z"]
+    sim.remove_node("x")
+    assert sim.nodes == ["z", "y"]  # zone a keeps its place (built afresh: y, z)
+    sim.remove_node("z")
+    sim.add_node(_cpu_node("w", labels=a))
+    assert sim.nodes == ["y", "w"]  # zone a came back last
+
+
+def test_pods_on_a_removed_node_count_when_it_comes_back():
+    sim = Simulator(cluster([_cpu_node("n0")], [_cpu_pod("p0"), _cpu_pod("p1")]))
+    assert sim.schedule_and_bind("default/p0") == "n0"
+    sim.remove_node("n0")
+    assert sim.nodes == [] and sim.host_of("default/p0") == "n0"
+    r = sim.schedule("default/p1")
+    assert r["host"] is None and r["error"] == "no nodes available to schedule pods"
+    sim.add_node(_cpu_node("n0"))
+    assert sim.schedule("default/p1")["host"] is None  # p0 is back on n0
+    sim.delete("default/p0")
+    assert sim.schedule_and_bind("default/p1") == "n0"
+
+
+def test_image_states_keep_the_cache_history():
+    """A node's image summaries are taken when it is added (cache.go)."""
+    img = [ContainerImage(("repo/app:1",), 500 * 2**20)]
+    nodes = [node("a", images=img), node("b", images=img)]
+    sim = Simulator(cluster(nodes, [pod("p", ns="default", image="repo/app:1")]))
+    sim.remove_node("a")
+    assert sim.nodes == ["b"]
+    states = sim.cluster.snapshot.image_states
+    assert [st["repo/app:1"].num_nodes for st in states] == [2]  # not refreshed
+    sim.add_node(node("c", images=img))
+    assert [st["repo/app:1"].num_nodes for st in sim.cluster.snapshot.image_states] == [2, 2]
+
+
+def _waiting(sim: Simulator) -> list[str]:
+    return [p for p in sim.pods if sim.host_of(p) is None]
+
+
+@pytest.mark.parametrize("family", ["basic", "pts", "ipa", "mixed"])
+@pytest.mark.parametrize("seed", range(8))
+def test_incremental_states_equal_states_prepared_again(tmp_path, family, seed):
+    """Binds and deletes update the plugins' states in place; the same records prepared
+    from scratch schedule every waiting pod the same (scores included)."""
+    c = api.load_cluster(objects=profile_scenario(seed, family=family, max_pending=48))
+    config = _config(tmp_path, family, seed)
+    sim = Simulator(c, config=config, seed=seed, tie_break="go-rand")
+    rng = random.Random(seed)
+    for name in sim.pods[: len(sim.pods) // 2]:  # half left waiting
+        sim.schedule_and_bind(name)
+        bound = [p for p in sim.pods if sim.host_of(p) is not None]
+        if bound and rng.random() < 0.5:
+            sim.delete(rng.choice(bound))
+    again = sim.copy()
+    again._stale = True  # prepared again from the records at the next call
+    for name in _waiting(sim):
+        assert sim.schedule(name) == again.schedule(name), name
+
+
+def test_fork_and_compare():
+    """copy(): two what-if branches from one state, each with its own events."""
+    nodes = [_cpu_node("n0"), _cpu_node("n1")]
+    sim = Simulator(cluster(nodes, [_cpu_pod("p0"), _cpu_pod("p1"), _cpu_pod("p2")]))
+    assert sim.schedule_and_bind("default/p0") is not None
+    drained = sim.copy()
+    drained.remove_node(sim.host_of("default/p0"))
+    assert drained.run().host_names.count(None) == 1  # one node left, room for one pod
+    grown = sim.copy()
+    grown.add_node(_cpu_node("n2"))
+    assert None not in grown.run().host_names
+    assert sim.run().host_names.count(None) == 1 and sim.nodes == ["n0", "n1"]

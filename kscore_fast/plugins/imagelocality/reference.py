@@ -64,24 +64,49 @@ def input_order(snapshot: ClusterSnapshot) -> list[int]:
     return np.argsort(snapshot.node_input_order, kind="stable").tolist()
 
 
-def cache_image_states(nodes: Sequence[NodeRecord]) -> list[dict[str, ImageStateSummary]]:
-    """``AddNode`` → ``addNodeImageStates`` for ``nodes`` in the order given: each node's
-    ``NodeInfo.ImageStates``."""
-    image_states: dict[str, tuple[int, set[str]]] = {}  # cache.imageStates
-    out = []
-    for node in nodes:
+class ImageStateCache:
+    """The scheduler cache's ``imageStates`` (pkg/scheduler/internal/cache/cache.go): per
+    image name, its size (the first reported while the name is cached) and the nodes that
+    have it. A node's summaries are taken when it is added, and never refreshed."""
+
+    def __init__(self) -> None:
+        self.states: dict[str, tuple[int, set[str]]] = {}
+
+    def copy(self) -> ImageStateCache:
+        other = ImageStateCache()
+        other.states = {name: (size, set(nodes)) for name, (size, nodes) in self.states.items()}
+        return other
+
+    def add_node(self, node: NodeRecord) -> dict[str, ImageStateSummary]:
+        """``addNodeImageStates``: the node's ``NodeInfo.ImageStates``."""
         new_sum: dict[str, ImageStateSummary] = {}
         for image in node.images:
             for name in image.names:
-                state = image_states.get(name)
+                state = self.states.get(name)
                 if state is None:
-                    state = image_states[name] = (image.size_bytes, {node.name})
+                    state = self.states[name] = (image.size_bytes, {node.name})
                 else:
                     state[1].add(node.name)
                 if name not in new_sum:  # createImageStateSummary
                     new_sum[name] = ImageStateSummary(state[0], len(state[1]))
-        out.append(new_sum)
-    return out
+        return new_sum
+
+    def remove_node(self, node: NodeRecord) -> None:
+        """``removeNodeImageStates``."""
+        for image in node.images:
+            for name in image.names:
+                state = self.states.get(name)
+                if state is not None:
+                    state[1].discard(node.name)
+                    if not state[1]:
+                        del self.states[name]
+
+
+def cache_image_states(nodes: Sequence[NodeRecord]) -> list[dict[str, ImageStateSummary]]:
+    """``AddNode`` → ``addNodeImageStates`` for ``nodes`` in the order given: each node's
+    ``NodeInfo.ImageStates``."""
+    cache = ImageStateCache()
+    return [cache.add_node(node) for node in nodes]
 
 
 def snapshot_image_states(nodes: Sequence[NodeRecord]) -> list[dict[str, ImageStateSummary]]:
@@ -107,6 +132,8 @@ def node_image_states(snapshot: ClusterSnapshot, test_snapshot: bool = False
     in input order, or (``test_snapshot``) ``cache.NewSnapshot``'s."""
     if test_snapshot:
         return snapshot_image_states(snapshot.nodes)
+    if snapshot.image_states is not None:  # a simulator's node history
+        return snapshot.image_states
     order = input_order(snapshot)
     states = cache_image_states([snapshot.nodes[i] for i in order])
     out: list[dict[str, ImageStateSummary]] = [{} for _ in order]

@@ -189,10 +189,10 @@ def normalize_pod(state, pod, nodes, scores):  # pragma: no cover - compiled
         scores[i] = np.int64(f_score)
 
 
-@kernel
-def assume(state, pod, node):  # pragma: no cover - compiled
-    """Bind ``pod`` to ``node``: it counts for every counter whose terms it matches, and
-    its own terms become existing terms."""
+@inline_kernel
+def _count(state, pod, node, sign):  # pragma: no cover - compiled
+    """Add ``sign`` (1: bound, -1: deleted) times the pod on ``node`` to every counter
+    whose terms it matches, and its own terms' weights to the existing terms."""
     node_dom = state[0]
     t0, t1, t2, t3, t4, t5, t6, t7, t8 = state[1]
     ns, vals = state[2][pod], state[3]
@@ -205,15 +205,28 @@ def assume(state, pod, node):  # pragma: no cover - compiled
         d = node_dom[node, cnt_key[c]]
         if d >= 0 and _all_match(t0, t1, t2, t3, t4, t5, t6, t7, t8, cnt_rt, cnt_ptr[c],
                                  cnt_ptr[c + 1], ns, vals, pod):  # fmt: skip
-            cnt_val[cnt_off[c] + d] += 1
-            cnt_total[c] += 1
+            cnt_val[cnt_off[c] + d] += sign
+            cnt_total[c] += sign
     xt_key, xt_off, xt_val = state[15], state[16], state[17]
     own_ptr, own, own_w = state[26], state[27], state[28]
     for j in range(own_ptr[pod], own_ptr[pod + 1]):
         x = own[j]
         d = node_dom[node, xt_key[x]]
         if d >= 0:
-            xt_val[xt_off[x] + d] += own_w[j]
+            xt_val[xt_off[x] + d] += sign * own_w[j]
+
+
+@kernel
+def assume(state, pod, node):  # pragma: no cover - compiled
+    """Bind ``pod`` to ``node``: it counts for every counter whose terms it matches, and
+    its own terms become existing terms."""
+    _count(state, pod, node, np.int64(1))
+
+
+@kernel
+def remove(state, pod, node):  # pragma: no cover - compiled
+    """The pod bound to ``node`` is deleted (``NodeInfo.RemovePod``): ``assume`` undone."""
+    _count(state, pod, node, np.int64(-1))
 
 
 # -- prepare ------------------------------------------------------------------------------

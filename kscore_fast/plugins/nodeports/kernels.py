@@ -16,7 +16,8 @@ ids, ip and protocol sanitized as ``HostPortInfo`` does ("" is 0.0.0.0 and TCP),
   how many IPs the node uses the pair (the 0.0.0.0 check asks whether it is any);
 * ``meta``: ``n_trip``, ``n_pp``, and how many slots of each table are filled.
 
-``assume`` adds a pod's triples to its node (a set, as ``HostPortInfo.Add``). The tables
+``assume`` adds a pod's triples to its node (a set, as ``HostPortInfo.Add``), ``remove``
+takes them away (``HostPortInfo.Remove``: even a triple another pod still uses). The tables
 are sized for the bound pods plus every pending pod assumed once, at most half full; a
 table that would fill up raises instead of looping.
 """
@@ -33,9 +34,8 @@ CONFLICT = 1
 
 
 @inline_kernel
-def _slot(keys, key):  # pragma: no cover - compiled
-    """Where ``key`` is in the table, or the empty slot where it would go."""
-    mask = keys.shape[0] - 1
+def _home(key, mask):  # pragma: no cover - compiled
+    """The slot where the probe for ``key`` starts."""
     # multiplicative hashing of each 32-bit half, folded: 32 × 32-bit products never
     # overflow uint64 (no wrap-around warnings when run without the JIT)
     k = np.uint64(key)
@@ -43,7 +43,14 @@ def _slot(keys, key):  # pragma: no cover - compiled
         (k >> np.uint64(32)) * np.uint64(0x85EBCA77)
     )
     h ^= h >> np.uint64(32)
-    i = np.int64(h & np.uint64(mask))
+    return np.int64(h & np.uint64(mask))
+
+
+@inline_kernel
+def _slot(keys, key):  # pragma: no cover - compiled
+    """Where ``key`` is in the table, or the empty slot where it would go."""
+    mask = keys.shape[0] - 1
+    i = _home(key, mask)
     while keys[i] != key and keys[i] != EMPTY:
         i = (i + 1) & mask
     return i
@@ -73,6 +80,39 @@ def _insert(a_keys, b_keys, b_count, meta, node, trip, pp):  # pragma: no cover 
         b_keys[j] = kb
         meta[3] += 1
     b_count[j] += 1
+
+
+@inline_kernel
+def _erase(keys, i):  # pragma: no cover - compiled
+    """Empty slot ``i`` of a linear-probing table, moving back the keys after it whose
+    probe would otherwise cross the hole (backward-shift deletion: no tombstones)."""
+    mask = keys.shape[0] - 1
+    j = i
+    while True:
+        j = (j + 1) & mask
+        if keys[j] == EMPTY:
+            break
+        h = _home(keys[j], mask)
+        # keys[j] stays when its home lies cyclically in (i, j]
+        stays = (i < h <= j) if i <= j else (h > i or h <= j)
+        if not stays:
+            keys[i] = keys[j]
+            i = j
+    keys[i] = EMPTY
+
+
+@inline_kernel
+def _discard(a_keys, b_keys, b_count, meta, node, trip, pp):  # pragma: no cover - compiled
+    """``HostPortInfo.Remove`` of one triple from ``node``: gone from the set even when
+    another pod on the node uses it too (the map is a set, as in Go)."""
+    ka = node * meta[0] + trip
+    i = _slot(a_keys, ka)
+    if a_keys[i] != ka:
+        return
+    _erase(a_keys, i)
+    meta[2] -= 1
+    j = _slot(b_keys, node * meta[1] + pp)
+    b_count[j] -= 1  # the pair stays in its table with one IP fewer (0: none)
 
 
 @kernel
@@ -112,3 +152,12 @@ def assume(state, pod, node):  # pragma: no cover - compiled
     pod_ptr, pod_trip, _, pod_pp, _, a_keys, b_keys, b_count, meta = state
     for k in range(pod_ptr[pod], pod_ptr[pod + 1]):
         _insert(a_keys, b_keys, b_count, meta, np.int64(node), pod_trip[k], pod_pp[k])
+
+
+@inline_kernel
+def remove(state, pod, node):  # pragma: no cover - compiled
+    """``NodeInfo.RemovePod``'s ``updateUsedPorts(pod, false)``: the pod's host ports are
+    released."""
+    pod_ptr, pod_trip, _, pod_pp, _, a_keys, b_keys, b_count, meta = state
+    for k in range(pod_ptr[pod], pod_ptr[pod + 1]):
+        _discard(a_keys, b_keys, b_count, meta, np.int64(node), pod_trip[k], pod_pp[k])

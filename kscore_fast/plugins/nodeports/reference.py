@@ -70,11 +70,12 @@ def get_container_ports(*pods: PodRecord) -> list[ContainerPort]:
     return [p for pod in pods for c in pod.containers for p in c.ports]
 
 
-def update_used_ports(used: HostPortInfo, pod: PodRecord) -> None:
-    """types.go ``NodeInfo.updateUsedPorts`` with ``add``."""
+def update_used_ports(used: HostPortInfo, pod: PodRecord, add: bool = True) -> None:
+    """types.go ``NodeInfo.updateUsedPorts`` (``add`` false: ``RemovePod``'s release)."""
+    update = used.add if add else used.remove
     for container in pod.containers:
         for port in container.ports:
-            used.add(port.host_ip, port.protocol, port.host_port)
+            update(port.host_ip, port.protocol, port.host_port)
 
 
 def used_ports(pods: Iterable[PodRecord]) -> HostPortInfo:

@@ -3,7 +3,7 @@
 Two kinds: the preparation kernels that aggregate container tables into per-pod and
 per-node columns (see :mod:`.resources` for the table layout), and inline helpers of the
 per-pod kernels: Go's truncating int64 division, Go's amd64 float → int64 conversion,
-and ``assume`` (``NodeInfo.AddPod``).
+``assume`` (``NodeInfo.AddPod``) and ``remove`` (``NodeInfo.RemovePod``).
 
 Column ``r`` of every resource matrix: 0 cpu (millicores), 1 memory, 2 ephemeral-storage,
 3.. the scalar resources (bytes or units). ``used`` rows have two more columns: ``R`` the
@@ -174,3 +174,11 @@ def add_pod(used, pod_count, pod_add, pod, node):  # pragma: no cover - compiled
     for r in range(used.shape[1]):
         used[node, r] = wadd(used[node, r], pod_add[pod, r])
     pod_count[node] += 1
+
+
+@inline_kernel
+def remove_pod(used, pod_count, pod_add, pod, node):  # pragma: no cover - compiled
+    """``NodeInfo.RemovePod`` of a pending pod bound earlier: ``add_pod`` undone."""
+    for r in range(used.shape[1]):
+        used[node, r] = wsub(used[node, r], pod_add[pod, r])
+    pod_count[node] -= 1

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import inline_kernel
-from .allocation_kernels import add_pod, go_float_to_int64, scored_resource, wadd
+from .allocation_kernels import add_pod, go_float_to_int64, remove_pod, scored_resource, wadd
 
 
 @inline_kernel
@@ -74,3 +74,9 @@ def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
 def assume(state, pod, node):  # pragma: no cover - compiled
     """``NodeInfo.AddPod``: the pod's requests, non-zero requests and one pod."""
     add_pod(state[1], state[2], state[3], pod, node)
+
+
+@inline_kernel
+def remove(state, pod, node):  # pragma: no cover - compiled
+    """``NodeInfo.RemovePod``: ``assume`` undone."""
+    remove_pod(state[1], state[2], state[3], pod, node)

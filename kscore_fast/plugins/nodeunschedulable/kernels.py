@@ -28,3 +28,9 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
 def assume(state, pod, node):  # pragma: no cover - compiled
     """No node aggregates."""
     return
+
+
+@inline_kernel
+def remove(state, pod, node):  # pragma: no cover - compiled
+    """No node aggregates."""
+    return

@@ -197,10 +197,10 @@ def normalize_pod(state, pod, nodes, scores):  # pragma: no cover - compiled
             scores[i] = q if num >= 0 else -q
 
 
-@kernel
-def assume(state, pod, node):  # pragma: no cover - compiled
-    """The pod is bound to ``node``: every counter of a selector it matches (the next
-    PreFilter/PreScore counts it), and the minima of the filter entries it raised."""
+@inline_kernel
+def _count(state, pod, node, delta):  # pragma: no cover - compiled
+    """Add ``delta`` (1: bound, -1: deleted) to every counter of a selector the pod matches
+    on ``node``, and keep the filter entries' minima."""
     node_dom = state[0][0]
     filt, score = state[1], state[2]
     fe_off, fe_cnt, fe_exists, fe_min, fe_key = filt[0], filt[1], filt[2], filt[3], filt[4]
@@ -213,15 +213,33 @@ def assume(state, pod, node):  # pragma: no cover - compiled
             i = use_idx[u]
             if use_kind[u] == USE_FILTER:
                 x = fe_off[i] + _dom(node_dom, fe_key[i], node)
-                fe_cnt[x] += 1
-                if fe_exists[x] and fe_cnt[x] - 1 == fe_min[i]:
+                fe_cnt[x] += delta
+                if not fe_exists[x]:
+                    continue
+                if delta < 0 and fe_cnt[x] < fe_min[i]:
+                    fe_min[i] = fe_cnt[x]
+                elif delta > 0 and fe_cnt[x] - delta == fe_min[i]:
                     fe_min[i] = _entry_min(fe_off, fe_cnt, fe_exists, i)
             elif use_kind[u] == USE_SCORE:
                 if _eligible(node_dom, sg_ptr, sg_reqall, sg_aff, sc_key, aff_match,
                              se_group[i], node):  # fmt: skip
-                    se_cnt[se_off[i] + _dom(node_dom, se_key[i], node)] += 1
+                    se_cnt[se_off[i] + _dom(node_dom, se_key[i], node)] += delta
             else:
-                hcnt[i, node] += 1
+                hcnt[i, node] += delta
+
+
+@kernel
+def assume(state, pod, node):  # pragma: no cover - compiled
+    """The pod is bound to ``node``: every counter of a selector it matches (the next
+    PreFilter/PreScore counts it), and the minima of the filter entries it raised."""
+    _count(state, pod, node, np.int64(1))
+
+
+@kernel
+def remove(state, pod, node):  # pragma: no cover - compiled
+    """The pod bound to ``node`` is deleted (``NodeInfo.RemovePod``; the next PreFilter
+    and PreScore count without it): ``assume`` undone, the filter minima lowered."""
+    _count(state, pod, node, np.int64(-1))
 
 
 # -- preparation (called once per state by ``plugin``) -----------------------------------

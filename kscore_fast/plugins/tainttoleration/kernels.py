@@ -79,3 +79,9 @@ def normalize_pod(state, pod, nodes, scores):  # pragma: no cover - compiled
 def assume(state, pod, node):  # pragma: no cover - compiled
     """No node aggregates."""
     return
+
+
+@inline_kernel
+def remove(state, pod, node):  # pragma: no cover - compiled
+    """No node aggregates."""
+    return

@@ -71,6 +71,33 @@ def test_filter_equals_reference_before_and_after_assume(seed):
         _check(c, plugin, state, on_node)
 
 
+@pytest.mark.parametrize("seed", range(200))
+def test_filter_equals_reference_through_assume_and_remove(seed):
+    """Random binds and deletes: the tables (backward-shift deletion) answer as Go's
+    ``HostPortInfo`` after ``AddPod``/``RemovePod`` in the same order, where a release
+    frees a port another pod on the node still uses."""
+    rng, c = _cluster(seed)
+    if not c.snapshot.n_nodes:
+        return
+    plugin = NodePorts()
+    state = plugin.prepare(c.snapshot, c.batch)
+    used = [reference.HostPortInfo() for _ in range(c.snapshot.n_nodes)]
+    for pod, n in zip(c.snapshot.pods, c.snapshot.pod_node, strict=True):
+        reference.update_used_ports(used[n], pod)
+    bound: dict[int, int] = {}
+    for p in rng.permutation(len(c.batch)).tolist():
+        n = int(rng.integers(c.snapshot.n_nodes))
+        kernels.assume(state, p, n)
+        reference.update_used_ports(used[n], c.batch.pods[p])
+        bound[p] = n
+        while bound and rng.random() < 0.5:
+            q = list(bound)[int(rng.integers(len(bound)))]
+            kernels.remove(state, q, bound[q])
+            reference.update_used_ports(used[bound.pop(q)], c.batch.pods[q], add=False)
+        check_filter(plugin, kernels, state, c.batch.pods, c.snapshot.nodes,
+                     lambda p, n: reference.filter(c.batch.pods[p], used[n]))  # fmt: skip
+
+
 def test_prepare_returns_fresh_tables():
     _, c = _cluster(3)
     plugin = NodePorts()

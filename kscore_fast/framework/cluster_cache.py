@@ -1,0 +1,131 @@
+"""The simulator's scheduler cache, kept as records: what kube-scheduler's
+pkg/scheduler/internal/cache holds between cycles, from which a :class:`Cluster` is built
+again after an event the plugins' incremental kernels do not cover (a node added or
+removed, a pod added, an input pod deleted).
+
+* Nodes in ``nodeTree`` order (node_tree.go): zones in the order they were first added, a
+  zone dropped with its last node (and appended again if a node of it comes back), the
+  nodes of a zone in the order they were added. Feeding :func:`build_cluster` the nodes
+  zone after zone gives back exactly that tree, hence ``nodeTree.list()``'s order.
+* Image states (cache.go ``addNodeImageStates``/``removeNodeImageStates``): a node's
+  summaries are taken when it is added and never refreshed, so they depend on the history
+  of adds and removes, not on the nodes present; they are kept per node and handed to the
+  snapshot (``ClusterSnapshot.image_states``).
+* Pods: the input's bound pods (and bound pods added later), and the pending pods (the
+  input's, then those added), each either waiting or bound by the simulator. A pod bound
+  to a node that is absent stays in the cache, as Go keeps it on a NodeInfo without node,
+  and counts again if a node of that name is added.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.objects import (
+    ControllerRecord,
+    NamespaceRecord,
+    NodeRecord,
+    PodRecord,
+    ServiceRecord,
+)
+from ..model.snapshot import Cluster, build_cluster
+from ..model.topology import zone_key
+from ..plugins.imagelocality.reference import ImageStateCache
+
+
+class NodeTree:
+    """``nodeTree``: zone key → node names, in add order; and the node records."""
+
+    def __init__(self) -> None:
+        self.zones: dict[str, list[str]] = {}
+        self.records: dict[str, NodeRecord] = {}
+
+    def copy(self) -> NodeTree:
+        other = NodeTree()
+        other.zones = {z: list(names) for z, names in self.zones.items()}
+        other.records = dict(self.records)
+        return other
+
+    def add(self, node: NodeRecord) -> None:
+        """``nodeTree.addNode`` (a new zone goes last)."""
+        self.zones.setdefault(zone_key(node.labels), []).append(node.name)
+        self.records[node.name] = node
+
+    def remove(self, name: str) -> NodeRecord:
+        """``nodeTree.removeNode`` (``removeZone`` when it was the zone's last node)."""
+        node = self.records.pop(name)
+        zone = zone_key(node.labels)
+        members = self.zones[zone]
+        members.remove(name)
+        if not members:
+            del self.zones[zone]
+        return node
+
+    def feed(self) -> list[NodeRecord]:
+        """The nodes zone after zone: added in this order, they make this tree."""
+        return [self.records[n] for names in self.zones.values() for n in names]
+
+
+class ClusterCache:
+    """The records of a simulated cluster (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.tree = NodeTree()
+        self.images = ImageStateCache()
+        #: node name → its ``NodeInfo.ImageStates``, taken when it was added
+        self.image_states: dict[str, dict] = {}
+        #: bound pods that the simulator did not bind (the input's, ``add_pod``'s)
+        self.existing: dict[str, PodRecord] = {}
+        #: pending pods, waiting or bound by the simulator (key → record without node)
+        self.pending: dict[str, PodRecord] = {}
+        #: pending pods bound by the simulator: key → node name
+        self.bound: dict[str, str] = {}
+        self.services: list[ServiceRecord] = []
+        self.controllers: list[ControllerRecord] = []
+        self.namespaces: list[NamespaceRecord] = []
+
+    @classmethod
+    def of(cls, cluster: Cluster) -> ClusterCache:
+        """The cache of a loaded cluster: its nodes added in input order."""
+        snap = cluster.snapshot
+        cache = cls()
+        for i in np.argsort(snap.node_input_order, kind="stable").tolist():
+            cache.add_node(snap.nodes[i])
+        cache.existing = {p.key: p for p in snap.pods}
+        cache.pending = {p.key: p for p in cluster.batch.pods}
+        cache.services = list(snap.services)
+        cache.controllers = [c for kind in snap.controllers.values() for c in kind]
+        labels = snap.namespace_labels
+        cache.namespaces = [NamespaceRecord(name, labels[name]) for name in labels]
+        return cache
+
+    def copy(self) -> ClusterCache:
+        other = ClusterCache()
+        other.tree, other.images = self.tree.copy(), self.images.copy()
+        other.image_states = dict(self.image_states)
+        other.existing, other.pending = dict(self.existing), dict(self.pending)
+        other.bound = dict(self.bound)
+        other.services, other.controllers = self.services, self.controllers
+        other.namespaces = self.namespaces
+        return other
+
+    def add_node(self, node: NodeRecord) -> None:
+        """``cache.AddNode`` of a node the cache does not have."""
+        self.tree.add(node)
+        self.image_states[node.name] = self.images.add_node(node)
+
+    def remove_node(self, name: str) -> None:
+        """``cache.RemoveNode``: its pods stay, bound to a node that is absent."""
+        self.images.remove_node(self.tree.remove(name))
+        del self.image_states[name]
+
+    def cluster(self) -> Cluster:
+        """The cluster these records make: the nodes in tree order, the bound pods of
+        present nodes, every pending pod (bound or not) in the batch, in queue order of
+        arrival."""
+        pods = [*self.existing.values(), *self.pending.values()]
+        out = build_cluster(self.tree.feed(), pods, self.services, self.controllers,
+                            self.namespaces)  # fmt: skip
+        snap = out.snapshot
+        snap.image_states = [self.image_states[name] for name in snap.node_names]
+        return out
