@@ -124,17 +124,13 @@ def _stream(reader: ObjectReader, source: Source,
             is_json = _looks_like_json(fh.read(64))
         layout = (streaming.json_layout if is_json else streaming.yaml_layout)(fh, source.size)
         inner = _add_envelope(reader, layout, is_json, name)
-        workers = parallel.workers_for(source.size)
-        if workers > 1:
+        processes = parallel.workers_for(source.size)
+        if processes > 1:
             mark = reader.checkpoint()
             try:
-                offset = 0
-                for size, encoded in parallel.read_ranges(source, layout, is_json, inner, workers):
-                    offset += parallel.merge(reader, encoded, name, offset)
-                    if progress is not None:
-                        progress(size)
+                parallel.read_list(reader, source, layout, is_json, inner, processes, progress)
                 return
-            except (parallel.WorkerFailed, InputError):
+            except (parallel.WorkerFailed, InputError, streaming.NotStreamable):
                 reader.rollback(mark)  # read in one process: the same records, or the error
         if is_json:
             for i, item in enumerate(streaming.json_items(fh, layout, progress)):

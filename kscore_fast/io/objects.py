@@ -126,8 +126,19 @@ class Objects:
     total: int = 0
 
 
-#: where an object is in its file: ``""``, a text, or (the List's location, item index),
-#: formatted only when a message needs it
+class ItemsFrom:
+    """The items of a top-level List from item :attr:`first` on, which is known only once
+    the items before them have been counted (a range read in parallel, :mod:`.parallel`)."""
+
+    __slots__ = ("first",)
+
+    def __init__(self) -> None:
+        self.first = 0
+
+
+#: where an object is in its file: ``""``, a text, or (the List's location, item index)
+#: where the List's location may be an :class:`ItemsFrom`, formatted only when a message
+#: needs it
 Location = str | tuple[Any, int]
 
 
@@ -135,6 +146,8 @@ def where_text(where: Location) -> str:
     """``items[3]``, ``document 2, items[0]``, ..."""
     if isinstance(where, tuple):
         parent, i = where
+        if isinstance(parent, ItemsFrom):
+            parent, i = "", parent.first + i
         parent = where_text(parent)
         return f"{parent + ', ' if parent else ''}items[{i}]"
     return where
@@ -592,6 +605,13 @@ class ObjectReader(_Fields):
         return (len(o.nodes), len(o.pods), len(o.services), len(o.controllers),
                 len(o.namespaces), Counter(o.skipped), o.total, len(self._seen))  # fmt: skip
 
+    def detach(self) -> tuple[Objects, dict[tuple[str, str, str], tuple[str, Location]]]:
+        """The records read so far and where each object was; the reader starts over (with
+        what it has checked: a range's reader of :mod:`.parallel` reads the next range)."""
+        read, seen = self.objects, self._seen
+        self.objects, self._seen = Objects(), {}
+        return read, seen
+
     def rollback(self, mark: tuple[Any, ...]) -> None:
         o = self.objects
         n_nodes, n_pods, n_services, n_controllers, n_namespaces, skipped, o.total, n_seen = mark
@@ -724,14 +744,15 @@ class ObjectReader(_Fields):
         """Every object of a used kind read so far: its key and where it was defined."""
         return self._seen.items()
 
-    def merge(self, part: Objects, file: str,
-              located: list[tuple[tuple[str, str, str], Location]]) -> None:  # fmt: skip
-        """Records read elsewhere (by a worker process), in input order, with the keys
-        and places of their objects, which are registered as if read here."""
-        if self._seen.keys().isdisjoint(key for key, _ in located):  # (a part has no repeats)
-            self._seen.update((key, (file, where)) for key, where in located)
+    def merge(self, part: Objects, seen: dict[tuple[str, str, str], tuple[str, Location]]
+              ) -> None:  # fmt: skip
+        """Records read elsewhere (by another reader, maybe in a worker process), in input
+        order, with the keys and places of their objects, which are registered as if read
+        here."""
+        if self._seen.keys().isdisjoint(seen):  # (a part has no repeats)
+            self._seen.update(seen)
         else:  # a name repeated across parts: register one by one, to say which
-            for key, where in located:
+            for key, (file, where) in seen.items():
                 self._register(key, file, where)
         o = self.objects
         o.nodes += part.nodes

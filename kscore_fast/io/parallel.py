@@ -1,56 +1,85 @@
 """Reading a large List on every core.
 
-A large kubectl List (:mod:`.streaming`) is cut into byte ranges of its items region;
-forked worker processes each read the items that start in a range (decode, validate,
-build records, exactly as one process would) and send back their records, pickled; the
-parent merges them in file order, checking names across ranges. Workers are forked, so
-they share the parent's loaded modules and the job description; only range bounds go out
-and encoded records come back. They never touch numba.
+A large kubectl List (:mod:`.streaming`) is cut into byte ranges of its items region,
+smaller toward the end, which this process and ``n - 1`` forked workers take one after
+the other from a shared counter (so a process slowed down by other work on the machine
+simply takes fewer, and all end at about the same time). Each reads the items that start
+in a range (decode, validate, build records, exactly as one process would). This process
+keeps the records of its own ranges as they are; a worker writes each range's records,
+pickled, to a memory file of its own and announces it on a pipe. This process merges the
+ranges in file order as soon as they can be, between ranges of its own, checking names
+across ranges. Workers are forked, so they share the loaded modules and the job
+description; they never touch numba.
+
+Why this shape (measured on the 141 MB kubectl dump of ``benchmarks/ingest.py``, 2
+cores): a ``multiprocessing`` pool of ``n`` workers left this process idle, then serial in
+unpickling, for ~2.7 µs of its own per object on top of the workers' 10, and cost ~10 ms
+to start (its imports, threads, locks). Reading ranges here as well removes the transport
+of those ranges and a fork; plain ``os.fork``, a counter under a POSIX record lock and a
+pipe start in ~1 ms. A worker never waits for this process: its records go to the memory
+file (a pipe would fill while this process reads a range), and announcements are 24-byte
+writes, atomic on a pipe, so a worker that dies leaves no half message: when every worker
+has ended (end of file on the pipe) and a range is missing, the read falls back to one
+process.
 
 Records go as pickled tuples of their fields rather than msgpack: pickle sends an object
 shared by many records once (pods of one template share their containers, requests and
-quantities, which stay shared in the parent), carries quantities of any size (msgpack
-integers stop at 64 bits), and loads faster in the parent, whose merging is the serial
-part (a pod of kubectl's shape: 0.5 against 2.4 µs, 92 against 719 bytes).
+quantities, which stay shared here), carries quantities of any size (msgpack integers
+stop at 64 bits), and loads faster (a pod of kubectl's shape: 0.5 against 2.4 µs, 92
+against 719 bytes).
 
-Anything a worker cannot settle on its own (an error to report with its place in the
-file, an item that does not decode alone) makes the parent read the file in one process
-instead, which then reports exactly what a sequential read reports. Standard input and
-tests can set ``KSCORE_READ_WORKERS`` (1: never in parallel).
+Anything a process cannot settle on its own (an error to report with its place in the
+file, an item that does not decode alone) makes this process read the file in one
+process instead, which then reports exactly what a sequential read reports. Standard
+input and tests can set ``KSCORE_READ_WORKERS`` (1: never in parallel).
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import fcntl
 import os
 import pickle
+import select
 import signal
+import struct
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from itertools import pairwise, starmap
+from typing import Any, NoReturn
 
 from msgspec.structs import astuple
 
-from ..errors import InputError
 from ..model.objects import NodeRecord, PodRecord
 from . import streaming
 from .manifests import Source, load_yaml
-from .objects import Location, ObjectReader, Objects
+from .objects import ItemsFrom, Location, ObjectReader, Objects
 
-#: files smaller than this are read in one process (forking costs ~10 ms a worker)
+#: files smaller than this are read in one process
 PARALLEL_BYTES = 16 << 20
-#: bytes of items per task
+#: bytes of items per range, at most and at the end
 RANGE_BYTES = 4 << 20
+LAST_RANGE_BYTES = 1 << 19
+
+#: a range's records: the objects, where each object of a used kind is (its place counted
+#: from the range's first item), how many items the range held, and the range's first item
+Part = tuple[Objects, dict[tuple[str, str, str], tuple[str, Location]], int, ItemsFrom]
+#: a worker's announcement: (range index, offset in its memory file, length; -1: failed)
+_NOTICE = struct.Struct("qqq")
 
 
 def workers_for(size: int) -> int:
-    """How many processes should read an input of ``size`` bytes."""
+    """How many processes (this one included) should read an input of ``size`` bytes."""
     setting = os.environ.get("KSCORE_READ_WORKERS", "")
     n = int(setting) if setting.isdigit() else (os.cpu_count() or 1)
     if n < 2 or size < PARALLEL_BYTES or not sys.platform.startswith("linux"):
         return 1
     return min(n, 8, -(-size // RANGE_BYTES))
+
+
+class WorkerFailed(Exception):
+    """A range a worker could not settle alone: read the file in one process."""
 
 
 @dataclass(frozen=True)
@@ -59,32 +88,166 @@ class _Job:
     layout: streaming.Layout
     is_json: bool
     inner: str | None
+    bounds: list[tuple[int, int]]
 
 
-#: the job the forked workers read (set in the parent just before forking)
-_JOB: _Job | None = None
+def read_list(reader: ObjectReader, source: Source, layout: streaming.Layout, is_json: bool,
+              inner: str | None, processes: int,
+              progress: Callable[[int], None] | None = None) -> None:  # fmt: skip
+    """Add the items of the List to ``reader``, read by this process and ``processes - 1``
+    forked ones. Raises WorkerFailed, InputError or NotStreamable when some range cannot
+    be read alone (the caller rolls ``reader`` back and reads in one process)."""
+    job = _Job(source, layout, is_json, inner, _ranges(layout.start, layout.end, processes))
+    with ExitStack() as stack:
+        counter = _Counter(stack)
+        notices, files = _start_workers(job, counter, processes - 1, stack)
+        _read_and_merge(job, counter, _Merger(reader, job, progress), notices, files)
 
 
-class WorkerFailed(Exception):
-    """A range a worker could not settle alone: read the file in one process."""
+def _ranges(start: int, end: int, processes: int) -> list[tuple[int, int]]:
+    """``[start, end)`` in ranges of at most :data:`RANGE_BYTES`, smaller toward the end
+    (a share of what is left, down to :data:`LAST_RANGE_BYTES`), so that the processes
+    finish together: a process slowed down near the end holds up the merge by a small
+    range only."""
+    cuts = [start]
+    while cuts[-1] < end:
+        share = (end - cuts[-1]) // (2 * processes)
+        cuts.append(min(end, cuts[-1] + min(RANGE_BYTES, max(LAST_RANGE_BYTES, share))))
+    return list(pairwise(cuts))
 
 
-def read_ranges(source: Source, layout: streaming.Layout, is_json: bool, inner: str | None,
-                workers: int) -> Iterator[tuple[int, bytes]]:  # fmt: skip
-    """``(range size, encoded records)`` of every range, in file order."""
-    global _JOB
-    bounds = [*range(layout.start, layout.end, RANGE_BYTES), layout.end]
-    _JOB = _Job(source, layout, is_json, inner)
+class _Counter:
+    """The next range to take, shared by the processes: a number in a memory file, taken
+    under a POSIX record lock (one process at a time; released if its holder dies)."""
+
+    def __init__(self, stack: ExitStack) -> None:
+        self._fd = _memory_file(stack)
+        os.pwrite(self._fd, bytes(8), 0)
+
+    def take(self, n: int) -> int | None:
+        """The next range nobody has taken yet (None: all ``n`` are taken)."""
+        fcntl.lockf(self._fd, fcntl.LOCK_EX)
+        try:
+            i = int.from_bytes(os.pread(self._fd, 8, 0), "little")
+            os.pwrite(self._fd, (i + 1).to_bytes(8, "little"), 0)
+        finally:
+            fcntl.lockf(self._fd, fcntl.LOCK_UN)
+        return i if i < n else None
+
+
+def _start_workers(job: _Job, counter: _Counter, n: int, stack: ExitStack
+                   ) -> tuple[int, list[int]]:  # fmt: skip
+    """Fork ``n`` workers on ``job`` (ended with ``stack``): the read end of their
+    announcements and their memory files. WorkerFailed if the system refuses a process,
+    pipe or memory file."""
     try:
-        ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(workers, initializer=_worker_signals) as pool:
-            tasks = list(pairwise(bounds))
-            for (lo, hi), encoded in zip(tasks, pool.imap(_read_range, tasks), strict=True):
-                if encoded is None:
-                    raise WorkerFailed()
-                yield hi - lo, encoded
+        notices, announce = os.pipe()
+        stack.callback(os.close, notices)
+        try:
+            files = [_memory_file(stack) for _ in range(n)]
+            for k, fd in enumerate(files):
+                pid = os.fork()
+                if pid == 0:
+                    _worker(job, counter, k, fd, announce)
+                stack.callback(_end, pid)
+        finally:
+            os.close(announce)  # the workers' copies stay open until they end
+    except OSError:
+        raise WorkerFailed() from None
+    return notices, files
+
+
+def _memory_file(stack: ExitStack) -> int:
+    fd = os.memfd_create("kscore-read", os.MFD_CLOEXEC)
+    stack.callback(os.close, fd)
+    return fd
+
+
+def _end(pid: int) -> None:
+    """Reap a worker; one still running (the reading was abandoned, or it is about to
+    end) is stopped first."""
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0] == 0:
+            os.kill(pid, signal.SIGTERM)
+            os.waitpid(pid, 0)
+    except ChildProcessError:  # reaped already (a program embedding kscore ignores SIGCHLD)
+        pass
+
+
+def _read_and_merge(job: _Job, counter: _Counter, merger: _Merger, notices: int,
+                    files: list[int]) -> None:  # fmt: skip
+    """Take ranges until none is left, merging between them what the workers announced;
+    then wait for the workers' last ranges."""
+    ranges = _RangeReader(job)
+    announced = _Announcements(notices, files)
+    while (i := counter.take(len(job.bounds))) is not None:
+        merger.add(i, ranges.read(*job.bounds[i]))
+        announced.hand_over(merger, wait=False)
+    while not merger.complete():
+        announced.hand_over(merger, wait=True)
+
+
+class _Announcements:
+    """The read end of the workers' announcements, and their memory files."""
+
+    def __init__(self, fd: int, files: list[int]) -> None:
+        os.set_blocking(fd, False)
+        self._fd, self._files = fd, files
+        self._rest = b""  # the start of an announcement not read whole yet
+        self._ended = False  # end of file: every worker has ended
+
+    def hand_over(self, merger: _Merger, wait: bool) -> None:
+        """Give ``merger`` the ranges announced so far; with ``wait``, wait for one
+        (WorkerFailed if none can come any more)."""
+        if wait:
+            if self._ended:
+                raise WorkerFailed()
+            select.select([self._fd], [], [])
+        try:
+            data = os.read(self._fd, 1 << 16)
+        except BlockingIOError:
+            return
+        if not data:
+            self._ended = True
+            return
+        data = self._rest + data
+        whole = len(data) - len(data) % _NOTICE.size
+        self._rest = data[whole:]
+        for tag, offset, length in _NOTICE.iter_unpack(data[:whole]):
+            if length < 0:
+                raise WorkerFailed()
+            # (a worker's number is in the top bits of the range's)
+            merger.add(tag & 0xFFFFFFFF, os.pread(self._files[tag >> 32], length, offset))
+
+
+def _worker(job: _Job, counter: _Counter, number: int, out: int, announce: int) -> NoReturn:
+    """A forked worker's life: :func:`_work`, then the end of the process (never back into
+    the caller's code, its cleanups are the parent's)."""
+    code = 1
+    try:
+        _worker_signals()
+        _work(job, counter, number, out, announce)
+        code = 0
     finally:
-        _JOB = None
+        os._exit(code)
+
+
+def _work(job: _Job, counter: _Counter, number: int, out: int, announce: int) -> None:
+    """In worker ``number``: read ranges until none is left, each pickled to the memory
+    file ``out`` and announced; or announce a failure (the parent then reads the file
+    alone, and reports what is wrong)."""
+    written = 0
+    try:
+        ranges = _RangeReader(job)
+        while (i := counter.take(len(job.bounds))) is not None:
+            data = pickle.dumps(_encode(ranges.read(*job.bounds[i])), pickle.HIGHEST_PROTOCOL)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out, view) :]
+            os.write(announce, _NOTICE.pack(i | number << 32, written, len(data)))
+            written += len(data)
+    except Exception:
+        os.write(announce, _NOTICE.pack(number << 32, 0, -1))
 
 
 def _worker_signals() -> None:
@@ -94,48 +257,78 @@ def _worker_signals() -> None:
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
-def _read_range(bounds: tuple[int, int]) -> bytes | None:
-    """In a worker: the records of the items starting in ``bounds``, or None."""
-    job = _JOB
-    assert job is not None
-    name = job.source.name
-    reader = ObjectReader()
-    n_items = 0
-    try:
+class _RangeReader:
+    """Reads ranges of a job one after the other, remembering what it has checked."""
+
+    def __init__(self, job: _Job) -> None:
+        self._job = job
+        self._reader = ObjectReader()
         with job.source.open() as fh:
-            chunk = streaming.range_chunk(fh, job.layout, *bounds)
+            self._data = streaming.map_file(fh)
+
+    def read(self, lo: int, hi: int) -> Part:
+        """The records of the items that start in ``[lo, hi)`` of the file."""
+        job, reader, data = self._job, self._reader, self._data
+        name = job.source.name
+        n_items = 0
+        first = ItemsFrom()
+        chunk = streaming.range_chunk(data, job.layout, lo, hi)
         if chunk is not None:
             if job.is_json:
-                items = streaming.chunk_items(chunk, job.layout.item_start)
+                items = streaming.chunk_items(data, *chunk, job.layout.item_start)
                 for n_items, item in enumerate(items, 1):
-                    reader.add_typed(item, name, ("", n_items - 1), job.inner)
+                    reader.add_typed(item, name, (first, n_items - 1), job.inner)
             else:
-                items = streaming.parse_yaml_chunk(chunk, lambda text: load_yaml(text, name))
+                text = data[slice(*chunk)]
+                items = streaming.parse_yaml_chunk(text, lambda text: load_yaml(text, name))
                 for n_items, item in enumerate(items, 1):
-                    reader.add_parsed(item, name, ("", n_items - 1), job.inner)
-    except (InputError, streaming.NotStreamable):
-        return None
-    o = reader.objects
-    seen = [(*key, where[1]) for key, (_, where) in reader.seen_items()]
-    # records as tuples of their fields: these pickle a third faster than the records
+                    reader.add_parsed(item, name, (first, n_items - 1), job.inner)
+            streaming.release(data, *chunk)
+        objects, seen = reader.detach()
+        return objects, seen, n_items, first
+
+
+def _encode(part: Part) -> tuple[Any, ...]:
+    """A part as plain tuples (records as tuples of their fields pickle a third faster)."""
+    o, seen, n_items, first = part
     nodes, pods = list(map(astuple, o.nodes)), list(map(astuple, o.pods))
-    part = (nodes, pods, o.services, o.controllers, o.namespaces, dict(o.skipped), o.total, seen,
-            n_items)  # fmt: skip
-    return pickle.dumps(part, pickle.HIGHEST_PROTOCOL)
+    return (nodes, pods, o.services, o.controllers, o.namespaces, dict(o.skipped), o.total,
+            seen, n_items, first)  # fmt: skip
 
 
-def merge(reader: ObjectReader, encoded: bytes, name: str, offset: int) -> int:
-    """Add a range's records to ``reader`` (item ``j`` of the range is item
-    ``offset + j`` of the file); return how many items the range held."""
-    nodes, pods, services, controllers, namespaces, skipped, total, seen, n_items = pickle.loads(
-        encoded
-    )
-    part = Objects(list(starmap(NodeRecord, nodes)), list(starmap(PodRecord, pods)), services,
-                   controllers, namespaces)  # fmt: skip
-    part.skipped.update(skipped)
-    part.total = total
-    located: list[tuple[tuple[str, str, str], Location]] = [
-        ((kind, ns, nm), ("", offset + j)) for kind, ns, nm, j in seen
-    ]
-    reader.merge(part, name, located)
-    return n_items
+def _decode(data: bytes) -> Part:
+    (nodes, pods, services, controllers, namespaces, skipped, total, seen, n_items,
+     first) = pickle.loads(data)  # fmt: skip
+    o = Objects(list(starmap(NodeRecord, nodes)), list(starmap(PodRecord, pods)), services,
+                controllers, namespaces)  # fmt: skip
+    o.skipped.update(skipped)
+    o.total = total
+    return o, seen, n_items, first
+
+
+class _Merger:
+    """Adds parts (read here, or pickled by a worker) to the reader in file order, as soon
+    as every part before them has been added."""
+
+    def __init__(self, reader: ObjectReader, job: _Job,
+                 progress: Callable[[int], None] | None) -> None:  # fmt: skip
+        self._reader, self._job, self._progress = reader, job, progress
+        self._waiting: dict[int, Part | bytes] = {}
+        self._next = 0
+        self._offset = 0  # items of the file before range ``_next``
+
+    def complete(self) -> bool:
+        return self._next == len(self._job.bounds)
+
+    def add(self, i: int, part: Part | bytes) -> None:
+        self._waiting[i] = part
+        while self._next in self._waiting:
+            got = self._waiting.pop(self._next)
+            objects, seen, n_items, first = _decode(got) if isinstance(got, bytes) else got
+            first.first = self._offset
+            self._reader.merge(objects, seen)
+            self._offset += n_items
+            if self._progress is not None:
+                lo, hi = self._job.bounds[self._next]
+                self._progress(hi - lo)
+            self._next += 1

@@ -18,13 +18,11 @@ def stream_all(monkeypatch):
 
 @pytest.fixture
 def in_parallel(monkeypatch, stream_all):
-    """Read large Lists with 2 worker processes, in small ranges (many of them)."""
+    """Read large Lists in 2 processes, in small ranges (many of them)."""
     monkeypatch.setenv("KSCORE_READ_WORKERS", "2")
     monkeypatch.setattr(parallel, "PARALLEL_BYTES", 0)
     monkeypatch.setattr(parallel, "RANGE_BYTES", 3000)
     calls = []
-    real = parallel.read_ranges
-    monkeypatch.setattr(
-        parallel, "read_ranges", lambda *a: (calls.append(1), (yield from real(*a)))[1]
-    )
+    real = parallel.read_list
+    monkeypatch.setattr(parallel, "read_list", lambda *a: (calls.append(1), real(*a))[1])
     return calls

@@ -9,13 +9,14 @@ import json
 import random
 import re
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
 import yaml
 
 from kscore_fast.errors import InputError
-from kscore_fast.io import manifests, streaming
+from kscore_fast.io import manifests, parallel, streaming
 from kscore_fast.io.load import read_inputs
 
 from ..scenarios import scenario
@@ -256,6 +257,17 @@ def test_parallel_equals_sequential(seed, fmt, tmp_path, monkeypatch, in_paralle
         assert got == _read([f])
 
 
+@pytest.mark.parametrize("processes", [2, 3, 8])
+@pytest.mark.parametrize("size", [1, 5 << 20, 141 << 20, 1 << 33])
+def test_parallel_ranges_tile_the_items_and_shrink_toward_the_end(size, processes):
+    ranges = parallel._ranges(7, 7 + size, processes)
+    assert ranges[0][0] == 7 and ranges[-1][1] == 7 + size
+    assert all(a[1] == b[0] for a, b in pairwise(ranges))
+    sizes = [hi - lo for lo, hi in ranges]
+    assert max(sizes) <= parallel.RANGE_BYTES and sizes == sorted(sizes, reverse=True)
+    assert min(sizes[:-1], default=parallel.LAST_RANGE_BYTES) >= parallel.LAST_RANGE_BYTES
+
+
 @pytest.mark.parametrize("fmt", ["json", "yaml"])
 def test_parallel_errors_and_duplicates_equal_sequential(fmt, tmp_path, monkeypatch, in_parallel):
     """A worker that meets bad input, or names repeated across ranges: the message is the
@@ -275,6 +287,25 @@ def test_parallel_errors_and_duplicates_equal_sequential(fmt, tmp_path, monkeypa
         want = [_read([f]), _read([g])]
     assert got == want
     assert "invalid label value" in got[0] and "duplicate Pod (first defined in" in got[1]
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_name_repeated_after_a_parallel_read_names_its_first_place(fmt, tmp_path, monkeypatch,
+                                                                   in_parallel):  # fmt: skip
+    """A later file repeats a name of a List read in parallel: the message gives the item
+    number of the first definition counted from the start of the List, as one process
+    does (ranges number their items from their own start until they are merged)."""
+    objects = scenario(12, max_pods=300)
+    f = _write(objects, tmp_path / f"big.{fmt}", fmt)
+    late = next(o for o in reversed(objects) if o["kind"] == "Pod")
+    g = tmp_path / "again.json"
+    g.write_text(json.dumps(late))
+    got = _read([f, g])
+    assert in_parallel, "not read in parallel"
+    with monkeypatch.context() as m:
+        m.setenv("KSCORE_READ_WORKERS", "1")
+        want = _read([f, g])
+    assert got == want and f"items[{objects.index(late)}])" in got
 
 
 @pytest.mark.parametrize("fmt", ["json", "yaml"])
