@@ -12,7 +12,8 @@ times, best of ``--rounds`` in fresh processes:
 * the floors no reader can go under: msgspec skimming the JSON (decoding each object's
   ``kind`` only, i.e. scanning the bytes) and PyYAML's C loader parsing the YAML items
   into Python objects (in pieces of 200 items, garbage collection off, as kscore does);
-* peak memory (``ru_maxrss``) of the process that loaded the cluster.
+* peak memory (``VmHWM``) of the process that loaded the cluster, and the processor
+  time of every process that read it (workers included) per object.
 
 ``--statefulset N`` adds the StatefulSet-heavy case (N pods each with its own
 ``statefulset.kubernetes.io/pod-name``, one Service selecting ``web-0`` by it) run end to
@@ -35,11 +36,14 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.manifests import go_shape_objects, statefulset_objects, write_list  # noqa: E402
 
 _PROBE = r"""
-import json, sys, time
+import json, resource, sys, time
 what, path = sys.argv[1], sys.argv[2]
+def cpu():
+    return sum(getattr(resource.getrusage(who), f) for f in ("ru_utime", "ru_stime")
+               for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
 if what == "load":
     from kscore_fast.api import load_cluster  # (imports numba: not timed)
-    t0 = time.perf_counter()
+    cpu0, t0 = cpu(), time.perf_counter()
     cluster = load_cluster([path])
     n = len(cluster.snapshot.pods) + len(cluster.batch) + cluster.snapshot.n_nodes
 elif what == "json-floor":
@@ -49,7 +53,7 @@ elif what == "json-floor":
     class Doc(msgspec.Struct):
         items: list[Kind]
     data = open(path, "rb").read()
-    t0 = time.perf_counter()
+    cpu0, t0 = cpu(), time.perf_counter()
     n = len(msgspec.json.decode(data, type=Doc).items)
 else:  # PyYAML's C loader on the items, a megabyte at a time as kscore feeds it
     import gc, yaml
@@ -57,12 +61,13 @@ else:  # PyYAML's C loader on the items, a megabyte at a time as kscore feeds it
     body = text[text.index("\nitems:\n") + 8 : text.rindex("\nkind: ")]
     pieces, n = body.split("\n- "), 0
     gc.disable()
-    t0 = time.perf_counter()
+    cpu0, t0 = cpu(), time.perf_counter()
     for i in range(0, len(pieces), 200):
         n += len(yaml.load("- " + "\n- ".join(pieces[i : i + 200]).lstrip("- "),
                            Loader=yaml.CSafeLoader))
 seconds = time.perf_counter() - t0
-print(json.dumps({"seconds": seconds, "objects": n, "peak_bytes": peak()}))
+print(json.dumps({"seconds": seconds, "cpu_seconds": cpu() - cpu0, "objects": n,
+                  "peak_bytes": peak()}))
 """
 # VmHWM: this process's peak resident memory (ru_maxrss would include the parent's, from
 # before exec)
@@ -102,6 +107,9 @@ def best(what: str, path: Path, rounds: int, workers: int = 0) -> dict[str, floa
     runs = [probe(what, path, workers) for _ in range(rounds)]
     return {
         "us_per_object": min(r["seconds"] for r in runs) / runs[0]["objects"] * 1e6,
+        # processor time of every process (workers included): on a machine shared with
+        # other work the wall time drifts, this much less
+        "cpu_us_per_object": min(r["cpu_seconds"] for r in runs) / runs[0]["objects"] * 1e6,
         "objects": runs[0]["objects"],
         "peak_mb": min(r["peak_bytes"] for r in runs) / 2**20,
     }
@@ -149,15 +157,15 @@ def main() -> int:
             report["statefulset"] = statefulset_peak(args.statefulset, work, args.rounds)
     cores = os.cpu_count()
     print(f"| input | objects | file MB | load µs/object ({cores} cores) | one process | "
-          "floor, one process | peak MB |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|")
+          "floor, one process | peak MB | CPU µs/object, all processes |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
     for fmt in ("json", "yaml"):
         r = report[fmt]
         load, serial, floor = r["load"], r["one_process"], r["floor"]
         print(
             f"| {fmt} | {load['objects']:,} | {r['file_mb']:,.0f} | {load['us_per_object']:.1f} "
             f"| {serial['us_per_object']:.1f} | {floor['us_per_object']:.1f} "
-            f"| {load['peak_mb']:,.0f} |"
+            f"| {load['peak_mb']:,.0f} | {load['cpu_us_per_object']:.1f} |"
         )
     if "statefulset" in report:
         s = report["statefulset"]
