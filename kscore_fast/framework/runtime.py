@@ -197,6 +197,7 @@ class _Run:
     ) -> None:
         self._profile(fw, snapshot, batch, num_to_find, explain)
         driver = self.driver
+        self.keys = driver.plugin_keys(fw.filter_plugins, self.states, len(batch))
         self.classes = driver.filter_keys(fw.filter_plugins, self.states, len(batch))
         self.twins = pod_twins(batch)
         self.twin_rows = driver.TwinRows(self.sids, self.twins, snapshot.n_nodes)
@@ -255,12 +256,13 @@ class _Run:
         else:
             classes, reps, memo, done = self.classes[pods], self.reps, self.memo, self.done
         # in parallel, every verdict of the chunk's classes: when every node is examined
-        # anyway, or when the verdicts are kept for the run (each class is filled once)
+        # anyway, or when the verdicts are kept for the run (then every class of the run at
+        # once, on the first chunk: each class is filled once, each plugin once per key)
         if self.num_to_find >= n_nodes or self.memo is not None:
-            todo = np.unique(classes)
+            todo = np.unique(classes) if self.memo is None else np.arange(len(reps))
             todo = todo[~done[todo].all(axis=1)]
             if len(todo):
-                self.driver.prefill(self.fids, self.states, reps, todo, memo, done)
+                self.driver.prefill(self.fids, self.states, reps, todo, memo, done, self.keys)
         return classes, reps, memo, done
 
     def search(self, pods: np.ndarray) -> _Searched:

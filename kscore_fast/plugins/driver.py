@@ -344,12 +344,63 @@ def _same_list(nodes, ja, jb, a, b):  # pragma: no cover - compiled
 
 
 def prefill(fids: np.ndarray, states: tuple[Any, ...], reps: np.ndarray, todo: np.ndarray,
-            memo: np.ndarray, done: np.ndarray) -> None:  # fmt: skip
-    """Every verdict of the pod classes ``todo``, classes split across threads."""
+            memo: np.ndarray, done: np.ndarray, keys: np.ndarray | None = None
+            ) -> None:  # fmt: skip
+    """Every verdict of the pod classes ``todo``, classes split across threads; with
+    ``keys`` (:func:`plugin_keys`), plugin by plugin (:func:`_prefill_by_plugin`)."""
     todo = todo.astype(np.int64)
+    if keys is not None and len(fids) > 1 and len(todo) > 1:
+        _prefill_by_plugin(fids, states, reps[todo], keys, todo, memo)
+        done[todo] = True
+        return
     work = np.arange(len(todo) + 1, dtype=np.int64) * memo.shape[1]
     run_threaded([partial(fill_classes, a, b, fids, states, reps, todo, memo, done)
                   for a, b in _split(work, int(work[-1]))])  # fmt: skip
+
+
+def _prefill_by_plugin(fids: np.ndarray, states: tuple[Any, ...], pods: np.ndarray,
+                       keys: np.ndarray, todo: np.ndarray, memo: np.ndarray) -> None:  # fmt: skip
+    """``RunFilterPlugins``' first failure per node of the classes ``todo`` (representative
+    ``pods``) from each plugin's own verdicts: plugin ``k`` filters every node once per
+    distinct ``filter_key`` of its among the classes (pods with equal keys get equal
+    verdicts from it), then the classes' key prefixes (plugins ``0..k``) take their parent
+    prefix's verdict where an earlier plugin failed, else plugin ``k``'s. Classes differ
+    mostly by a few plugins' keys (resources, topology): each plugin runs for its own
+    keys only, not once per combination."""
+    n = memo.shape[1]
+    rows = np.zeros((1, n), dtype=np.int64)  # the empty prefix: every node passes
+    parent = np.zeros(len(pods), dtype=np.int64)  # each class's prefix so far
+    for k in range(len(fids)):
+        distinct, first, key_of = np.unique(keys[pods, k], return_index=True,
+                                            return_inverse=True)  # fmt: skip
+        verdicts = np.empty((len(distinct), n), dtype=np.int64)
+        blocks = np.zeros((len(distinct), -(-n // search.BLOCK)), dtype=np.bool_)
+        prefill(fids[k : k + 1].copy(), states, pods[first], np.arange(len(distinct)),
+                verdicts, blocks)  # fmt: skip
+        verdicts[verdicts != 0] += np.int64(k) << np.int64(search.SLOT_SHIFT)
+        key_of = key_of.reshape(-1).astype(np.int64)
+        if k == len(fids) - 1:
+            combine_verdicts(rows, parent, verdicts, key_of, memo, todo)
+            return
+        prefixes, parent = unique_rows(np.stack([parent, key_of], axis=1))
+        parent = parent.reshape(-1).astype(np.int64)
+        out = np.empty((len(prefixes), n), dtype=np.int64)
+        combine_verdicts(rows, np.ascontiguousarray(prefixes[:, 0]), verdicts,
+                         np.ascontiguousarray(prefixes[:, 1]), out,
+                         np.arange(len(prefixes), dtype=np.int64))  # fmt: skip
+        rows = out
+
+
+@kernel
+def combine_verdicts(parent_rows, parent_of, verdicts, key_of, out, dest
+                     ):  # pragma: no cover - compiled  # fmt: skip
+    """Row ``dest[i]`` of ``out``: the verdicts of row ``parent_of[i]`` of ``parent_rows``
+    where they fail, else those of row ``key_of[i]`` of ``verdicts``."""
+    for i in range(dest.shape[0]):
+        p, r, d = parent_of[i], key_of[i], dest[i]
+        for node in range(out.shape[1]):
+            v = parent_rows[p, node]
+            out[d, node] = v if v != 0 else verdicts[r, node]
 
 
 def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
@@ -461,11 +512,18 @@ def _empty(cls: Any) -> tuple[Any, ...]:
     return state
 
 
+def plugin_keys(filters: Sequence[Any], states: tuple[Any, ...], n_pods: int) -> np.ndarray:
+    """int64[B, F]: each pod's ``filter_key`` per filter plugin of the profile."""
+    if not filters:
+        return np.zeros((n_pods, 0), dtype=np.int64)
+    keys = [np.asarray(f.filter_key(states[SLOTS[f.name]]), dtype=np.int64) for f in filters]
+    return np.stack(keys, axis=1)
+
+
 def filter_keys(filters: Sequence[Any], states: tuple[Any, ...], n_pods: int) -> np.ndarray:
     """int64[B]: pods with equal class get equal verdicts on every node (the profile's
     filter plugins' ``filter_key``s combined)."""
     if not filters:
         return np.zeros(n_pods, dtype=np.int64)
-    keys = np.stack([f.filter_key(states[SLOTS[f.name]]) for f in filters], axis=1)
-    _, cls = unique_rows(keys)
+    _, cls = unique_rows(plugin_keys(filters, states, n_pods))
     return cls.reshape(-1).astype(np.int64)

@@ -7,6 +7,9 @@ builds its per-pod rows for one representative of each group
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 
@@ -19,3 +22,28 @@ def expand_rows(ptr: np.ndarray, twins: np.ndarray) -> tuple[np.ndarray, np.ndar
     np.cumsum(lengths, out=pod_ptr[1:])
     take = np.repeat(ptr[:-1][twins] - pod_ptr[:-1], lengths) + np.arange(pod_ptr[-1])
     return pod_ptr, take.astype(np.int64)
+
+
+def shape_rows(rows: Sequence[Sequence[Any]], width: int, of: np.ndarray
+               ) -> tuple[np.ndarray, list[np.ndarray]]:  # fmt: skip
+    """Ragged rows of ``width``-tuples (or of ints, ``width`` 1), one row per *shape* (the
+    distinct inputs of a plugin's per-pod preparation) → the rows of every pod, pod ``i``
+    holding row ``of[i]``: ``(pod_ptr int64[B+1], [int64 column] * width)``."""
+    ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, rows), np.int64, len(rows)), out=ptr[1:])
+    flat = np.array([x for r in rows for x in r], dtype=np.int64).reshape(-1, width)
+    pod_ptr, take = expand_rows(ptr, of)
+    return pod_ptr, [np.ascontiguousarray(flat[take, j]) for j in range(width)]
+
+
+class Interner:
+    """Ids of equal things, in order of first appearance."""
+
+    def __init__(self) -> None:
+        self.ids: dict[Any, int] = {}
+
+    def __call__(self, item: Any) -> int:
+        return self.ids.setdefault(item, len(self.ids))
+
+    def __len__(self) -> int:
+        return len(self.ids)

@@ -36,6 +36,7 @@ from ...model.objects import PodAffinity, PodAffinityTerm, PodRecord
 from ...model.selectors import Selector, SelectorSpace, label_selector_as_selector
 from ...model.snapshot import ClusterSnapshot, PodBatch, build_cluster, pod_twins, twin_firsts
 from ..helper.rows import unique_rows
+from ..helper.twins import Interner, shape_rows
 from . import kernels as k
 from .compile import ANTI, SCORE, Registry, csr, domain_offsets, resolve_namespaces
 from .reference import (
@@ -103,6 +104,35 @@ def node_domains(snapshot: ClusterSnapshot, keys: tuple[str, ...]) -> tuple[np.n
     return dom, n_dom
 
 
+def _existing_shapes(snapshot: ClusterSnapshot) -> tuple[np.ndarray, np.ndarray, list[PodRecord]]:
+    """The bound pods with affinity terms (``pods_with_affinity``) grouped by shape
+    (namespace, affinity, anti-affinity): (pods int64[E], shape of each int64[E], one pod
+    per shape), once per snapshot, as the cache parses a pod's terms once when it adds
+    the pod (framework/types.go ``NewPodInfo``)."""
+    cached = snapshot.cache.get((NAME, "existing shapes"))
+    if cached is not None:
+        return cached
+    pods = snapshot.pods_with_affinity()
+    shape_of = Interner()
+    reps: list[PodRecord] = []
+    shape = np.empty(len(pods), dtype=np.int64)
+    for j, i in enumerate(pods):
+        p = snapshot.pods[i]
+        shape[j] = sh = shape_of((p.namespace, p.pod_affinity, p.pod_anti_affinity))
+        if sh == len(reps):
+            reps.append(p)
+    cached = (np.asarray(pods, dtype=np.int64).reshape(-1), shape, reps)
+    snapshot.cache[(NAME, "existing shapes")] = cached
+    return cached
+
+
+def _pair_ids(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """int64[n]: equal ids for equal (a[i], b[i]) pairs."""
+    if len(a) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return unique_rows(np.stack([a, b], axis=1))[1].reshape(-1).astype(np.int64)
+
+
 def _signatures(snapshot: ClusterSnapshot, space: SelectorSpace) -> tuple[np.ndarray, ...]:
     """Existing pods grouped by (namespace, local label values): (sig_ns, sig_vals,
     ent_ptr, ent_node, ent_count) with the groups' pod counts per node (CSR)."""
@@ -147,8 +177,9 @@ class _Builder:
                  enabled: bool) -> None:  # fmt: skip
         self.snapshot, self.batch = snapshot, batch
         self.hard_weight, self.enabled = hard_weight, enabled
-        self.with_affinity = snapshot.pods_with_affinity()
-        terms = _all_terms([snapshot.pods[i] for i in self.with_affinity] + list(batch.pods))
+        self.existing = _existing_shapes(snapshot)
+        self.firsts, self.twins = twin_firsts(batch), pod_twins(batch)
+        terms = _all_terms(self.existing[2] + [batch.pods[p] for p in self.firsts.tolist()])
         self.topology_keys = tuple(sorted({t.topology_key for t in terms}))
         self.selectors = {ls: label_selector_as_selector(ls)
                           for ls in dict.fromkeys(t.label_selector for t in terms)}  # fmt: skip
@@ -157,9 +188,6 @@ class _Builder:
         self.reg = Registry(self.topology_keys, self.space)
         self.rt_selector: dict[int, Selector] = {}
         self._rt_memo: dict[tuple, int] = {}
-        self._own_memo: dict[tuple, list[tuple[int, int]]] = {}
-        #: by (namespace, id(affinity), id(anti-affinity)): the records outlive the build
-        self._own_fast: dict[tuple, list[tuple[int, int]]] = {}
 
     def rt(self, term: PodAffinityTerm, pod_ns: str, incoming: bool) -> int:
         key = (term, pod_ns, incoming)
@@ -174,17 +202,8 @@ class _Builder:
         return rt
 
     def own(self, pod: PodRecord) -> list[tuple[int, int]]:
-        """The pod's terms as existing terms, and what each adds per domain (remembered by
-        the identity of its affinities first: pods of one template share them)."""
-        fast = (pod.namespace, id(pod.pod_affinity), id(pod.pod_anti_affinity))
-        out = self._own_fast.get(fast)
-        if out is not None:
-            return out
-        key = (pod.namespace, pod.pod_affinity, pod.pod_anti_affinity)
-        out = self._own_memo.get(key)
-        if out is not None:
-            self._own_fast[fast] = out
-            return out
+        """The pod's terms as existing terms, and what each adds per domain (called once
+        per shape: see :func:`_existing_shapes`)."""
         ns, reg = pod.namespace, self.reg
         aff_req, aff_pref = _lists(pod.pod_affinity)
         anti_req, anti_pref = _lists(pod.pod_anti_affinity)
@@ -195,7 +214,6 @@ class _Builder:
         for prefs, sign in ((aff_pref, 1), (anti_pref, -1)):
             out += [(reg.existing(SCORE, self.rt(w.term, ns, False), w.term.topology_key),
                      sign * w.weight) for w in prefs]  # fmt: skip
-        self._own_memo[key] = self._own_fast[fast] = out
         return out
 
     def incoming(self, pod: PodRecord) -> tuple[list[int], tuple[int, ...], list[int], list]:
@@ -221,30 +239,46 @@ class _Builder:
                 return False
         return True
 
+    def _pending(self) -> tuple[list[tuple], np.ndarray, np.ndarray]:
+        """The pending pods' shapes (namespace, affinity, anti-affinity: each met once, its
+        :meth:`incoming` and :meth:`own` rows), each pod's shape, and ``pod_self`` (per
+        group of twins)."""
+        batch = self.batch
+        shape_of: dict[tuple, int] = {}
+        shapes: list[tuple] = []
+        firsts = self.firsts.tolist()
+        rep_shape = np.empty(len(firsts), dtype=np.int64)
+        rep_self = np.zeros(len(firsts), dtype=np.bool_)
+        for t, p in enumerate(firsts):  # twins get the same rows: once per group
+            pod = batch.pods[p]
+            key = (pod.namespace, pod.pod_affinity, pod.pod_anti_affinity)
+            sh = shape_of.setdefault(key, len(shapes))
+            if sh == len(shapes):
+                shapes.append((*self.incoming(pod), self.own(pod)))
+            rep_shape[t] = sh
+            if shapes[sh][1]:
+                rep_self[t] = self.matches_own_terms(pod, int(batch.ns[p]), shapes[sh][1])
+        return shapes, rep_shape[self.twins], rep_self[self.twins]
+
+    def _existing_terms(self, node_dom: np.ndarray, xt_key: np.ndarray, xt_off: np.ndarray,
+                        own_rows: list[list[tuple[int, int]]]) -> np.ndarray:  # fmt: skip
+        """int64[.]: the existing pods' terms (``own_rows``: :meth:`own` per shape) summed
+        per domain (``xt_val``)."""
+        pods, shape, _ = self.existing
+        ptr, (x, w) = shape_rows(own_rows, 2, shape)
+        xt_val = np.zeros(xt_off[-1], dtype=np.int64)
+        nodes = np.repeat(self.snapshot.pod_node[pods], np.diff(ptr))
+        d = node_dom[nodes, xt_key[x]]
+        m = d >= 0
+        np.add.at(xt_val, xt_off[x[m]] + d[m], w[m])
+        return xt_val
+
     def build(self) -> tuple:
         snapshot, batch, reg = self.snapshot, self.batch, self.reg
         n_pods = len(batch.pods)
-        firsts, twins = twin_firsts(batch), pod_twins(batch)
-        rep_self = np.zeros(len(firsts), dtype=np.bool_)
-        per_rep: list[tuple] = []
-        memo: dict[tuple, tuple] = {}
-        for t, p in enumerate(firsts.tolist()):  # twins get the same rows: once per group
-            pod = batch.pods[p]
-            key = (pod.namespace, pod.pod_affinity, pod.pod_anti_affinity)
-            got = memo.get(key)
-            if got is None:
-                got = memo[key] = (*self.incoming(pod), self.own(pod))
-            per_rep.append(got)
-            rep_self[t] = self.matches_own_terms(pod, int(batch.ns[p]), got[1])
-        rows = [per_rep[t] for t in twins.tolist()]
-        pod_aff, pod_anti = [r[0] for r in rows], [r[2] for r in rows]
-        pod_pref, pod_own = [r[3] for r in rows], [r[4] for r in rows]
-        pod_self = rep_self[twins]
-        filter_rows = [(tuple(r[0]), tuple(r[2])) for r in rows]
-        triples = [(x, node, w) for e in self.with_affinity
-                   for node in (int(snapshot.pod_node[e]),)
-                   for x, w in self.own(snapshot.pods[e])]  # fmt: skip
-
+        shapes, pod_shape, pod_self = self._pending()
+        # before reg.terms(): the existing pods' terms are registered by own()
+        own_rows = [self.own(p) for p in self.existing[2]]
         node_dom, n_dom = node_domains(snapshot, self.topology_keys)
         terms = reg.terms()
         # counters, filled from the existing pods' signatures
@@ -259,12 +293,7 @@ class _Builder:
         # existing terms, summed per domain
         xt_key = np.asarray(reg.xt_key, np.int64).reshape(-1)
         xt_off = domain_offsets(reg.xt_key, n_dom)
-        xt_val = np.zeros(xt_off[-1], dtype=np.int64)
-        if triples:
-            x, nodes, w = (np.asarray(c, np.int64) for c in zip(*triples, strict=True))
-            d = node_dom[nodes, xt_key[x]]
-            m = d >= 0
-            np.add.at(xt_val, xt_off[x[m]] + d[m], w[m])
+        xt_val = self._existing_terms(node_dom, xt_key, xt_off, own_rows)
         # pending pods' classes and the existing terms matching them
         pod_vals = np.ascontiguousarray(
             self.space.project(batch.labels.columns(self.space.keys)), dtype=np.int32
@@ -282,20 +311,18 @@ class _Builder:
             np.asarray(reg.xt_anti, np.bool_).reshape(-1),
             np.ascontiguousarray(cls_rows[:, 0]), np.ascontiguousarray(cls_rows[:, 1:]),
         )  # fmt: skip
-        keys: dict[tuple, int] = {}
-        filter_key = np.fromiter(
-            (keys.setdefault((int(c), *row), len(keys)) for c, row in zip(pod_cls, filter_rows,
-                                                                          strict=True)),
-            np.int64, n_pods,
-        )  # fmt: skip
-        pref_ptr, pref_c = csr([[c for c, _ in r] for r in pod_pref])
-        _, pref_w = csr([[w for _, w in r] for r in pod_pref])
-        own_ptr, own_x = csr([[x for x, _ in r] for r in pod_own])
-        _, own_w = csr([[w for _, w in r] for r in pod_own])
+        filter_shape = Interner()
+        shape_filter = np.array([filter_shape((tuple(sh[0]), tuple(sh[2]))) for sh in shapes],
+                                dtype=np.int64).reshape(-1)  # fmt: skip
+        filter_key = _pair_ids(pod_cls, shape_filter[pod_shape])
+        aff_ptr, (aff,) = shape_rows([sh[0] for sh in shapes], 1, pod_shape)
+        anti_ptr, (anti,) = shape_rows([sh[2] for sh in shapes], 1, pod_shape)
+        pref_ptr, (pref_c, pref_w) = shape_rows([sh[3] for sh in shapes], 2, pod_shape)
+        own_ptr, (own_x, own_w) = shape_rows([sh[4] for sh in shapes], 2, pod_shape)
         return (
             node_dom, terms, np.ascontiguousarray(batch.ns, dtype=np.int32), pod_vals,
-            cnt_ptr, cnt_rt, cnt_key, cnt_off, cnt_val, cnt_total, *csr(pod_aff), pod_self,
-            *csr(pod_anti), xt_key, xt_off, xt_val, pod_cls, *lists, pref_ptr, pref_c,
+            cnt_ptr, cnt_rt, cnt_key, cnt_off, cnt_val, cnt_total, aff_ptr, aff, pod_self,
+            anti_ptr, anti, xt_key, xt_off, xt_val, pod_cls, *lists, pref_ptr, pref_c,
             pref_w, own_ptr, own_x, own_w, filter_key,
             *by_ns,
         )  # fmt: skip

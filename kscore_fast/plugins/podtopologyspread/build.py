@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from ...model.selectors import Selector, SelectorSpace
+from ...model.selectors import Selector, SelectorSpace, label_selector_as_selector
 from ...model.snapshot import ClusterSnapshot, PodBatch, pod_twins, twin_firsts
 from ..helper.rows import unique_rows
+from ..helper.twins import Interner, shape_rows
 from ..nodeaffinity.plugin import NodeAffinity
 from . import kernels as k
 from .args import DO_NOT_SCHEDULE, LABEL_HOSTNAME, SCHEDULE_ANYWAY
@@ -29,26 +30,13 @@ from .reference import Constraint, filter_topology_spread_constraints
 I64 = np.int64
 
 
-class _Interner:
-    """Ids of equal things, in order of first appearance."""
-
-    def __init__(self) -> None:
-        self.ids: dict[Any, int] = {}
-
-    def __call__(self, item: Any) -> int:
-        return self.ids.setdefault(item, len(self.ids))
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-
 class _Builder:
     """Collects the interned constraints of the batch, pod by pod."""
 
     def __init__(self, system_defaulted: bool) -> None:
         self.system_defaulted = system_defaulted
-        self.keys, self.selectors, self.affs = _Interner(), _Interner(), _Interner()
-        self.fstates, self.sgroups = _Interner(), _Interner()
+        self.keys, self.selectors = Interner(), Interner()
+        self.fstates, self.sgroups = Interner(), Interner()
         # filter entries: (state, key) → entry; per entry its key, affinity and key set
         self.entries: dict[tuple[int, int], int] = {}
         self.fe_key: list[int] = []
@@ -107,52 +95,86 @@ class _Builder:
         return g
 
 
-def _pod_constraints(builder: _Builder, ref: Any, snapshot: ClusterSnapshot, batch: PodBatch
-                     ) -> tuple[list, list, np.ndarray]:  # fmt: skip
-    """Per pod its filter rows, score group and affinity group (NodeAffinity's filter
-    groups, -1 where the pod has no nodeSelector nor required affinity)."""
-    na_state = NodeAffinity().prepare(snapshot, batch)
-    na_group, grp_map_term, grp_sel = na_state[12], na_state[13], na_state[14]
-    need_defaults = bool(ref.default_constraints) and not batch.has_spread_constraints.all()
-    dgroup, dsel = default_selectors(snapshot, batch) if need_defaults else (None, [])
-    defaults = {a: filter_topology_spread_constraints(ref.default_constraints, a)
-                for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)}  # fmt: skip
-    memo: dict[Any, tuple] = {}
-    firsts, twins = twin_firsts(batch), pod_twins(batch)
-    rep_rows, rep_group, reps = [], np.full(len(firsts), -1, dtype=I64), {}
-    for t, p in enumerate(firsts.tolist()):  # twins get the same rows: once per group
-        pod = batch.pods[p]
-        own = pod.topology_spread_constraints
-        g = na_group[p]
-        aff = -1 if grp_map_term[g] < 0 and grp_sel[g] < 0 else builder.affs(int(g))
-        if aff >= 0:
-            reps.setdefault(aff, p)
-        src = own if own else ("default", -1 if dgroup is None else int(dgroup[p]))
-        key = (src, int(batch.ns[p]), aff)
-        got = memo.get(key)
+class _Shapes:
+    """The pending pods' *shapes*: equal (constraints or default selector, namespace,
+    node affinity group) give equal rows, built once per shape."""
+
+    def __init__(self, builder: _Builder, ref: Any, snapshot: ClusterSnapshot, batch: PodBatch
+                 ) -> None:  # fmt: skip
+        self.builder = builder
+        need_defaults = bool(ref.default_constraints) and not batch.has_spread_constraints.all()
+        self.dgroup, self.dsel = default_selectors(snapshot, batch) if need_defaults else (None, [])
+        self.defaults = {a: filter_topology_spread_constraints(ref.default_constraints, a)
+                         for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)}  # fmt: skip
+        self.selectors: dict[Any, Selector] = {}
+        #: per shape: the filter rows (key, entry, skew, selector) and the score group
+        self.filter_rows: list[list[tuple[int, int, int, int]]] = []
+        self.group: list[int] = []
+
+    def _selector(self, ls: Any) -> Selector:
+        got = self.selectors.get(ls)
         if got is None:
-            if own:
-                hard = filter_topology_spread_constraints(own, DO_NOT_SCHEDULE)
-                soft = filter_topology_spread_constraints(own, SCHEDULE_ANYWAY)
-            elif src[1] >= 0:
-                sel = dsel[src[1]]
-                hard, soft = ([Constraint(c.max_skew, c.topology_key, sel) for c in defaults[a]]
-                              for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY))  # fmt: skip
-            else:
-                hard = soft = []
-            ns = int(batch.ns[p])
-            reqall = bool(own) or not builder.system_defaulted
-            got = memo[key] = (
-                builder.filter_rows(ns, hard, aff) if hard else [],
-                builder.score_group(ns, soft, aff, reqall) if soft else -1,
-            )
-        rep_rows.append(got[0])
-        rep_group[t] = got[1]
-    filter_rows = [rep_rows[t] for t in twins.tolist()]
-    score_group = np.ascontiguousarray(rep_group[twins])
-    rep = np.array([reps[a] for a in range(len(builder.affs))], dtype=I64)
-    aff_match = k.affinity_rows(na_state, rep, I64(snapshot.n_nodes))
-    return filter_rows, score_group, aff_match
+            got = self.selectors[ls] = label_selector_as_selector(ls)
+        return got
+
+    def add(self, own: Sequence[Any], default: int, ns: int, aff: int) -> None:
+        """A new shape: the pod's own constraints, else those of default selector group
+        ``default`` (-1: none)."""
+        if own:
+            hard, soft = (filter_topology_spread_constraints(own, a, self._selector)
+                          for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY))  # fmt: skip
+        elif default >= 0:
+            sel = self.dsel[default]
+            hard, soft = ([Constraint(c.max_skew, c.topology_key, sel) for c in self.defaults[a]]
+                          for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY))  # fmt: skip
+        else:
+            hard = soft = []
+        b = self.builder
+        reqall = bool(own) or not b.system_defaulted
+        self.filter_rows.append(b.filter_rows(ns, hard, aff) if hard else [])
+        self.group.append(b.score_group(ns, soft, aff, reqall) if soft else -1)
+
+
+def _affinity_groups(na_state: tuple, firsts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each representative's affinity group (NodeAffinity's filter group, numbered in order
+    of appearance; -1 where the pod has no nodeSelector nor required affinity) and the
+    first representative pod of each group."""
+    na_group, grp_map_term, grp_sel = na_state[12], na_state[13], na_state[14]
+    g = na_group[firsts]
+    has = (grp_map_term[g] >= 0) | (grp_sel[g] >= 0)
+    aff = np.full(len(firsts), -1, dtype=I64)
+    if not has.any():
+        return aff, np.zeros(0, dtype=I64)
+    _, first, inverse = np.unique(g[has], return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=I64)
+    rank[np.argsort(first)] = np.arange(len(first))
+    aff[has] = rank[inverse.reshape(-1)]
+    return aff, firsts[has][np.sort(first)]
+
+
+def _pod_constraints(builder: _Builder, ref: Any, snapshot: ClusterSnapshot, batch: PodBatch
+                     ) -> tuple[_Shapes, np.ndarray, np.ndarray]:  # fmt: skip
+    """The shapes, each pod's shape, and ``aff_match`` (a row per affinity group)."""
+    na_state = NodeAffinity().prepare(snapshot, batch)
+    firsts, twins = twin_firsts(batch), pod_twins(batch)
+    aff, aff_reps = _affinity_groups(na_state, firsts)
+    shapes = _Shapes(builder, ref, snapshot, batch)
+    dgroup = shapes.dgroup
+    defaults = [-1] * len(firsts) if dgroup is None else dgroup[firsts].tolist()
+    shape_of: dict[tuple, int] = {}
+    rep_shape = []
+    pods = batch.pods
+    for p, ns, a, d in zip(firsts.tolist(), batch.ns[firsts].tolist(), aff.tolist(), defaults,
+                           strict=True):  # twins get the same rows: once per group  # fmt: skip
+        own = pods[p].topology_spread_constraints
+        key = (own, ns, a) if own else (d, ns, a)
+        sh = shape_of.setdefault(key, len(shape_of))
+        if sh == len(shapes.group):
+            shapes.add(own, d, ns, a)
+        rep_shape.append(sh)
+    pod_shape = np.asarray(rep_shape, dtype=I64).reshape(-1)[twins]
+    aff_match = k.affinity_rows(na_state, aff_reps, I64(snapshot.n_nodes))
+    return shapes, pod_shape, aff_match
 
 
 def _topology(snapshot: ClusterSnapshot, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -214,7 +236,8 @@ def _csr(rows: Sequence[Sequence[Any]], width: int) -> tuple[np.ndarray, list[np
 def build_state(ref: Any, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple[tuple, np.ndarray]:
     """The kernels' state and each pod's filter class (``filter_key``)."""
     b = _Builder(ref.system_defaulted)
-    filter_rows, pod_sg, aff_match = _pod_constraints(b, ref, snapshot, batch)
+    shapes, pod_shape, aff_match = _pod_constraints(b, ref, snapshot, batch)
+    pod_sg = np.ascontiguousarray(np.asarray(shapes.group, dtype=I64).reshape(-1)[pod_shape])
     keys = list(b.keys.ids)
     node_dom, key_off = _topology(snapshot, keys)
     dom_size = np.diff(key_off)
@@ -222,7 +245,7 @@ def build_state(ref: Any, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple[t
     fe_key = np.array(b.fe_key, dtype=I64)
     fe_off = np.zeros(len(fe_key) + 1, dtype=I64)
     np.cumsum(dom_size[fe_key], out=fe_off[1:])
-    pf_ptr, (pf_key, pf_entry, pf_skew, pf_sel) = _csr(filter_rows, 4)
+    pf_ptr, (pf_key, pf_entry, pf_skew, pf_sel) = shape_rows(shapes.filter_rows, 4, pod_shape)
     sg_ptr, (sc_key, sc_skew, sc_idx, sc_host) = _csr(b.sg_rows, 4)
     se_key = np.array(b.se_key, dtype=I64)
     se_off = np.zeros(len(se_key) + 1, dtype=I64)
@@ -264,15 +287,26 @@ def build_state(ref: Any, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple[t
     fe_keys_ptr, (fe_keys,) = _csr(b.fe_keys, 1)
     k.fill_counts(state, _signatures(snapshot, space), sel_ns, sel_nothing, comp,
                   np.array(b.fe_aff, I64), fe_keys_ptr, fe_keys)  # fmt: skip
-    return state, _filter_classes(pf_ptr, pf_entry, pf_skew, pf_self)
+    return state, _filter_classes(pf_ptr, _filter_shapes(shapes.filter_rows)[pod_shape], pf_self)
 
 
-def _filter_classes(pf_ptr: np.ndarray, entry: np.ndarray, skew: np.ndarray, self_: np.ndarray
+def _filter_shapes(rows: Sequence[Sequence[tuple[int, int, int, int]]]) -> np.ndarray:
+    """int64[shapes]: shapes with equal (entry, maxSkew) rows share an id."""
+    ids = Interner()
+    return np.array([ids(tuple((e, skew) for _, e, skew, _ in r)) for r in rows],
+                    dtype=I64).reshape(-1)  # fmt: skip
+
+
+def _filter_classes(pf_ptr: np.ndarray, filter_shape: np.ndarray, self_: np.ndarray
                     ) -> np.ndarray:  # fmt: skip
-    """int64[B]: pods with equal (entry, maxSkew, self-match) rows filter alike."""
-    ids: dict[bytes, int] = {}
-    rows = np.stack([entry, skew, self_.astype(I64)], axis=1)
-    out = np.empty(len(pf_ptr) - 1, dtype=I64)
-    for p in range(len(out)):
-        out[p] = ids.setdefault(rows[pf_ptr[p] : pf_ptr[p + 1]].tobytes(), len(ids))
-    return out
+    """int64[B]: pods with equal (entry, maxSkew, self-match) rows filter alike: equal
+    filter shapes (``_filter_shapes``) and self-matches (bits, 62 constraints a word)."""
+    lengths = np.diff(pf_ptr)
+    n = len(lengths)
+    words = max(1, -(-int(lengths.max(initial=0)) // 62))
+    rows = np.zeros((n, words + 1), dtype=I64)
+    rows[:, 0] = filter_shape
+    pod = np.repeat(np.arange(n), lengths)
+    pos = np.arange(len(self_)) - pf_ptr[pod]
+    np.add.at(rows, (pod, 1 + pos // 62), self_.astype(I64) << (pos % 62))
+    return unique_rows(rows)[1].reshape(-1).astype(I64)

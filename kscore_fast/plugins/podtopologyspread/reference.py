@@ -21,13 +21,13 @@ specification the kernels are tested against.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...goarith import MAX_NODE_SCORE, go_div, go_int64
 from ...model.objects import PodRecord, TopologySpreadConstraint
-from ...model.selectors import Selector, label_selector_as_selector
+from ...model.selectors import LabelSelector, Selector, label_selector_as_selector
 from ...model.snapshot import ClusterSnapshot
 from ..nodeaffinity.reference import get_required_node_affinity, required_match
 from ..selectorspread.reference import default_selector
@@ -55,11 +55,14 @@ class Constraint:
 
 
 def filter_topology_spread_constraints(
-    constraints: Sequence[TopologySpreadConstraint], action: str
+    constraints: Sequence[TopologySpreadConstraint],
+    action: str,
+    as_selector: Callable[[LabelSelector | None], Selector] = label_selector_as_selector,
 ) -> list[Constraint]:
-    """``filterTopologySpreadConstraints`` (selectors validated by the loader)."""
+    """``filterTopologySpreadConstraints`` (selectors validated by the loader;
+    ``as_selector``: ``metav1.LabelSelectorAsSelector``, or a memo of it)."""
     return [
-        Constraint(c.max_skew, c.topology_key, label_selector_as_selector(c.label_selector))
+        Constraint(c.max_skew, c.topology_key, as_selector(c.label_selector))
         for c in constraints
         if c.when_unsatisfiable == action
     ]
