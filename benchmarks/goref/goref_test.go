@@ -536,6 +536,34 @@ func TestEventsStaleNodeOrder(t *testing.T) {
 	}
 }
 
+// TestEventsPodOnAbsentNode: a bound pod added for a node the cache does not have is kept
+// (its NodeInfo has no node) and counts once that node is added; a host port freed by
+// deleting one of two pods that use it is free (HostPortInfo is a set).
+func TestEventsPodOnAbsentNode(t *testing.T) {
+	cluster := eventCluster + `---
+kind: Pod
+metadata: {name: x1}
+spec: {nodeName: a, containers: [{name: c, ports: [{containerPort: 80, hostPort: 80}]}]}
+---
+kind: Pod
+metadata: {name: x2}
+spec: {nodeName: a, containers: [{name: c, ports: [{containerPort: 80, hostPort: 80}]}]}
+`
+	events := strings.Join([]string{
+		`{"op":"addPod","pod":{"metadata":{"name":"big"},"spec":{"nodeName":"c","containers":[{"name":"c","resources":{"requests":{"cpu":"1500m"}}}]}}}`,
+		`{"op":"addNode","node":` + nodeC + `}`,
+		`{"op":"removeNode","node":"b"}`,
+		`{"op":"delete","pod":"default/x1"}`,
+		`{"op":"addPod","pod":{"metadata":{"name":"port"},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80,"hostPort":80}]}]}}}`,
+		`{"op":"schedule","pod":"default/p1"}`,
+		`{"op":"schedule","pod":"default/port"}`,
+	}, "\n")
+	rs := runEvents(t, cluster, events, 5)
+	if h := hosts(rs); h[0] != "a" || rs[0].FeasibleNodes != 1 || rs[1].FeasibleNodes != 2 {
+		t.Errorf("hosts %v, feasible %d %d: want p1 on a alone (c holds big), a and c for port (x2's port freed)", h, rs[0].FeasibleNodes, rs[1].FeasibleNodes)
+	}
+}
+
 func TestReadEventsErrors(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
 		{`{"op":"bind","pod":"a/b"}`, "unknown op"},
