@@ -19,7 +19,8 @@ the next scheduling call, which costs what preparing the cluster once costs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,7 @@ from .framework.runtime import ERR_NO_NODES
 from .framework.simulation import _Sequence, queue_order, random_source
 from .model.objects import NodeRecord, PodRecord
 from .model.snapshot import TERMINATED_PHASES, Cluster
+from .plugins.sequential import OP_DELETE, OP_SCHEDULE
 
 #: ``tie_break`` code of go-rand (``framework.simulation.TIE_BREAKS``)
 _GO_RAND = 1
@@ -72,8 +74,6 @@ class Simulator:
         self._cluster, self.framework = cluster, framework
         self._refused = {batch.names[i]: error for i, error in refused.items()}
         self._index = {name: i for i, name in enumerate(batch.names)}
-        #: int32[B]: the node each pending pod is bound to (-1: not bound, or absent)
-        self._host = np.full(len(batch), -1, dtype=np.int32)
         self._stale = False
         if snap.n_nodes == 0:
             self._seq = None
@@ -86,7 +86,7 @@ class Simulator:
         if bound:
             pods, nodes = (np.array(col, dtype=np.int64) for col in zip(*bound, strict=True))
             self._seq.kernels.assume_pods(self._seq.aids, self._seq.states, pods, nodes)
-            self._host[pods] = nodes
+            self._seq.bound[pods] = nodes
 
     def _fresh(self) -> _Sequence | None:
         """The run, its states prepared again first if an event made them stale."""
@@ -147,33 +147,52 @@ class Simulator:
 
     def _cycles(self, rows: list[int], commit: bool, scores: ScoresMode,
                 progress: Callable[[int], None] | None = None) -> ScoreResult:  # fmt: skip
-        """Scheduling cycles of pods ``rows`` (batch positions) in order; assumed on their
-        hosts if ``commit``."""
-        fw, snap, names = self.framework, self._cluster.snapshot, self._cluster.batch.names
-        result = ScoreResult.empty(
-            pod_names=[names[i] for i in rows], node_names=snap.node_names,
-            plugin_names=fw.plugin_names, weights=[wp.weight for wp in fw.score_plugins],
-            scores=scores, filter_names=fw.filter_names, explained=False,
-        )  # fmt: skip
-        pods = np.asarray(rows, dtype=np.int64)
-        if self._seq is None:  # Schedule: ErrNoNodesAvailable, after scheduleOne's draw
-            result.errors[:] = [ERR_NO_NODES] * len(rows)
-            result.reserve(0)
-            if self._tie == _GO_RAND:
-                for _ in rows:
-                    gorand.go_intn(self._rng, 100)
-        else:
-            num = self._seq.num_to_find
-            result.reserve(len(rows) * (num if result.keep is None else min(result.keep, num)))
-            self._seq.many(pods, np.arange(len(pods)), self._tie, self._seed, self._rng,
-                           result, commit, progress)  # fmt: skip
-        if commit and self._seq is not None:
-            placed = result.hosts >= 0
-            self._host[pods[placed]] = result.hosts[placed]
-            for i, h in zip(pods[placed].tolist(), result.hosts[placed].tolist(), strict=True):
-                self._cache.bound[names[i]] = snap.node_names[h]
+        """Scheduling cycles of pods ``rows`` (batch positions) in order, assumed on their
+        hosts if ``commit``: their results."""
+        names = self._cluster.batch.names
+        result = self._result([names[i] for i in rows], len(rows), scores)
+        self._steps(result, 0, rows, commit, progress)
         result.finish()
         return result
+
+    def _result(self, pods: list[str], cycles: int, scores: ScoresMode) -> ScoreResult:
+        """An empty result for ``cycles`` cycles of ``pods``, room reserved."""
+        fw, snap = self.framework, self._cluster.snapshot
+        result = ScoreResult.empty(
+            pod_names=pods, node_names=snap.node_names, plugin_names=fw.plugin_names,
+            weights=[wp.weight for wp in fw.score_plugins], scores=scores,
+            filter_names=fw.filter_names, explained=False,
+        )  # fmt: skip
+        num = 0 if self._seq is None else self._seq.num_to_find
+        result.reserve(cycles * (num if result.keep is None else min(result.keep, num)))
+        return result
+
+    def _steps(self, result: ScoreResult, first: int, rows: list[int], commit: bool,
+               progress: Callable[[int], None] | None = None,
+               ops: np.ndarray | None = None) -> None:  # fmt: skip
+        """Cycles of pods ``rows`` (batch positions) in order, recorded in ``result`` from
+        row ``first`` on, assumed on their hosts if ``commit``; with ``ops``, the pods
+        ``OP_DELETE`` marks are deleted instead (no row)."""
+        snap, names = self._cluster.snapshot, self._cluster.batch.names
+        cycles = [r for k, r in enumerate(rows) if ops is None or ops[k] == OP_SCHEDULE]
+        out = np.arange(first, first + len(cycles))
+        if cycles:  # UpdateSnapshot: the node list the next cycles start from
+            self._cache.listed = list(snap.node_names)
+        if self._seq is None:  # Schedule: ErrNoNodesAvailable, after scheduleOne's draw
+            for r in out.tolist():
+                result.errors[r] = ERR_NO_NODES
+            if self._tie == _GO_RAND:
+                for _ in cycles:
+                    gorand.go_intn(self._rng, 100)
+        else:
+            pods = np.asarray(rows, dtype=np.int64)
+            self._seq.many(pods, out, self._tie, self._seed, self._rng, result, commit,
+                           progress, ops)  # fmt: skip
+        if commit:
+            hosts = result.hosts[out].tolist()
+            for k, i in enumerate(cycles):
+                if hosts[k] >= 0:
+                    self._cache.bound[names[i]] = snap.node_names[hosts[k]]
 
     def schedule(self, pod: str, *, scores: ScoresMode = "all") -> dict[str, Any]:
         """One scheduling cycle of ``pod`` against the current state, nothing bound: its
@@ -190,7 +209,7 @@ class Simulator:
         assert seq is not None  # a node exists
         one = np.array([i], dtype=np.int64)
         seq.kernels.assume_pods(seq.aids, seq.states, one, np.array([n], dtype=np.int64))
-        self._host[i] = n
+        seq.bound[i] = n
         self._cache.bound[pod] = node
 
     def schedule_and_bind(self, pod: str) -> str | None:
@@ -215,6 +234,64 @@ class Simulator:
             rows = [self._waiting(p) for p in pods]
         return self._cycles(rows, True, scores, progress)
 
+    def replay(self, events: Iterable[tuple[str, str]], *, scores: ScoresMode = "none",
+               progress: Callable[[int], None] | None = None) -> ScoreResult:  # fmt: skip
+        """Apply ``events`` in order, each ``("schedule", pod)`` (:meth:`schedule_and_bind`)
+        or ``("delete", pod)`` (:meth:`delete`), in one compiled loop: no Python between
+        them (a deletion of a bound pod of the input prepares the states again, and splits
+        the loop there). The results of the schedule events, in order. A pod is scheduled
+        at most once per replay (retry one that fit nowhere in a later call)."""
+        self._fresh()
+        plan = self._plan(events)
+        cycles = [key for op, key in plan if op == OP_SCHEDULE]
+        result = self._result(cycles, len(cycles), scores)
+        first = 0
+        for lo, hi in _segments(plan, self._cache.existing):
+            if plan[lo][1] in self._cache.existing:  # a segment of its own
+                self.delete(plan[lo][1])
+                continue
+            self._fresh()
+            ops = np.array([op for op, _ in plan[lo:hi]], dtype=np.int8)
+            rows = [self._index[key] for _, key in plan[lo:hi]]
+            self._steps(result, first, rows, True, progress, ops)
+            first += int((ops == OP_SCHEDULE).sum())
+            for op, key in plan[lo:hi]:
+                if op == OP_DELETE:
+                    self._cache.bound.pop(key, None)
+                    del self._cache.pending[key]
+                    del self._index[key]
+        result.finish()
+        return result
+
+    def _plan(self, events: Iterable[tuple[str, str]]) -> list[tuple[int, str]]:
+        """``events`` as (op code, pod), checked against the cache as they would run."""
+        cache = self._cache
+        scheduled: set[str] = set()
+        gone: set[str] = set()
+        plan = []
+        for k, event in enumerate(events):
+            op, key = event
+            where = f"replay event {k} ({op!r}, {key!r})"
+            if key in gone:
+                raise InputError(f"{where}: the pod was deleted before")
+            if op == "schedule":
+                if key not in cache.pending:
+                    raise InputError(f"{where}: unknown pending pod")
+                if key in cache.bound or key in scheduled:
+                    raise InputError(f"{where}: the pod was scheduled before")
+                if key in self._refused:
+                    raise InputError(f"{where}: {self._refused[key]}")
+                scheduled.add(key)
+                plan.append((OP_SCHEDULE, key))
+            elif op == "delete":
+                if key not in cache.pending and key not in cache.existing:
+                    raise InputError(f"{where}: unknown pod")
+                gone.add(key)
+                plan.append((OP_DELETE, key))
+            else:
+                raise InputError(f"{where}: expected 'schedule' or 'delete'")
+        return plan
+
     # -- events --------------------------------------------------------------------------
 
     def delete(self, pod: str) -> None:
@@ -229,14 +306,13 @@ class Simulator:
         self._pending(pod)
         node = cache.bound.pop(pod, None)
         del cache.pending[pod]
-        if self._stale or node is None:
+        i = self._index.pop(pod, None)
+        seq = self._seq
+        if self._stale or node is None or seq is None or i is None:
             return
-        i = self._index.pop(pod)
-        if self._host[i] >= 0:  # (a pod on a node that is absent counts nowhere)
-            seq = self._seq
-            assert seq is not None
-            seq.kernels.remove_pod(seq.aids, seq.states, i, np.int64(self._host[i]))
-            self._host[i] = -1
+        if seq.bound[i] >= 0:  # (a pod on a node that is absent counts nowhere)
+            seq.kernels.remove_pod(seq.aids, seq.states, i, np.int64(seq.bound[i]))
+            seq.bound[i] = -1
 
     def add_pod(self, pod: dict[str, Any] | PodRecord) -> str:
         """Add a Pod (an object as ``json.load`` gives it, or a record): without
@@ -289,10 +365,19 @@ class Simulator:
             seq = _Sequence.__new__(_Sequence)
             seq.__dict__.update(self._seq.__dict__)
             seq.states = _copy_state(self._seq.states)
+            seq.bound = self._seq.bound.copy()
             other._seq = seq
         other._rng = self._rng.copy()
-        other._host = self._host.copy()
         return other
+
+
+def _segments(plan: list[tuple[int, str]], existing: dict[str, PodRecord]
+              ) -> list[tuple[int, int]]:  # fmt: skip
+    """``plan`` cut before and after each deletion of a bound pod of the input (a
+    segment of its own)."""
+    cuts = [k for k, (op, key) in enumerate(plan) if op == OP_DELETE and key in existing]
+    bounds = sorted({0, len(plan), *cuts, *(k + 1 for k in cuts)})
+    return [(a, b) for a, b in itertools.pairwise(bounds) if a < b]
 
 
 def _record(obj: dict[str, Any], kind: str) -> Any:

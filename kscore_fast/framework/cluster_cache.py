@@ -6,7 +6,9 @@ removed, a pod added, an input pod deleted).
 * Nodes in ``nodeTree`` order (node_tree.go): zones in the order they were first added, a
   zone dropped with its last node (and appended again if a node of it comes back), the
   nodes of a zone in the order they were added. Feeding :func:`build_cluster` the nodes
-  zone after zone gives back exactly that tree, hence ``nodeTree.list()``'s order.
+  zone after zone gives back exactly that tree, hence ``nodeTree.list()``'s order, which
+  the snapshot takes when the set of node names changed since the last cycle
+  (``UpdateSnapshot``); else the snapshot keeps the last cycle's order.
 * Image states (cache.go ``addNodeImageStates``/``removeNodeImageStates``): a node's
   summaries are taken when it is added and never refreshed, so they depend on the history
   of adds and removes, not on the nodes present; they are kept per node and handed to the
@@ -80,6 +82,8 @@ class ClusterCache:
         self.pending: dict[str, PodRecord] = {}
         #: pending pods bound by the simulator: key → node name
         self.bound: dict[str, str] = {}
+        #: the node names in the order of the last cycle's snapshot (None: no cycle yet)
+        self.listed: list[str] | None = None
         self.services: list[ServiceRecord] = []
         self.controllers: list[ControllerRecord] = []
         self.namespaces: list[NamespaceRecord] = []
@@ -105,6 +109,7 @@ class ClusterCache:
         other.image_states = dict(self.image_states)
         other.existing, other.pending = dict(self.existing), dict(self.pending)
         other.bound = dict(self.bound)
+        other.listed = self.listed
         other.services, other.controllers = self.services, self.controllers
         other.namespaces = self.namespaces
         return other
@@ -120,12 +125,24 @@ class ClusterCache:
         del self.image_states[name]
 
     def cluster(self) -> Cluster:
-        """The cluster these records make: the nodes in tree order, the bound pods of
-        present nodes, every pending pod (bound or not) in the batch, in queue order of
-        arrival."""
+        """The cluster these records make: the nodes in the order the next cycle's
+        snapshot lists them (see :meth:`node_list`), the bound pods of present nodes,
+        every pending pod (bound or not) in the batch, in queue order of arrival."""
         pods = [*self.existing.values(), *self.pending.values()]
-        out = build_cluster(self.tree.feed(), pods, self.services, self.controllers,
-                            self.namespaces)  # fmt: skip
+        nodes, listed = self.node_list()
+        out = build_cluster(nodes, pods, self.services, self.controllers, self.namespaces,
+                            listed=listed)  # fmt: skip
         snap = out.snapshot
         snap.image_states = [self.image_states[name] for name in snap.node_names]
         return out
+
+    def node_list(self) -> tuple[list[NodeRecord], bool]:
+        """The nodes as ``UpdateSnapshot`` lists them at the next cycle, and whether that
+        is the last cycle's order: ``nodeInfoList`` is rebuilt from ``nodeTree.list()``
+        only when the set of node names changed since the last snapshot (a node removed
+        and added back in between keeps its old place), else (False) the nodes in the
+        order that makes the tree."""
+        listed, records = self.listed, self.tree.records
+        if listed is not None and len(listed) == len(records) and all(n in records for n in listed):
+            return [records[name] for name in listed], True
+        return self.tree.feed(), False

@@ -72,25 +72,38 @@ class _Sequence(_Run):
         self.kernels = sequential
         self.aids = np.array(slots, dtype=np.int64)
         self._profile(fw, snapshot, batch, num_to_find, explain)
+        #: int32[B]: the node each pod of the batch is bound to (-1: none)
+        self.bound = np.full(len(batch), -1, dtype=np.int32)
 
     def many(self, pods: np.ndarray, rows: np.ndarray, tie: int, seed: int, rng: np.ndarray,
              result: ScoreResult, commit: bool,
-             progress: Callable[[int], None] | None = None) -> None:  # fmt: skip
-        """:meth:`chunk` over ``pods`` (batch positions, recorded at ``rows`` of
-        ``result``), a chunk of pods × nodes at a time."""
+             progress: Callable[[int], None] | None = None,
+             ops: np.ndarray | None = None) -> None:  # fmt: skip
+        """:meth:`chunk` over ``pods`` (batch positions; the scheduled ones recorded at
+        ``rows`` of ``result``, in order), a chunk of pods × nodes at a time; ``ops``: see
+        :meth:`chunk`."""
         size = max(1, CHUNK_ENTRIES // max(self.n_nodes, self.num_to_find, 1))
+        if ops is None:
+            ops = np.zeros(len(pods), dtype=np.int8)
+        first = np.zeros(len(pods) + 1, dtype=np.int64)  # rows of the scheduled pods
+        np.cumsum(ops == self.kernels.OP_SCHEDULE, out=first[1:])
         for lo in range(0, len(pods), size):
-            self.chunk(pods[lo : lo + size], tie, seed, rng, result, rows[lo : lo + size],
-                       commit)  # fmt: skip
+            hi = min(lo + size, len(pods))
+            self.chunk(pods[lo:hi], tie, seed, rng, result, rows[first[lo] : first[hi]], commit,
+                       ops[lo:hi])  # fmt: skip
             if progress is not None:
-                progress(len(pods[lo : lo + size]))
+                progress(len(pods[lo:hi]))
 
     def chunk(self, pods: np.ndarray, tie: int, seed: int, rng: np.ndarray,
               result: ScoreResult, rows: np.ndarray | None = None,
-              commit: bool = True) -> None:  # fmt: skip
+              commit: bool = True, ops: np.ndarray | None = None) -> None:  # fmt: skip
         """Schedule (and, with ``commit``, assume) the chunk's pods in order; record them in
-        ``result`` (pod ``pods[i]`` of the batch at row ``rows[i]``, default the same)."""
+        ``result`` (pod ``pods[i]`` of the batch at row ``rows[i]``, default the same).
+        ``ops[i]`` ``OP_DELETE`` (default none): pod ``pods[i]`` is deleted instead, and
+        ``rows`` lists only the scheduled pods' rows."""
         c, n_nodes, cap = len(pods), self.n_nodes, max(self.num_to_find, 1)
+        if ops is None:
+            ops = np.zeros(c, dtype=np.int8)
         k = len(self.sids)
         keep = result.keep != 0
         hosts = np.empty(c, np.int64)
@@ -108,12 +121,19 @@ class _Sequence(_Run):
         errors = [self.prescore_errors.get(p) for p in pods.tolist()]
         bad = np.array([e is not None for e in errors], dtype=np.bool_).reshape(-1)
         self.start = self.kernels.simulate_chunk(
-            self.fids, self.sids, self.weights, self.aids, self.states, pods,
+            self.fids, self.sids, self.weights, self.aids, self.states, pods, ops, self.bound,
             self.batch.nominated[pods], pods, bad, self.start, self.num_to_find, n_nodes, tie,
             np.uint64(seed % 2**64), rng, self.explain, keep, commit, hosts, feasible, failed,
             bad_plugin, bad_value, ptr, nodes, raw, norm_u8, total, rej_ptr, rej_node,
             rej_code, fail_row, fail_rows,
         )  # fmt: skip
+        cycles = ops == self.kernels.OP_SCHEDULE
+        if not cycles.all():  # the deletions' entries hold no node: drop them
+            ptr, rej_ptr = _keep_entries(ptr, cycles), _keep_entries(rej_ptr, cycles)
+            hosts, failed, fail_row = hosts[cycles], failed[cycles], fail_row[cycles]
+            bad_plugin, bad_value = bad_plugin[cycles], bad_value[cycles]
+            errors = [e for e, keep_it in zip(errors, cycles.tolist(), strict=True) if keep_it]
+            pods = pods[cycles]
         found = _Searched(ptr, nodes, failed, rej_ptr, rej_node, rej_code, fail_row, fail_rows)
         self._record(pods if rows is None else rows, found, hosts, bad_plugin, bad_value,
                      errors, raw, norm_u8, total, result)  # fmt: skip
@@ -159,6 +179,11 @@ class _Sequence(_Run):
         self._keep(sub, raw[:, : found.ptr[-1]][:, entries],
                    norm_u8[:, : found.ptr[-1]][:, entries], total[: found.ptr[-1]][entries],
                    result)  # fmt: skip
+
+
+def _keep_entries(ptr: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """A CSR pointer array without the rows ``~keep``, which must be empty."""
+    return np.concatenate((ptr[:1], ptr[1:][keep]))
 
 
 def simulate(

@@ -222,9 +222,12 @@ def build_cluster(
     services: Iterable[ServiceRecord] = (),
     controllers: Iterable[ControllerRecord] = (),
     namespaces: Iterable[NamespaceRecord] = (),
+    *,
+    listed: bool = False,
 ) -> Cluster:
-    """Build the snapshot and the pending batch (names are assumed unique)."""
-    node_list, node_zone, zone_keys, input_order = _node_tree(list(nodes))
+    """Build the snapshot and the pending batch (names are assumed unique). The nodes are
+    put in node-tree order, unless ``listed``: already in the snapshot's list order."""
+    node_list, node_zone, zone_keys, input_order = _node_tree(list(nodes), listed)
     node_index = {n.name: i for i, n in enumerate(node_list)}
     existing, pending, counts = _split_pods(pods, node_index)
     ns_index: dict[str, int] = {}
@@ -273,12 +276,12 @@ def _nominated(pending: list[PodRecord], node_index: dict[str, int]) -> np.ndarr
 
 
 def _node_tree(
-    nodes: list[NodeRecord],
+    nodes: list[NodeRecord], listed: bool = False
 ) -> tuple[list[NodeRecord], np.ndarray, list[str], np.ndarray]:
-    """Nodes in node-tree order, each node's zone index (-1: none), the zone keys, each
-    node's input position."""
+    """Nodes in node-tree order (``listed``: in the order given), each node's zone index
+    (-1: none), the zone keys, each node's input position."""
     zkeys = [zone_key(n.labels) for n in nodes]
-    order = node_tree_order(zkeys)
+    order = list(range(len(nodes))) if listed else node_tree_order(zkeys)
     zone_id: dict[str, int] = {}
     node_zone = np.fromiter(
         (zone_id.setdefault(zkeys[i], len(zone_id)) if zkeys[i] else -1 for i in order),

@@ -95,9 +95,13 @@ def _pick(tie, total, lo, hi, best, count, seed, stream, rng):  # pragma: no cov
     return lo
 
 
+#: ``simulate_chunk`` ops: a scheduling cycle (then assume if ``commit``); a deletion
+OP_SCHEDULE, OP_DELETE = 0, 1
+
+
 @kernel
 def simulate_chunk(
-    fids, sids, weights, aids, states, pods, nominated, streams, prescore_bad, start,
+    fids, sids, weights, aids, states, pods, ops, bound, nominated, streams, prescore_bad, start,
     num_to_find, n_nodes, tie, seed, rng, explain, keep, commit,
     hosts, feasible, failed, bad_plugin, bad_value, ptr, nodes, raw, norm_u8, total,
     rej_ptr, rej_node, rej_code, fail_row, fail_rows,
@@ -113,6 +117,9 @@ def simulate_chunk(
     (with ``explain``), and for a pod that fits nowhere (``fail_row[i]`` ≥ 0) its verdict
     on every node, ``fail_rows[fail_row[i]]``. ``prescore_bad[i]``: PreScore fails.
     ``commit`` false: the pods are not assumed (each is scheduled against the same state).
+    ``ops[i]`` ``OP_DELETE``: pod ``pods[i]`` is deleted instead (``RemovePod`` from
+    ``bound[pod]``, the node it is bound to, if any: -1 none), an entry with no node and
+    no cycle (no draw); ``bound`` gets the host of every pod assumed.
     """
     memo = np.empty((1, n_nodes), dtype=np.int64)
     done = np.zeros((1, -(-n_nodes // search.BLOCK)), dtype=np.bool_)
@@ -138,13 +145,22 @@ def simulate_chunk(
     for i in range(pods.shape[0]):
         pod = pods[i]
         lo = ptr[i]
-        if tie == TIE_GO_RAND:  # scheduleOne: SetRecordPluginMetrics(rand.Intn(100) < 10)
-            gorand.go_intn(rng, 100)
-        out = nodes[lo : lo + cap]
         hosts[i] = -1
         bad_plugin[i] = -1
         bad_value[i] = 0
         fail_row[i] = -1
+        if ops[i] == OP_DELETE:
+            if bound[pod] >= 0:
+                for a in range(aids.shape[0]):
+                    _remove(aids[a], states, pod, bound[pod])
+                bound[pod] = -1
+            feasible[i] = failed[i] = 0
+            ptr[i + 1] = lo
+            rej_ptr[i + 1] = rej_ptr[i]
+            continue
+        if tie == TIE_GO_RAND:  # scheduleOne: SetRecordPluginMetrics(rand.Intn(100) < 10)
+            gorand.go_intn(rng, 100)
+        out = nodes[lo : lo + cap]
         if fids.shape[0] == 0:
             n, start = search.windows_pod(nominated[i], start, num_to_find, n_nodes, out)
             failed[i] = 0
@@ -199,6 +215,7 @@ def simulate_chunk(
         if commit:
             for a in range(aids.shape[0]):
                 _assume(aids[a], states, pod, hosts[i])
+            bound[pod] = hosts[i]
     return start
 
 

@@ -151,6 +151,22 @@ def test_node_tree_order_follows_adds_and_removes():
     assert sim.nodes == ["y", "w"]  # zone a came back last
 
 
+def test_a_node_removed_and_added_back_between_cycles_keeps_its_place():
+    """UpdateSnapshot rebuilds the node list only when the set of names changed."""
+    a, b = {ZONE: "a"}, {ZONE: "b"}
+    nodes = [_cpu_node("x", labels=a), _cpu_node("y", labels=b), _cpu_node("z", labels=a)]
+    sim = Simulator(cluster(nodes, [_cpu_pod("p"), _cpu_pod("q")]))
+    sim.schedule("default/p")  # a cycle: the snapshot lists x, y, z
+    sim.remove_node("x")
+    sim.add_node(_cpu_node("x", labels=a))
+    assert sim.nodes == ["x", "y", "z"]  # the tree is z, y, x; the list did not change
+    sim.remove_node("y")  # now the set changes: the list follows the tree
+    assert sim.nodes == ["z", "x"]
+    sim.schedule("default/p")
+    sim.add_node(_cpu_node("y", labels=b))
+    assert sim.nodes == ["z", "y", "x"]
+
+
 def test_pods_on_a_removed_node_count_when_it_comes_back():
     sim = Simulator(cluster([_cpu_node("n0")], [_cpu_pod("p0"), _cpu_pod("p1")]))
     assert sim.schedule_and_bind("default/p0") == "n0"
@@ -213,3 +229,59 @@ def test_fork_and_compare():
     grown.add_node(_cpu_node("n2"))
     assert None not in grown.run().host_names
     assert sim.run().host_names.count(None) == 1 and sim.nodes == ["n0", "n1"]
+
+
+def _random_events(sim: Simulator, rng: random.Random) -> list[tuple[str, str]]:
+    """Each pending pod scheduled once, in queue order, with deletions of bound and
+    waiting pending pods and of the input's bound pods in between."""
+    events, live = [], list(sim.pods)
+    existing = [p.key for p in sim.cluster.snapshot.pods]
+    for name in sim.pods:
+        if name not in live:
+            continue
+        events.append(("schedule", name))
+        if rng.random() < 0.4:
+            gone = rng.choice(live)
+            live.remove(gone)
+            events.append(("delete", gone))
+        if existing and rng.random() < 0.1:
+            events.append(("delete", existing.pop(rng.randrange(len(existing)))))
+    return events
+
+
+@pytest.mark.parametrize("family", ["basic", "pts", "ipa", "mixed"])
+@pytest.mark.parametrize("seed", range(6))
+def test_replay_equals_the_steps(tmp_path, family, seed):
+    """replay(events), one compiled loop, == schedule_and_bind/delete call by call (the
+    go-rand stream included: the next cycles agree too)."""
+    c = api.load_cluster(objects=profile_scenario(seed, family=family, max_pending=32))
+    config = _config(tmp_path, family, seed)
+    sim = Simulator(c, config=config, seed=seed, tie_break="go-rand")
+    events = _random_events(sim, random.Random(seed))
+    stepped = sim.copy()
+    result = sim.replay(events)
+    hosts = {}
+    for op, name in events:
+        if op == "schedule":
+            hosts[name] = stepped.schedule_and_bind(name)
+        else:
+            stepped.delete(name)
+    assert dict(zip(result.pod_names, result.host_names, strict=True)) == hosts
+    assert sim.pods == stepped.pods
+    for name in _waiting(sim):
+        assert sim.schedule(name) == stepped.schedule(name), name
+
+
+def test_replay_refuses_impossible_events():
+    sim = Simulator(cluster([_cpu_node("n0")], [_cpu_pod("p0"), _cpu_pod("p1")]))
+    for events, match in (
+        ([("schedule", "default/p0"), ("schedule", "default/p0")], "scheduled before"),
+        ([("delete", "default/p0"), ("schedule", "default/p0")], "deleted before"),
+        ([("schedule", "default/nope")], "unknown pending pod"),
+        ([("delete", "default/nope")], "unknown pod"),
+        ([("bind", "default/p0")], "expected 'schedule' or 'delete'"),
+    ):
+        with pytest.raises(InputError, match=match):
+            sim.replay(events)
+    assert sim.replay([("schedule", "default/p0"), ("delete", "default/p0"),
+                       ("schedule", "default/p1")]).host_names == ["n0", "n0"]  # fmt: skip
