@@ -199,9 +199,11 @@ def score_todo(
 
 
 @kernel
-def fill_rows(sids, states, reps, n_all, row_raw, row_ok):  # pragma: no cover - compiled
-    """Raw scores of pods ``reps`` on every node: ``row_raw[k, m * n_all + node]`` (plugins
-    with ``row_ok[k]``; the others are never read from rows)."""
+def fill_rows(sids, states, reps, n_all, row_raw, row_ok, first, const
+              ):  # pragma: no cover - compiled  # fmt: skip
+    """Raw scores of pods ``reps`` on every node, into rows ``first``, ``first + 1``, ...:
+    ``row_raw[k, (first + m) * n_all + node]``, and ``const[k, first + m]``: the row holds
+    one value (plugins with ``row_ok[k]``; the others are never read from rows)."""
     m = reps.shape[0]
     todo = np.arange(m)
     ptr = np.arange(m + 1) * n_all
@@ -213,11 +215,20 @@ def fill_rows(sids, states, reps, n_all, row_raw, row_ok):  # pragma: no cover -
     no_const = np.zeros((sids.shape[0], 1), dtype=np.bool_)
     cflag = np.empty((sids.shape[0], m), dtype=np.bool_)
     cval = np.empty((sids.shape[0], m), dtype=np.int64)
+    base = first * n_all
     for k in range(sids.shape[0]):
         if row_ok[k]:
-            _plugin_pass(sids[k], states, k, todo, reps, ptr, nodes, row_raw, np.int64(0), norm,
+            _plugin_pass(sids[k], states, k, todo, reps, ptr, nodes, row_raw, base, norm,
                          ptr, none, row_raw, n_all, no_const, np.bool_(False), np.bool_(True),
                          cflag, cval, np.bool_(False))  # fmt: skip
+        for r in range(m):
+            lo = base + r * n_all
+            same = row_ok[k]
+            for e in range(lo + 1, lo + n_all if same else lo):
+                if row_raw[k, e] != row_raw[k, lo]:
+                    same = False
+                    break
+            const[k, first + r] = same
 
 
 @kernel
@@ -441,10 +452,13 @@ class TwinRows:
         counts = np.bincount(twins) if len(twins) else np.zeros(0, np.int64)
         shared = np.flatnonzero(counts >= 2)
         shared = shared[: ROW_ENTRIES // (self.n_all * max(len(sids), 1))]
+        #: the groups of twins given a row, and the row of each once filled (in filling
+        #: order: the rows a chunk needs are consecutive, filled in place)
+        self.shared = np.zeros(len(counts), dtype=np.bool_)
+        self.shared[shared] = True
         self.row_of = np.full(len(counts), -1, dtype=np.int64)
-        self.row_of[shared] = np.arange(len(shared))
+        self.n_filled = 0
         self.raw = np.empty((len(sids), len(shared) * self.n_all), dtype=np.int64)
-        self.filled = np.zeros(len(shared), dtype=np.bool_)
         #: bool[K, rows]: the row holds one value on every node
         self.const = np.zeros((len(sids), max(len(shared), 1)), dtype=np.bool_)
         #: bool[K]: the plugin gives equal normalized scores to equal raw scores, whatever
@@ -464,20 +478,19 @@ class TwinRows:
                  todo: np.ndarray) -> np.ndarray:  # fmt: skip
         """int64[C]: the row of each chunk pod (-1: scored on its own list), with the rows
         the chunk's pods to score need filled."""
-        rows = self.row_of[twins]
-        need, first = np.unique(rows[todo], return_index=True)
-        usable = need >= 0
-        usable[usable] = ~self.filled[need[usable]]
-        need, first = need[usable], first[usable]
+        groups = twins[todo]
+        missing = self.shared[groups] & (self.row_of[groups] < 0)
+        need, first = np.unique(groups[missing], return_index=True)
         if len(need):
-            fresh = np.empty((len(self.sids), len(need) * self.n_all), dtype=np.int64)
-            fill_rows(self.sids, states, pods[todo[first]], self.n_all, fresh, self.row_ok)
-            by_row = self.raw.reshape(len(self.sids), -1, self.n_all)
-            new = fresh.reshape(len(self.sids), len(need), self.n_all)
-            by_row[:, need, :] = new
-            self.const[:, need] = (new == new[:, :, :1]).all(axis=2) & self.row_ok[:, None]
-            self.filled[need] = True
-        return rows
+            start = self.n_filled
+            self.row_of[need] = start + np.arange(len(need))
+            self.n_filled += len(need)
+            reps = pods[todo[missing][first]]
+            work = np.arange(len(need) + 1, dtype=np.int64) * self.n_all * len(self.sids)
+            run_threaded([partial(fill_rows, self.sids, states, reps[a:b], self.n_all, self.raw,
+                                  self.row_ok, np.int64(start + a), self.const)
+                          for a, b in _split(work, int(work[-1]))])  # fmt: skip
+        return self.row_of[twins]
 
 
 def _split(ptr: np.ndarray, work: int) -> list[tuple[int, int]]:
