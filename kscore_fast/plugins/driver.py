@@ -388,30 +388,45 @@ def _prefill_by_plugin(fids: np.ndarray, states: tuple[Any, ...], pods: np.ndarr
         blocks = np.zeros((len(distinct), -(-n // search.BLOCK)), dtype=np.bool_)
         prefill(fids[k : k + 1].copy(), states, pods[first], np.arange(len(distinct)),
                 verdicts, blocks)  # fmt: skip
-        verdicts[verdicts != 0] += np.int64(k) << np.int64(search.SLOT_SHIFT)
+        slot = np.int64(k) << np.int64(search.SLOT_SHIFT)  # plugin k, not 0, failed
         key_of = key_of.reshape(-1).astype(np.int64)
         if k == len(fids) - 1:
-            combine_verdicts(rows, parent, verdicts, key_of, memo, todo)
+            _combine(rows, parent, verdicts, key_of, slot, memo, todo)
             return
         prefixes, parent = unique_rows(np.stack([parent, key_of], axis=1))
         parent = parent.reshape(-1).astype(np.int64)
         out = np.empty((len(prefixes), n), dtype=np.int64)
-        combine_verdicts(rows, np.ascontiguousarray(prefixes[:, 0]), verdicts,
-                         np.ascontiguousarray(prefixes[:, 1]), out,
-                         np.arange(len(prefixes), dtype=np.int64))  # fmt: skip
+        _combine(rows, np.ascontiguousarray(prefixes[:, 0]), verdicts,
+                 np.ascontiguousarray(prefixes[:, 1]), slot, out,
+                 np.arange(len(prefixes), dtype=np.int64))  # fmt: skip
         rows = out
 
 
+def _combine(parent_rows: np.ndarray, parent_of: np.ndarray, verdicts: np.ndarray,
+             key_of: np.ndarray, slot: np.int64, out: np.ndarray, dest: np.ndarray
+             ) -> None:  # fmt: skip
+    """:func:`combine_verdicts`, rows split across threads."""
+    work = np.arange(len(dest) + 1, dtype=np.int64) * out.shape[1]
+    run_threaded([partial(combine_verdicts, parent_rows, parent_of[a:b], verdicts, key_of[a:b],
+                          slot, out, dest[a:b])
+                  for a, b in _split(work, int(work[-1]))])  # fmt: skip
+
+
 @kernel
-def combine_verdicts(parent_rows, parent_of, verdicts, key_of, out, dest
+def combine_verdicts(parent_rows, parent_of, verdicts, key_of, slot, out, dest
                      ):  # pragma: no cover - compiled  # fmt: skip
     """Row ``dest[i]`` of ``out``: the verdicts of row ``parent_of[i]`` of ``parent_rows``
-    where they fail, else those of row ``key_of[i]`` of ``verdicts``."""
+    where they fail, else those of row ``key_of[i]`` of ``verdicts`` (a plugin's own,
+    its failures moved to ``slot``)."""
     for i in range(dest.shape[0]):
         p, r, d = parent_of[i], key_of[i], dest[i]
         for node in range(out.shape[1]):
             v = parent_rows[p, node]
-            out[d, node] = v if v != 0 else verdicts[r, node]
+            if v == 0:
+                v = verdicts[r, node]
+                if v != 0:
+                    v += slot
+            out[d, node] = v
 
 
 def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
