@@ -18,9 +18,11 @@ to start (its imports, threads, locks). Reading ranges here as well removes the 
 of those ranges and a fork; plain ``os.fork``, a counter under a POSIX record lock and a
 pipe start in ~1 ms. A worker never waits for this process: its records go to the memory
 file (a pipe would fill while this process reads a range), and announcements are 24-byte
-writes, atomic on a pipe, so a worker that dies leaves no half message: when every worker
-has ended (end of file on the pipe) and a range is missing, the read falls back to one
-process.
+writes, atomic on a pipe (the workers' never interleave). Nor does this process wait for a
+worker: once no range is left to take, it reads the ranges still missing itself and keeps
+whichever copy comes first, so a worker slowed down by other work on the machine (as on a
+shared 2-core machine, where waiting for one range cost more than reading alone) or dead
+delays the end by one range at most.
 
 Records go as pickled tuples of their fields rather than msgpack: pickle sends an object
 shared by many records once (pods of one template share their containers, requests and
@@ -39,7 +41,6 @@ from __future__ import annotations
 import fcntl
 import os
 import pickle
-import select
 import signal
 import struct
 import sys
@@ -177,14 +178,17 @@ def _end(pid: int) -> None:
 def _read_and_merge(job: _Job, counter: _Counter, merger: _Merger, notices: int,
                     files: list[int]) -> None:  # fmt: skip
     """Take ranges until none is left, merging between them what the workers announced;
-    then wait for the workers' last ranges."""
+    then read here the ranges the workers are still reading (the first copy of a range to
+    come is kept), so that this process never waits for a worker: one slowed down by other
+    work on the machine, or dead, costs at most the time of reading its range here."""
     ranges = _RangeReader(job)
     announced = _Announcements(notices, files)
     while (i := counter.take(len(job.bounds))) is not None:
         merger.add(i, ranges.read(*job.bounds[i]))
-        announced.hand_over(merger, wait=False)
-    while not merger.complete():
-        announced.hand_over(merger, wait=True)
+        announced.hand_over(merger)
+    while (i := merger.missing()) is not None:
+        merger.add(i, ranges.read(*job.bounds[i]))
+        announced.hand_over(merger)
 
 
 class _Announcements:
@@ -194,23 +198,14 @@ class _Announcements:
         os.set_blocking(fd, False)
         self._fd, self._files = fd, files
         self._rest = b""  # the start of an announcement not read whole yet
-        self._ended = False  # end of file: every worker has ended
 
-    def hand_over(self, merger: _Merger, wait: bool) -> None:
-        """Give ``merger`` the ranges announced so far; with ``wait``, wait for one
-        (WorkerFailed if none can come any more)."""
-        if wait:
-            if self._ended:
-                raise WorkerFailed()
-            select.select([self._fd], [], [])
+    def hand_over(self, merger: _Merger) -> None:
+        """Give ``merger`` the ranges announced so far (WorkerFailed: a worker could not
+        read one alone)."""
         try:
-            data = os.read(self._fd, 1 << 16)
+            data = self._rest + os.read(self._fd, 1 << 16)
         except BlockingIOError:
             return
-        if not data:
-            self._ended = True
-            return
-        data = self._rest + data
         whole = len(data) - len(data) % _NOTICE.size
         self._rest = data[whole:]
         for tag, offset, length in _NOTICE.iter_unpack(data[:whole]):
@@ -317,10 +312,13 @@ class _Merger:
         self._next = 0
         self._offset = 0  # items of the file before range ``_next``
 
-    def complete(self) -> bool:
-        return self._next == len(self._job.bounds)
+    def missing(self) -> int | None:
+        """The first range not here yet (None: all are merged)."""
+        return self._next if self._next < len(self._job.bounds) else None
 
     def add(self, i: int, part: Part | bytes) -> None:
+        if i < self._next or i in self._waiting:
+            return  # read twice (here, while a worker was still reading it): one is kept
         self._waiting[i] = part
         while self._next in self._waiting:
             got = self._waiting.pop(self._next)

@@ -9,6 +9,7 @@ import json
 import random
 import re
 import sys
+import time
 from itertools import pairwise
 from pathlib import Path
 
@@ -252,6 +253,28 @@ def test_parallel_equals_sequential(seed, fmt, tmp_path, monkeypatch, in_paralle
     f = _write(objects, tmp_path / f"c.{fmt}", fmt)
     got = _read([f])
     assert in_parallel, "not read in parallel"
+    with monkeypatch.context() as m:
+        m.setenv("KSCORE_READ_WORKERS", "1")
+        assert got == _read([f])
+
+
+@pytest.mark.parametrize("worker", ["stalls", "dies"])
+def test_a_worker_that_stalls_or_dies_holding_a_range_is_not_waited_for(worker, tmp_path,
+                                                                        monkeypatch,
+                                                                        in_parallel):  # fmt: skip
+    """The parent reads the ranges still missing once none is left to take: a worker that
+    took one and never announces it (slowed down, or killed) changes nothing."""
+
+    def take_one_and_stop(job, counter, number, out, announce):
+        counter.take(len(job.bounds))
+        if worker == "stalls":
+            time.sleep(600)  # (ended by the parent)
+
+    monkeypatch.setattr(parallel, "_work", take_one_and_stop)
+    f = _write(scenario(3, max_pods=300), tmp_path / "c.json", "json")
+    start = time.monotonic()
+    got = _read([f])
+    assert in_parallel and time.monotonic() - start < 60
     with monkeypatch.context() as m:
         m.setenv("KSCORE_READ_WORKERS", "1")
         assert got == _read([f])
