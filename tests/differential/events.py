@@ -202,7 +202,8 @@ class _Script:
         self.failed: list[str] = []
         #: every pod object by name (initial, held back, added)
         self.objects = {pod_name(o): o for o in [*pods, *self.later_pods]}
-        #: how many events of each kind were drawn (a flap is one removeNode and one addNode op)
+        #: how many events of each kind were drawn (a flap is one removeNode and one addNode
+        #: op), and of each variant ("delete existing", "removeNode last", ...)
         self.drawn: dict[str, int] = {}
 
     def run(self, max_ops: int) -> None:
@@ -211,7 +212,7 @@ class _Script:
             if not choices:
                 return
             kind = self.rng.choices(list(choices), list(choices.values()))[0]
-            self.drawn[kind] = self.drawn.get(kind, 0) + 1
+            self._count(kind)
             {"schedule": self._schedule, "delete": self._delete, "addNode": self._add_node,
              "removeNode": lambda: self._remove_node(self._pick_node()), "flap": self._flap,
              "addPod": self._add_pod}[kind]()  # fmt: skip
@@ -225,6 +226,9 @@ class _Script:
             "flap": bool(self.nodes),
             "addPod": bool(self._addable()),
         }[kind]
+
+    def _count(self, what: str) -> None:
+        self.drawn[what] = self.drawn.get(what, 0) + 1
 
     def _addable(self) -> list[int]:
         """The held-back pods that may be added now: a bound one needs a present node
@@ -262,6 +266,7 @@ class _Script:
                                    ("existing", self.existing & set(self.bound)),
                                    ("pending", self.queue + self.failed)) if pods]  # fmt: skip
         kind = self.rng.choice(kinds)
+        self._count(f"delete {kind}")
         if kind == "pending":
             pod = self.rng.choice(self.queue + self.failed)
             self.queue = [p for p in self.queue if p != pod]
@@ -284,10 +289,14 @@ class _Script:
         if node is None:
             if self.removed and (not self.later_nodes or self.rng.random() < 0.5):
                 node = self.removed.pop(self.rng.choice(sorted(self.removed)))
+                self._count("addNode again")
                 if self.rng.random() < 0.3:
                     node = _moved(node, self.rng, list(self.tree))
+                    self._count("addNode again, zone changed")
             else:
                 node = self.later_nodes.pop(self.rng.randrange(len(self.later_nodes)))
+        if _zone_key(node) not in self.tree:
+            self._count("addNode in a new zone")
         name = node["metadata"]["name"]
         self.nodes[name] = node
         self.tree.setdefault(_zone_key(node), []).append(name)
@@ -301,6 +310,8 @@ class _Script:
         if not zone:
             del self.tree[_zone_key(node)]
         self.removed[name] = node
+        if name in self.bound.values():
+            self._count("removeNode holding pods")
         self._do({"op": "removeNode", "node": name})
         return node
 
@@ -308,16 +319,18 @@ class _Script:
         """The first node of a zone, the last node of a zone, a node holding pods or
         any node."""
         holding = sorted({n for n in self.bound.values() if n in self.nodes})
+        singles = sorted(z for z, names in self.tree.items() if len(names) == 1)
         way = self.rng.choice(["first", "last", "holding", "any"])
         if way == "first":
-            return self.tree[self.rng.choice(sorted(self.tree))][0]
-        if way == "last":
-            singles = [z for z, names in self.tree.items() if len(names) == 1]
-            if singles:
-                return self.tree[self.rng.choice(sorted(singles))][0]
-        if way == "holding" and holding:
-            return self.rng.choice(holding)
-        return self.rng.choice(sorted(self.nodes))
+            name = self.tree[self.rng.choice(sorted(self.tree))][0]
+        elif way == "last" and singles:
+            name = self.tree[self.rng.choice(singles)][0]
+        elif way == "holding" and holding:
+            name = self.rng.choice(holding)
+        else:
+            way, name = "any", self.rng.choice(sorted(self.nodes))
+        self._count(f"removeNode pick: {way}")
+        return name
 
     def _flap(self) -> None:
         """A node removed and added back at once (same object): no cycle in between."""
@@ -333,9 +346,11 @@ class _Script:
         if node:
             if node not in self.nodes and "podOnAbsentNode" not in self.enabled:
                 pod["spec"]["nodeName"] = node = self.rng.choice(sorted(self.nodes))
+            self._count("addPod bound" + ("" if node in self.nodes else " to an absent node"))
             self.bound[name] = node
             self.existing.add(name)
         else:
+            self._count("addPod pending")
             self.priority[name] = _priority(pod)
             at = len(self.queue)  # after the queued pods of the same or higher priority
             while at > 0 and self.priority[self.queue[at - 1]] > self.priority[name]:
