@@ -420,8 +420,9 @@ def differences(ours: list[dict[str, Any]], go: list[dict[str, Any]]) -> list[st
             )
         else:
             lines = compare({"results": [k]}, {"results": [g]})
-            if k["host"] != g["host"]:
-                lines.append(f"{k['pod']}: host {k['host']!r} != go {g['host']!r}")
+            host = f"{k['pod']}: host {k['host']!r} != go {g['host']!r}"
+            if k["host"] != g["host"] and host not in lines:
+                lines.append(host)
         diffs += [f"cycle {i}: {line}" for line in lines]
     if len(ours) != len(go):
         diffs.append(f"{len(ours)} schedule results, go {len(go)}")
