@@ -178,8 +178,8 @@ def score_todo(
     """``prioritizeNodes`` for the chunk pods ``todo`` (≥ 2 feasible nodes each), plugin by
     plugin over the pods (:mod:`kscore_fast.framework.scoring`). ``raw``/``norm_u8`` are
     whole buffers (one compiled signature), the chunk's entries from column ``base``;
-    ``rows``/``row_raw``/``row_const``: twins' raw scores on all ``n_all`` nodes (see
-    ``TwinRows``), for the plugins with ``row_ok[k]``; ``const_ok[k]``: plugin ``k``
+    ``rows`` (int64[K, C])/``row_raw``/``row_const``: shared raw scores on all ``n_all``
+    nodes (see ``TwinRows``), for the plugins with ``row_ok[k]``; ``const_ok[k]``: plugin ``k``
     normalizes equal scores to equal scores;
     ``keep``: the per-plugin scores are kept (else only totals matter)."""
     nptr = np.zeros(todo.shape[0] + 1, dtype=np.int64)
@@ -188,9 +188,9 @@ def score_todo(
     norm = np.empty((sids.shape[0], nptr[-1]), dtype=np.int64)
     cflag = np.empty((sids.shape[0], todo.shape[0]), dtype=np.bool_)
     cval = np.empty((sids.shape[0], todo.shape[0]), dtype=np.int64)
-    own_lists = np.full(rows.shape[0], -1, dtype=np.int64)
+    own_lists = np.full(rows.shape[1], -1, dtype=np.int64)
     for k in range(sids.shape[0]):
-        pod_rows = rows if row_ok[k] else own_lists
+        pod_rows = rows[k] if row_ok[k] else own_lists
         _plugin_pass(sids[k], states, k, todo, pods, ptr, nodes, raw, base, norm, nptr,
                      pod_rows, row_raw, n_all, row_const, const_ok[k], keep, cflag, cval,
                      np.bool_(True))  # fmt: skip
@@ -203,13 +203,14 @@ def fill_rows(sids, states, reps, n_all, row_raw, row_ok, first, const
               ):  # pragma: no cover - compiled  # fmt: skip
     """Raw scores of pods ``reps`` on every node, into rows ``first``, ``first + 1``, ...:
     ``row_raw[k, (first + m) * n_all + node]``, and ``const[k, first + m]``: the row holds
-    one value (plugins with ``row_ok[k]``; the others are never read from rows)."""
+    one value (plugins with ``row_ok[k]``; the others' rows are left alone)."""
     m = reps.shape[0]
     todo = np.arange(m)
     ptr = np.arange(m + 1) * n_all
     nodes = np.empty(m * n_all, dtype=np.int32)
-    for q in range(m * n_all):
-        nodes[q] = q % n_all
+    for r in range(m):
+        for node in range(n_all):
+            nodes[r * n_all + node] = node
     norm = np.empty((sids.shape[0], 0), dtype=np.int64)  # not normalized
     none = np.full(m, -1, dtype=np.int64)
     no_const = np.zeros((sids.shape[0], 1), dtype=np.bool_)
@@ -217,14 +218,15 @@ def fill_rows(sids, states, reps, n_all, row_raw, row_ok, first, const
     cval = np.empty((sids.shape[0], m), dtype=np.int64)
     base = first * n_all
     for k in range(sids.shape[0]):
-        if row_ok[k]:
-            _plugin_pass(sids[k], states, k, todo, reps, ptr, nodes, row_raw, base, norm,
-                         ptr, none, row_raw, n_all, no_const, np.bool_(False), np.bool_(True),
-                         cflag, cval, np.bool_(False))  # fmt: skip
+        if not row_ok[k]:
+            continue
+        _plugin_pass(sids[k], states, k, todo, reps, ptr, nodes, row_raw, base, norm,
+                     ptr, none, row_raw, n_all, no_const, np.bool_(False), np.bool_(True),
+                     cflag, cval, np.bool_(False))  # fmt: skip
         for r in range(m):
             lo = base + r * n_all
-            same = row_ok[k]
-            for e in range(lo + 1, lo + n_all if same else lo):
+            same = True
+            for e in range(lo + 1, lo + n_all):
                 if row_raw[k, e] != row_raw[k, lo]:
                     same = False
                     break
@@ -442,7 +444,7 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
     local, twin = np.unique(twins, return_inverse=True)
     twin = twin.reshape(-1).astype(np.int64)
     todo, copies, source = twins_of(twin, len(local), ptr, nodes)
-    row_of = rows.rows_for(states, pods, twins, todo)
+    row_of = rows.rows_for(states, pods, todo)
     work = np.zeros(len(todo) + 1, dtype=np.int64)
     np.cumsum(ptr[todo + 1] - ptr[todo], out=work[1:])
     run_threaded([partial(score_todo, todo[a:b], sids, weights, states, pods, ptr, nodes, raw,
@@ -457,25 +459,41 @@ ROW_ENTRIES = 1 << 23
 
 
 class TwinRows:
-    """Raw scores on every node of the batch's pods that have twins, filled as they are
-    first needed and kept for the run (a raw score depends on the pod and the node only,
-    and nothing is assumed in a batch run): twins on different node lists (rotating
-    windows) are each normalized over their own list from the same row."""
+    """Raw scores on every node of the batch's pods that share them, filled as they are
+    first needed and kept for the run (nothing is assumed in a batch run): pods on
+    different node lists (rotating windows) are each normalized over their own list from
+    the same row. Per plugin, pods share a row when they are twins or, for a plugin with
+    ``score_groups(state)`` (int64[B]: equal ids, equal raw scores on every node; -1: the
+    pod's scores depend on its node list), when their groups are equal."""
 
-    def __init__(self, sids: np.ndarray, twins: np.ndarray, n_nodes: int) -> None:
+    def __init__(self, sids: np.ndarray, twins: np.ndarray, n_nodes: int,
+                 states: tuple[Any, ...] | None = None) -> None:  # fmt: skip
         self.sids, self.n_all = sids, max(n_nodes, 1)
-        counts = np.bincount(twins) if len(twins) else np.zeros(0, np.int64)
-        shared = np.flatnonzero(counts >= 2)
-        shared = shared[: ROW_ENTRIES // (self.n_all * max(len(sids), 1))]
-        #: the groups of twins given a row, and the row of each once filled (in filling
-        #: order: the rows a chunk needs are consecutive, filled in place)
-        self.shared = np.zeros(len(counts), dtype=np.bool_)
-        self.shared[shared] = True
-        self.row_of = np.full(len(counts), -1, dtype=np.int64)
-        self.n_filled = 0
-        self.raw = np.empty((len(sids), len(shared) * self.n_all), dtype=np.int64)
+        #: per *family* of plugins sharing their groups (the twins, or one plugin's own
+        #: ``score_groups``): the plugins (bool[K]), each pod's group (-1: no row), the
+        #: groups given a row (≥ 2 pods) and each one's row once filled (in filling order:
+        #: the rows a chunk needs are consecutive, filled in place)
+        self.members: list[np.ndarray] = []
+        self.groups: list[np.ndarray] = []
+        for k, s in enumerate(sids.tolist()):
+            cls = CLASSES[s]
+            if hasattr(cls, "score_groups") and states is not None:
+                self._family(k, np.asarray(cls.score_groups(states[s]), dtype=np.int64))
+            elif getattr(cls, "row_independent", True):
+                self._family(k, twins, shared=True)
+        cap = ROW_ENTRIES // (self.n_all * max(len(sids), 1))
+        self.shared, self.row_of = [], []
+        for g in self.groups:
+            counts = np.bincount(g[g >= 0], minlength=int(g.max(initial=-1)) + 1)
+            shared = np.zeros(len(counts), dtype=np.bool_)
+            shared[np.flatnonzero(counts >= 2)[:cap]] = True
+            self.shared.append(shared)
+            self.row_of.append(np.full(len(counts), -1, dtype=np.int64))
+        n_rows = max((int(sh.sum()) for sh in self.shared), default=0)
+        self.n_filled = [0] * len(self.groups)
+        self.raw = np.empty((len(sids), n_rows * self.n_all), dtype=np.int64)
         #: bool[K, rows]: the row holds one value on every node
-        self.const = np.zeros((len(sids), max(len(shared), 1)), dtype=np.bool_)
+        self.const = np.zeros((len(sids), max(n_rows, 1)), dtype=np.bool_)
         #: bool[K]: the plugin gives equal normalized scores to equal raw scores, whatever
         #: the list (no NormalizeScore, or ``constant_normalize``): a pod whose row is
         #: constant is normalized once (``scoring.plugin_pass``)
@@ -483,29 +501,56 @@ class TwinRows:
             [not CLASSES[s].normalizes or getattr(CLASSES[s], "constant_normalize", False)
              for s in sids.tolist()], dtype=np.bool_,
         ).reshape(-1)  # fmt: skip
-        #: bool[K]: the plugin's raw score on a node does not depend on the scored list
-        #: (``row_independent``, default True; PodTopologySpread's PreScore reads the list)
-        self.row_ok = np.array(
-            [getattr(CLASSES[s], "row_independent", True) for s in sids.tolist()], np.bool_
-        ).reshape(-1)
+        #: bool[K]: some pods take the plugin's raw scores from rows
+        self.row_ok = np.zeros(len(sids), dtype=np.bool_)
+        for members in self.members:
+            self.row_ok |= members
 
-    def rows_for(self, states: tuple[Any, ...], pods: np.ndarray, twins: np.ndarray,
-                 todo: np.ndarray) -> np.ndarray:  # fmt: skip
-        """int64[C]: the row of each chunk pod (-1: scored on its own list), with the rows
-        the chunk's pods to score need filled."""
-        groups = twins[todo]
-        missing = self.shared[groups] & (self.row_of[groups] < 0)
-        need, first = np.unique(groups[missing], return_index=True)
-        if len(need):
-            start = self.n_filled
-            self.row_of[need] = start + np.arange(len(need))
-            self.n_filled += len(need)
-            reps = pods[todo[missing][first]]
-            work = np.arange(len(need) + 1, dtype=np.int64) * self.n_all * len(self.sids)
-            run_threaded([partial(fill_rows, self.sids, states, reps[a:b], self.n_all, self.raw,
-                                  self.row_ok, np.int64(start + a), self.const)
-                          for a, b in _split(work, int(work[-1]))])  # fmt: skip
-        return self.row_of[twins]
+    def _family(self, k: int, groups: np.ndarray, shared: bool = False) -> None:
+        """Plugin ``k`` into the family of ``groups`` (the twins' one when ``shared``)."""
+        if shared and self.members and self.groups[0] is groups:
+            self.members[0][k] = True
+            return
+        members = np.zeros(len(self.sids), dtype=np.bool_)
+        members[k] = True
+        if shared:  # the twins' family first
+            self.members.insert(0, members)
+            self.groups.insert(0, groups)
+        else:
+            self.members.append(members)
+            self.groups.append(groups)
+
+    def rows_for(self, states: tuple[Any, ...], pods: np.ndarray, todo: np.ndarray
+                 ) -> np.ndarray:  # fmt: skip
+        """int64[K, C]: the row of each chunk pod per plugin (-1: scored on its own list),
+        with the rows the chunk's pods to score need filled."""
+        out = np.full((len(self.sids), len(pods)), -1, dtype=np.int64)
+        for f, members in enumerate(self.members):
+            shared, row_of = self.shared[f], self.row_of[f]
+            if not shared.any():
+                continue
+            groups = self.groups[f][pods]
+            has = groups >= 0
+            has[has] = shared[groups[has]]
+            groups = np.where(has, groups, 0)
+            missing = has[todo] & (row_of[groups[todo]] < 0)
+            need, first = np.unique(groups[todo][missing], return_index=True)
+            if len(need):
+                self._fill(states, f, need, pods[todo[missing][first]])
+            rows = np.where(has, row_of[groups], -1)
+            out[members] = rows
+        return out
+
+    def _fill(self, states: tuple[Any, ...], f: int, need: np.ndarray, reps: np.ndarray) -> None:
+        """Rows of family ``f``'s groups ``need`` (representative pods ``reps``)."""
+        start = self.n_filled[f]
+        self.row_of[f][need] = start + np.arange(len(need))
+        self.n_filled[f] += len(need)
+        members = self.members[f]
+        work = np.arange(len(need) + 1, dtype=np.int64) * self.n_all * int(members.sum())
+        run_threaded([partial(fill_rows, self.sids, states, reps[a:b], self.n_all, self.raw,
+                              members, np.int64(start + a), self.const)
+                      for a, b in _split(work, int(work[-1]))])  # fmt: skip
 
 
 def _split(ptr: np.ndarray, work: int) -> list[tuple[int, int]]:

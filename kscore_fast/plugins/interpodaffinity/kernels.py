@@ -57,6 +57,8 @@ State (B pending pods, N nodes, K topology keys):
 30-31 ns_cnt_ptr, ns_cnt     int64[NS+1], int64[.]: the counters that accept namespace
                              ``ns`` explicitly (every term of theirs lists it)
 32    all_cnt                int64[.]: the counters whose terms accept every namespace
+33    score_groups           int64[B]: equal (class, preferred terms), equal raw scores
+                             (the driver's rows; no kernel reads it)
 ====  =====================  ==========================================================
 """
 

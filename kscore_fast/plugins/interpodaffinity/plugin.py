@@ -315,6 +315,10 @@ class _Builder:
         shape_filter = np.array([filter_shape((tuple(sh[0]), tuple(sh[2]))) for sh in shapes],
                                 dtype=np.int64).reshape(-1)  # fmt: skip
         filter_key = _pair_ids(pod_cls, shape_filter[pod_shape])
+        pref_shape = Interner()
+        shape_pref = np.array([pref_shape(tuple(sh[3])) for sh in shapes],
+                              dtype=np.int64).reshape(-1)  # fmt: skip
+        score_groups = _pair_ids(pod_cls, shape_pref[pod_shape])
         aff_ptr, (aff,) = shape_rows([sh[0] for sh in shapes], 1, pod_shape)
         anti_ptr, (anti,) = shape_rows([sh[2] for sh in shapes], 1, pod_shape)
         pref_ptr, (pref_c, pref_w) = shape_rows([sh[3] for sh in shapes], 2, pod_shape)
@@ -324,7 +328,7 @@ class _Builder:
             cnt_ptr, cnt_rt, cnt_key, cnt_off, cnt_val, cnt_total, aff_ptr, aff, pod_self,
             anti_ptr, anti, xt_key, xt_off, xt_val, pod_cls, *lists, pref_ptr, pref_c,
             pref_w, own_ptr, own_x, own_w, filter_key,
-            *by_ns,
+            *by_ns, score_groups,
         )  # fmt: skip
 
 
@@ -375,6 +379,12 @@ class InterPodAffinity:
         """Pods with equal (namespace, label values the selectors read, required affinity
         and anti-affinity) share a key."""
         return state[29]
+
+    @staticmethod
+    def score_groups(state: tuple) -> np.ndarray:
+        """Pods with equal (namespace, label values the selectors read, preferred terms)
+        get equal raw scores on every node (``Score`` reads nothing else of the pod)."""
+        return state[33]
 
     @staticmethod
     def reasons(state: tuple, code: int) -> list[str]:

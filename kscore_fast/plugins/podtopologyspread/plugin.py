@@ -45,8 +45,12 @@ class PodTopologySpread:
     filters = True
     scores = True
     normalizes = True
-    #: raw scores depend on the scored node list (see the module docstring)
+    #: raw scores depend on the scored node list (see the module docstring), but for the
+    #: pods without soft constraints (``score_groups``)
     row_independent = False
+    #: the pods given rows (``score_groups``) have no ignored nodes: equal raw scores
+    #: normalize to 100 whatever the list
+    constant_normalize = True
 
     def __init__(self, args: Mapping[str, Any] | None = None) -> None:
         self._ref = PodTopologySpreadReference(args)
@@ -73,6 +77,12 @@ class PodTopologySpread:
         """Pods with equal DoNotSchedule constraints (PreFilter state: namespace, keys,
         selectors, node affinity; maxSkew; self-match) share a key."""
         return state[_KEYS]
+
+    @staticmethod
+    def score_groups(state: tuple) -> np.ndarray:
+        """int64[B]: the pods without soft constraints score 0 on every node, whatever the
+        list (one group); the others' scores depend on their node list (-1)."""
+        return np.where(state[2][0] < 0, 0, -1).astype(np.int64)
 
     @staticmethod
     def reasons(state: tuple, code: int) -> list[str]:
