@@ -230,6 +230,18 @@ def test_raw_scores_do_not_depend_on_the_node_list():
             assert raw[p] == [raw_full[p][n] for n in nodes_p]
 
 
+def test_pods_of_a_score_group_score_alike():
+    """``score_groups``: equal ids, equal raw scores on every node (the driver shares their
+    rows)."""
+    for seed in range(60):
+        _, _, c, plugin = _setup(seed)
+        state = plugin.prepare(c.snapshot, c.batch)
+        raw, _ = kernel_scores(c, plugin, [list(range(c.snapshot.n_nodes))] * len(c.batch), state)
+        groups = plugin.score_groups(state)
+        for p in range(len(c.batch)):
+            assert raw[p] == raw[int(np.flatnonzero(groups == groups[p])[0])]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

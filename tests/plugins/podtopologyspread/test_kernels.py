@@ -59,6 +59,22 @@ def test_kernels_equal_reference(seed):
                 assert codes[p].tolist() == codes[q].tolist()
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_score_groups_score_alike_on_any_list(seed):
+    """``score_groups``: a pod of a group scores the same on every node whatever its list
+    (the driver shares one row), and a constant row normalizes to one value."""
+    c, args = _cluster(seed)
+    state = PodTopologySpread(args).prepare(c.snapshot, c.batch)
+    groups = PodTopologySpread.score_groups(state)
+    lists = _node_lists(np.random.default_rng(seed), c.snapshot.n_nodes, len(c.batch))
+    raw, norm = score_lists(kernels, state, lists, True)
+    full, _ = score_lists(kernels, state, [list(range(c.snapshot.n_nodes))] * len(c.batch), True)
+    for p in np.flatnonzero(groups >= 0).tolist():
+        assert raw[p] == [full[p][n] for n in lists[p]]
+        assert len(set(full[p])) == 1 and len(set(norm[p])) == 1
+        assert full[p] == full[int(np.flatnonzero(groups == groups[p])[0])]
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_kernels_equal_reference_on_larger_clusters(seed):
     """Up to 60 nodes, 750 existing pods and 35 pending pods."""
