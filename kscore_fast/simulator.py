@@ -106,8 +106,9 @@ class Simulator:
 
     @property
     def nodes(self) -> list[str]:
-        """The nodes present, in the node tree's order (``nodeTree.list()``)."""
-        return self.cluster.snapshot.node_names
+        """The nodes present, in the order the next cycle's snapshot lists them (the node
+        tree's, ``nodeTree.list()``, since the last change of the set of names)."""
+        return list(self.cluster.snapshot.node_names)
 
     def host_of(self, pod: str) -> str | None:
         """The node the pending pod ``pod`` is bound to (it may have been removed since),
