@@ -172,6 +172,25 @@ def replay(sim: Simulator, ops: list[Op]) -> list[dict[str, Any]]:
     return [r for op in ops if (r := apply(sim, op)) is not None]
 
 
+def replay_batched(sim: Simulator, ops: list[Op]) -> list[dict[str, Any]]:
+    """:func:`replay` with each run of schedule and delete ops given to one
+    :meth:`Simulator.replay` call (a run is cut before a pod it schedules again)."""
+    results: list[dict[str, Any]] = []
+    run: list[tuple[str, str]] = []
+    for op in ops:
+        again = op["op"] == "schedule" and ("schedule", op["pod"]) in run
+        if run and (again or op["op"] not in ("schedule", "delete")):
+            results += sim.replay(run, scores="all").to_dict()["results"]
+            run = []
+        if op["op"] in ("schedule", "delete"):
+            run.append((op["op"], op["pod"]))
+        else:
+            apply(sim, op)
+    if run:
+        results += sim.replay(run, scores="all").to_dict()["results"]
+    return results
+
+
 # --- the script -----------------------------------------------------------------------------
 
 
@@ -431,14 +450,17 @@ def differences(ours: list[dict[str, Any]], go: list[dict[str, Any]]) -> list[st
 
 def check_scenario(family: str, seed: int, ops: Iterable[str], tmp: Path, max_ops: int = 80,
                    **sizes: int) -> tuple[list[str], dict[str, int]]:  # fmt: skip
-    """Draw a scenario and a script, run both sides: the difference lines and how many
-    events of each kind the script had."""
+    """Draw a scenario and a script, run both sides (kscore's call by call, and again
+    with :func:`replay_batched`): the difference lines and how many events of each kind
+    the script had."""
     ops = tuple(ops)
     sc = scenario(family, seed, ops, **sizes)
     cluster, config = write_inputs(sc, sc.objects, tmp)
     script = draw_script(sc, new_simulator(cluster, config, seed), ops, max_ops)
     go, error = run_goref_events(cluster, config, script.ops, seed, tmp)
     diffs = differences(script.results, go)
+    batched = replay_batched(new_simulator(cluster, config, seed), script.ops)
+    diffs += [f"Simulator.replay: {line}" for line in differences(batched, go)]
     if error:
         diffs.append(f"goref refused the script: {error}")
     return diffs, script.drawn

@@ -4,8 +4,9 @@ AssumePod, RemovePod, AddNode, RemoveNode and AddPod, Go's ``math/rand`` seeded 
 ``rand.Seed(seed)`` with scheduleOne's plugin-metrics draw per cycle).
 
 Random scripts of :mod:`tests.differential.events` on the clusters and configurations of
-:mod:`tests.scenarios_profile` (the basic family and the topology families): every
-scheduling cycle's host, counts, FitError text and scores must be equal.
+:mod:`tests.scenarios_profile` (the basic family and the topology families), performed
+call by call and again with :meth:`Simulator.replay` for the runs of schedule and delete
+events: every scheduling cycle's host, counts, FitError text and scores must be equal.
 
 ``KSCORE_EVENT_OPS`` lists the event kinds the scripts draw (comma-separated, default
 :data:`ENABLED`; ``all``: every kind of :data:`events.OPS`), ``KSCORE_DIFF_EVENT_SCENARIOS``
