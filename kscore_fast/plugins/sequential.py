@@ -152,7 +152,7 @@ def simulate_chunk(
         if ops[i] == OP_DELETE:
             if bound[pod] >= 0:
                 for a in range(aids.shape[0]):
-                    _remove(aids[a], states, pod, bound[pod])
+                    _remove(aids[a], states, pod, np.int64(bound[pod]))
                 bound[pod] = -1
             feasible[i] = failed[i] = 0
             ptr[i + 1] = lo
