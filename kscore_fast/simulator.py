@@ -34,6 +34,7 @@ from .framework.runtime import ERR_NO_NODES
 from .framework.simulation import _Sequence, queue_order, random_source
 from .model.objects import NodeRecord, PodRecord
 from .model.snapshot import TERMINATED_PHASES, Cluster
+from .plugins.driver import NODE_PORTS
 from .plugins.sequential import OP_DELETE, OP_SCHEDULE
 
 #: ``tie_break`` code of go-rand (``framework.simulation.TIE_BREAKS``)
@@ -85,7 +86,10 @@ class Simulator:
         bound = [(self._index[k], where[n]) for k, n in self._cache.bound.items() if n in where]
         if bound:
             pods, nodes = (np.array(col, dtype=np.int64) for col in zip(*bound, strict=True))
-            self._seq.kernels.assume_pods(self._seq.aids, self._seq.states, pods, nodes)
+            aids = self._seq.aids
+            if snap.used_ports is not None:  # they hold these pods' ports already
+                aids = aids[aids != NODE_PORTS]
+            self._seq.kernels.assume_pods(aids, self._seq.states, pods, nodes)
             self._seq.bound[pods] = nodes
 
     def _fresh(self) -> _Sequence | None:
@@ -189,11 +193,16 @@ class Simulator:
             pods = np.asarray(rows, dtype=np.int64)
             self._seq.many(pods, out, self._tie, self._seed, self._rng, result, commit,
                            progress, ops)  # fmt: skip
-        if commit:
-            hosts = result.hosts[out].tolist()
-            for k, i in enumerate(cycles):
-                if hosts[k] >= 0:
-                    self._cache.bound[names[i]] = snap.node_names[hosts[k]]
+        if commit:  # the cache's records, event by event (host ports are order-sensitive)
+            hosts = iter(result.hosts[out].tolist())
+            for k, i in enumerate(rows):
+                if ops is None or ops[k] == OP_SCHEDULE:
+                    h = next(hosts)
+                    if h >= 0:
+                        self._cache.bind(names[i], snap.node_names[h])
+                else:
+                    self._cache.drop_pending(names[i])
+                    del self._index[names[i]]
 
     def schedule(self, pod: str, *, scores: ScoresMode = "all") -> dict[str, Any]:
         """One scheduling cycle of ``pod`` against the current state, nothing bound: its
@@ -211,7 +220,7 @@ class Simulator:
         one = np.array([i], dtype=np.int64)
         seq.kernels.assume_pods(seq.aids, seq.states, one, np.array([n], dtype=np.int64))
         seq.bound[i] = n
-        self._cache.bound[pod] = node
+        self._cache.bind(pod, node)
 
     def schedule_and_bind(self, pod: str) -> str | None:
         """Schedule ``pod`` and bind it to its host: the host's name, or None (the pod
@@ -256,11 +265,6 @@ class Simulator:
             rows = [self._index[key] for _, key in plan[lo:hi]]
             self._steps(result, first, rows, True, progress, ops)
             first += int((ops == OP_SCHEDULE).sum())
-            for op, key in plan[lo:hi]:
-                if op == OP_DELETE:
-                    self._cache.bound.pop(key, None)
-                    del self._cache.pending[key]
-                    del self._index[key]
         result.finish()
         return result
 
@@ -301,12 +305,11 @@ class Simulator:
         queue), or a bound pod of the input or of :meth:`add_pod`."""
         cache = self._cache
         if pod in cache.existing:
-            del cache.existing[pod]
+            cache.drop_existing(pod)
             self._stale = True
             return
         self._pending(pod)
-        node = cache.bound.pop(pod, None)
-        del cache.pending[pod]
+        node = cache.drop_pending(pod)
         i = self._index.pop(pod, None)
         seq = self._seq
         if self._stale or node is None or seq is None or i is None:
@@ -327,7 +330,7 @@ class Simulator:
             raise InputError(f"add_pod: pod {key} is {record.phase}; the scheduler's cache "
                              "holds no terminated pod")  # fmt: skip
         if record.node_name:
-            cache.existing[key] = record
+            cache.add_existing(record)
         elif record.deleting:
             raise InputError(f"add_pod: pending pod {key} is being deleted "
                              "(metadata.deletionTimestamp); kube-scheduler skips it")  # fmt: skip

@@ -13,6 +13,9 @@ removed, a pod added, an input pod deleted).
   summaries are taken when it is added and never refreshed, so they depend on the history
   of adds and removes, not on the nodes present; they are kept per node and handed to the
   snapshot (``ClusterSnapshot.image_states``).
+* Host ports (``NodeInfo.UsedPorts``): a set per node, so deleting one of two pods that
+  use a port frees it; kept per node through binds and deletions (``ports``), handed to
+  the snapshot (``ClusterSnapshot.used_ports``).
 * Pods: the input's bound pods (and bound pods added later), and the pending pods (the
   input's, then those added), each either waiting or bound by the simulator. A pod bound
   to a node that is absent stays in the cache, as Go keeps it on a NodeInfo without node,
@@ -33,6 +36,7 @@ from ..model.objects import (
 from ..model.snapshot import Cluster, build_cluster
 from ..model.topology import zone_key
 from ..plugins.imagelocality.reference import ImageStateCache
+from ..plugins.nodeports.reference import HostPortInfo, update_used_ports
 
 
 class NodeTree:
@@ -82,6 +86,8 @@ class ClusterCache:
         self.pending: dict[str, PodRecord] = {}
         #: pending pods bound by the simulator: key → node name
         self.bound: dict[str, str] = {}
+        #: node name → its ``UsedPorts`` (nodes whose pods use host ports)
+        self.ports: dict[str, HostPortInfo] = {}
         #: the node names in the order of the last cycle's snapshot (None: no cycle yet)
         self.listed: list[str] | None = None
         self.services: list[ServiceRecord] = []
@@ -95,7 +101,8 @@ class ClusterCache:
         cache = cls()
         for i in np.argsort(snap.node_input_order, kind="stable").tolist():
             cache.add_node(snap.nodes[i])
-        cache.existing = {p.key: p for p in snap.pods}
+        for pod in snap.pods:
+            cache.add_existing(pod)
         cache.pending = {p.key: p for p in cluster.batch.pods}
         cache.services = list(snap.services)
         cache.controllers = [c for kind in snap.controllers.values() for c in kind]
@@ -109,6 +116,7 @@ class ClusterCache:
         other.image_states = dict(self.image_states)
         other.existing, other.pending = dict(self.existing), dict(self.pending)
         other.bound = dict(self.bound)
+        other.ports = {name: info.copy() for name, info in self.ports.items()}
         other.listed = self.listed
         other.services, other.controllers = self.services, self.controllers
         other.namespaces = self.namespaces
@@ -134,7 +142,36 @@ class ClusterCache:
                             listed=listed)  # fmt: skip
         snap = out.snapshot
         snap.image_states = [self.image_states[name] for name in snap.node_names]
+        snap.used_ports = {name: info.triples() for name, info in self.ports.items()}
         return out
+
+    def _ports(self, pod: PodRecord, node: str, add: bool) -> None:
+        """``updateUsedPorts`` of ``node`` for ``pod`` (add, or ``RemovePod``'s release)."""
+        if any(p.host_port > 0 for c in pod.containers for p in c.ports):
+            update_used_ports(self.ports.setdefault(node, HostPortInfo()), pod, add)
+
+    def add_existing(self, pod: PodRecord) -> None:
+        """``AddPod`` of a bound pod (its node need not be present)."""
+        self.existing[pod.key] = pod
+        self._ports(pod, pod.node_name, True)
+
+    def drop_existing(self, key: str) -> None:
+        """``RemovePod`` of a bound pod of the input or of ``add_existing``."""
+        pod = self.existing.pop(key)
+        self._ports(pod, pod.node_name, False)
+
+    def bind(self, key: str, node: str) -> None:
+        """A pending pod assumed on ``node``."""
+        self.bound[key] = node
+        self._ports(self.pending[key], node, True)
+
+    def drop_pending(self, key: str) -> str | None:
+        """A pending pod deleted: the node it was bound to, if any (released there)."""
+        node = self.bound.pop(key, None)
+        pod = self.pending.pop(key)
+        if node is not None:
+            self._ports(pod, node, False)
+        return node
 
     def node_list(self) -> tuple[list[NodeRecord], bool]:
         """The nodes as ``UpdateSnapshot`` lists them at the next cycle, and whether that

@@ -78,6 +78,10 @@ class ClusterSnapshot:
     #: is not the nodes added in input order (a simulator's node adds and removes);
     #: None: computed from the input order
     image_states: list[dict[str, Any]] | None = None
+    #: node name → the (ip, protocol, port) of its ``NodeInfo.UsedPorts`` when the
+    #: cache's history is not the bound pods' ports added (a simulator's deletions: a
+    #: port two pods use is freed by either); None: the bound pods' ports
+    used_ports: dict[str, list[tuple[str, str, int]]] | None = None
     cache: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -113,6 +113,19 @@ def test_delete_releases_what_the_pod_held():
     assert sim.schedule("default/q2")["error"] == ports
     sim.delete("default/q0")  # HostPortInfo is a set: the port is free, q1 still there
     assert sim.schedule("default/q2")["host"] == "n0"
+    sim.add_node(_cpu_node("n1"))  # the states prepared again keep the cache's history
+    assert sim.schedule("default/q2")["feasibleNodes"] == 2
+
+
+def test_a_port_freed_by_deleting_one_of_two_input_pods_stays_free():
+    """The differential sweep's case: two bound pods of the input share a host port; the
+    deletion of one frees it (the states are then prepared again from the records)."""
+    port = ContainerPort(host_port=443, container_port=443, protocol="UDP")
+    bound = [pod(f"x{i}", ns="default", node="a", ports=[port]) for i in (1, 2)]
+    sim = Simulator(cluster([_cpu_node("a")], [*bound, pod("p", ns="default", ports=[port])]))
+    assert sim.schedule("default/p")["host"] is None
+    sim.delete("default/x2")
+    assert sim.schedule_and_bind("default/p") == "a"
 
 
 def test_delete_of_a_waiting_pod_and_of_an_input_pod():

@@ -39,7 +39,7 @@ class _Vocabulary:
         other._seen = dict(self._seen)
         return other
 
-    def _ids(self, ip: str, protocol: str, port: int) -> tuple[int, int, int]:
+    def triple_ids(self, ip: str, protocol: str, port: int) -> tuple[int, int, int]:
         """(triple, triple of the pair on 0.0.0.0, pair)."""
         ip, protocol = sanitize(ip, protocol)
         pair = _intern(self.pairs, (protocol, port))
@@ -55,7 +55,7 @@ class _Vocabulary:
                     raw = (p.host_ip, p.protocol, p.host_port)
                     ids = self._seen.get(raw)
                     if ids is None:
-                        ids = self._seen[raw] = self._ids(*raw)
+                        ids = self._seen[raw] = self.triple_ids(*raw)
                     out.append(ids)
         return out
 
@@ -93,10 +93,17 @@ def _bound_ports(snapshot: ClusterSnapshot) -> tuple[_Vocabulary, np.ndarray]:
 
 
 def _bound(snapshot: ClusterSnapshot, vocab: _Vocabulary) -> np.ndarray:
-    """int64[E, 3]: (node, triple, pair) of every bound pod's host port."""
+    """int64[E, 3]: (node, triple, pair) of every bound pod's host port, or of every port
+    ``snapshot.used_ports`` says a node uses."""
     rows = []
-    for pod, node in zip(snapshot.pods, snapshot.pod_node.tolist(), strict=True):
-        rows += [(node, t, pp) for t, _, pp in vocab.pod_ids(pod)]
+    if snapshot.used_ports is not None:
+        for node, name in enumerate(snapshot.node_names):
+            for ip, protocol, port in snapshot.used_ports.get(name, ()):
+                t, _, pp = vocab.triple_ids(ip, protocol, port)
+                rows.append((node, t, pp))
+    else:
+        for pod, node in zip(snapshot.pods, snapshot.pod_node.tolist(), strict=True):
+            rows += [(node, t, pp) for t, _, pp in vocab.pod_ids(pod)]
     return np.array(rows, dtype=np.int64).reshape(-1, 3)
 
 

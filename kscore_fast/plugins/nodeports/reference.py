@@ -49,6 +49,15 @@ class HostPortInfo:
             if not self.m[ip]:
                 del self.m[ip]
 
+    def copy(self) -> HostPortInfo:
+        other = HostPortInfo()
+        other.m = {ip: set(pairs) for ip, pairs in self.m.items()}
+        return other
+
+    def triples(self) -> list[tuple[str, str, int]]:
+        """Every (ip, protocol, port) held, sanitized."""
+        return [(ip, proto, port) for ip, pairs in self.m.items() for proto, port in pairs]
+
     def __len__(self) -> int:
         """``Len``."""
         return sum(len(s) for s in self.m.values())
