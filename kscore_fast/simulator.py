@@ -275,6 +275,8 @@ class Simulator:
         gone: set[str] = set()
         plan = []
         for k, event in enumerate(events):
+            if not (isinstance(event, tuple | list) and len(event) == 2):
+                raise InputError(f"replay event {k}: expected (op, pod), got {event!r}")
             op, key = event
             where = f"replay event {k} ({op!r}, {key!r})"
             if key in gone:

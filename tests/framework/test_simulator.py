@@ -293,6 +293,7 @@ def test_replay_refuses_impossible_events():
         ([("schedule", "default/nope")], "unknown pending pod"),
         ([("delete", "default/nope")], "unknown pod"),
         ([("bind", "default/p0")], "expected 'schedule' or 'delete'"),
+        (["default/p0"], r"expected \(op, pod\)"),
     ):
         with pytest.raises(InputError, match=match):
             sim.replay(events)
