@@ -35,10 +35,7 @@ from .framework.simulation import _Sequence, queue_order, random_source
 from .model.objects import NodeRecord, PodRecord
 from .model.snapshot import TERMINATED_PHASES, Cluster
 from .plugins.driver import NODE_PORTS
-from .plugins.sequential import OP_DELETE, OP_SCHEDULE
-
-#: ``tie_break`` code of go-rand (``framework.simulation.TIE_BREAKS``)
-_GO_RAND = 1
+from .plugins.sequential import OP_DELETE, OP_SCHEDULE, TIE_GO_RAND
 
 
 class Simulator:
@@ -186,7 +183,7 @@ class Simulator:
         if self._seq is None:  # Schedule: ErrNoNodesAvailable, after scheduleOne's draw
             for r in out.tolist():
                 result.errors[r] = ERR_NO_NODES
-            if self._tie == _GO_RAND:
+            if self._tie == TIE_GO_RAND:
                 for _ in cycles:
                     gorand.go_intn(self._rng, 100)
         else:

@@ -95,15 +95,12 @@ class _Sequence(_Run):
                 progress(len(pods[lo:hi]))
 
     def chunk(self, pods: np.ndarray, tie: int, seed: int, rng: np.ndarray,
-              result: ScoreResult, rows: np.ndarray | None = None,
-              commit: bool = True, ops: np.ndarray | None = None) -> None:  # fmt: skip
-        """Schedule (and, with ``commit``, assume) the chunk's pods in order; record them in
-        ``result`` (pod ``pods[i]`` of the batch at row ``rows[i]``, default the same).
-        ``ops[i]`` ``OP_DELETE`` (default none): pod ``pods[i]`` is deleted instead, and
-        ``rows`` lists only the scheduled pods' rows."""
+              result: ScoreResult, rows: np.ndarray, commit: bool,
+              ops: np.ndarray) -> None:  # fmt: skip
+        """Schedule (and, with ``commit``, assume) the chunk's pods in order; record the
+        scheduled ones in ``result`` at ``rows``. ``ops[i]`` ``OP_DELETE``: pod ``pods[i]``
+        is deleted instead (no row)."""
         c, n_nodes, cap = len(pods), self.n_nodes, max(self.num_to_find, 1)
-        if ops is None:
-            ops = np.zeros(c, dtype=np.int8)
         k = len(self.sids)
         keep = result.keep != 0
         hosts = np.empty(c, np.int64)
@@ -133,10 +130,9 @@ class _Sequence(_Run):
             hosts, failed, fail_row = hosts[cycles], failed[cycles], fail_row[cycles]
             bad_plugin, bad_value = bad_plugin[cycles], bad_value[cycles]
             errors = [e for e, keep_it in zip(errors, cycles.tolist(), strict=True) if keep_it]
-            pods = pods[cycles]
         found = _Searched(ptr, nodes, failed, rej_ptr, rej_node, rej_code, fail_row, fail_rows)
-        self._record(pods if rows is None else rows, found, hosts, bad_plugin, bad_value,
-                     errors, raw, norm_u8, total, result)  # fmt: skip
+        self._record(rows, found, hosts, bad_plugin, bad_value, errors, raw, norm_u8, total,
+                     result)  # fmt: skip
 
     def _record(self, pods: np.ndarray, found: _Searched, hosts: np.ndarray,
                 bad_plugin: np.ndarray, bad_value: np.ndarray, prescore: list[str | None],
