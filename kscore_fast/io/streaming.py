@@ -131,8 +131,9 @@ def _chunks(data: mmap.mmap, layout: Layout, progress: Callable[[int], None] | N
             ) -> Iterator[tuple[int, int]]:  # fmt: skip
     """The items region in chunks ``data[lo:hi]`` of about :data:`CHUNK_BYTES` that each
     hold whole items: every chunk starts with the line break before an item and ends
-    before the next item's. The caller may overwrite a chunk's bytes; its pages are given
-    back when the next chunk is asked for. ``progress(n)`` is told of each chunk's bytes."""
+    before the next item's. The caller may write into a chunk while it decodes it (and
+    puts the bytes back); its pages are given back when the next chunk is asked for.
+    ``progress(n)`` is told of each chunk's bytes."""
     lo, end = layout.start - 1, layout.end
     while lo < end:
         hi = _item_at_or_after(data, layout, lo + 1 + CHUNK_BYTES) - 1
@@ -160,8 +161,8 @@ PIECE_BYTES = 1 << 18
 
 def chunk_items(data: mmap.mmap, lo: int, hi: int, item_start: bytes
                 ) -> Iterator[schema.Object | None]:  # fmt: skip
-    """The items of the chunk ``data[lo:hi]`` (see :func:`_chunks`; its bytes are
-    overwritten), decoded a piece of :data:`PIECE_BYTES` at a time."""
+    """The items of the chunk ``data[lo:hi]`` (see :func:`_chunks`), decoded a piece of
+    :data:`PIECE_BYTES` at a time."""
     while lo < hi:
         cut = hi if hi - lo <= PIECE_BYTES else data.find(item_start, lo + PIECE_BYTES, hi)
         if cut < 0:
@@ -173,22 +174,25 @@ def chunk_items(data: mmap.mmap, lo: int, hi: int, item_start: bytes
 
 
 def decode_json_chunk(chunk: memoryview) -> list[schema.Object | None]:
-    """The items of one chunk (see :func:`_chunks`; its bytes are overwritten)."""
+    """The items of one chunk (see :func:`_chunks`), decoded with brackets written over
+    its first byte and the comma after its last item, then put back: a line break the
+    brackets replaced may be where a later search for an item's start (another range,
+    read later) must find it."""
     end = len(chunk) - 1
     while end > 0 and chunk[end] in b" \t\r\n":
         end -= 1
-    if chunk[end] == ord(","):
-        chunk[end] = ord("]")
-    else:  # the last item: no comma follows it
+    if chunk[end] != ord(","):  # the last item: no comma follows it
         end += 1
         if end >= len(chunk):
             raise NotStreamable()
-        chunk[end] = ord("]")
-    chunk[0] = ord("[")
+    first, last = chunk[0], chunk[end]
+    chunk[0], chunk[end] = ord("["), ord("]")
     try:
         return _json_items.decode(chunk[: end + 1])
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         raise NotStreamable() from None
+    finally:
+        chunk[0], chunk[end] = first, last
 
 
 def yaml_items(fh: BinaryIO, layout: Layout, load: Callable[[str], Any],
