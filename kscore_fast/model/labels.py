@@ -19,15 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from operator import methodcaller
 
 import numpy as np
 
 #: value id of a key an object does not carry
 ABSENT = -1
-
-
-_values = methodcaller("values")
 
 
 class UndeclaredLabelKey(LookupError):
@@ -49,12 +45,13 @@ class LabelInterner:
     def table(self, label_sets: Iterable[Mapping[str, str]]) -> LabelTable:
         """Intern every label of ``label_sets`` (one mapping per object).
 
-        Written with C-level iteration (``chain``, ``map``, ``dict.fromkeys``): this runs
-        once per label of the cluster.
+        Written with C-level iteration (``chain``, ``map``, ``dict.fromkeys``; the values
+        with a comprehension, faster than chaining ``values()`` views): this runs once per
+        label of the cluster.
         """
         sets = list(label_sets)
         keys = list(chain.from_iterable(sets))
-        values = list(chain.from_iterable(map(_values, sets)))
+        values = [v for labels in sets for v in labels.values()]
         _intern(self.keys, self.key_id, keys)
         _intern(self.values, self.value_id, values)
         ptr = np.zeros(len(sets) + 1, dtype=np.int64)

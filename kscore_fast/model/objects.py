@@ -198,10 +198,15 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
 
     def controller_ref(self) -> OwnerReference | None:
         """``metav1.GetControllerOfNoCopy``: the first reference with controller=true."""
-        for ref in self.owner_references:
-            if ref.controller:
-                return ref
-        return None
+        return controller_of(self.owner_references)
+
+
+def controller_of(refs: tuple[OwnerReference, ...]) -> OwnerReference | None:
+    """``metav1.GetControllerOfNoCopy``: the first reference with controller=true."""
+    for ref in refs:
+        if ref.controller:
+            return ref
+    return None
 
 
 class ServiceRecord(msgspec.Struct, frozen=True, gc=False):

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter
 from typing import Any
 
 import msgspec
 import numpy as np
 
+from .collection import collection_paused
 from .labels import LabelInterner, LabelTable
 from .objects import (
     RC_KIND,
@@ -31,8 +34,10 @@ from .objects import (
     ControllerRecord,
     NamespaceRecord,
     NodeRecord,
+    OwnerReference,
     PodRecord,
     ServiceRecord,
+    controller_of,
 )
 from .topology import node_tree_order, zone_key
 
@@ -41,6 +46,7 @@ NO_CONTROLLER, RC_CONTROLLER, RS_CONTROLLER, SS_CONTROLLER = 0, 1, 2, 3
 _KIND_CODES = {RC_KIND: RC_CONTROLLER, RS_KIND: RS_CONTROLLER, SS_KIND: SS_CONTROLLER}
 
 TERMINATED_PHASES = ("Succeeded", "Failed")
+_TERMINATED = frozenset(TERMINATED_PHASES)
 
 
 @dataclass(eq=False)
@@ -204,9 +210,12 @@ def resolve_controller(pod: PodRecord, index: dict[tuple[str, str, str], int]) -
     never finds one). Returns ``(NO_CONTROLLER, -1)`` when no branch applies and
     ``(kind, -1)`` when the lookup fails.
     """
-    if not pod.owner_references:
-        return NO_CONTROLLER, -1
-    ref = pod.controller_ref()
+    return _resolve(pod.namespace, pod.owner_references, index)
+
+
+def _resolve(namespace: str, refs: tuple[OwnerReference, ...],
+             index: dict[tuple[str, str, str], int]) -> tuple[int, int]:  # fmt: skip
+    ref = controller_of(refs)
     if ref is None:
         return NO_CONTROLLER, -1
     gv = parse_group_version(ref.api_version)
@@ -215,9 +224,9 @@ def resolve_controller(pod: PodRecord, index: dict[tuple[str, str, str], int]) -
     kind = _CONTROLLER_GVK.get((gv[0], gv[1], ref.kind))
     if kind is None:
         return NO_CONTROLLER, -1
-    if pod.namespace == "":
+    if namespace == "":
         return _KIND_CODES[kind], -1
-    return _KIND_CODES[kind], index.get((kind, pod.namespace, ref.name), -1)
+    return _KIND_CODES[kind], index.get((kind, namespace, ref.name), -1)
 
 
 def build_cluster(
@@ -230,10 +239,21 @@ def build_cluster(
     listed: bool = False,
 ) -> Cluster:
     """Build the snapshot and the pending batch (names are assumed unique). The nodes are
-    put in node-tree order, unless ``listed``: already in the snapshot's list order."""
-    node_list, node_zone, zone_keys, input_order = _node_tree(list(nodes), listed)
+    put in node-tree order, unless ``listed``: already in the snapshot's list order.
+
+    Per pod, only C-level iteration (``map`` over attribute getters, ``np.fromiter``): this
+    runs once per pod of the cluster, after the reading."""
+    with collection_paused():
+        return _build(list(nodes), list(pods), services, controllers, namespaces, listed)
+
+
+def _build(nodes: list[NodeRecord], pods: list[PodRecord], services: Iterable[ServiceRecord],
+           controllers: Iterable[ControllerRecord], namespaces: Iterable[NamespaceRecord],
+           listed: bool) -> Cluster:  # fmt: skip
+    node_list, node_zone, zone_keys, input_order = _node_tree(nodes, listed)
     node_index = {n.name: i for i, n in enumerate(node_list)}
-    existing, pending, counts = _split_pods(pods, node_index)
+    split = _PodSplit(pods, node_index)
+    existing, pending = split.existing, split.pending
     ns_index: dict[str, int] = {}
     pod_ns, batch_ns = _namespace_ids(existing, ns_index), _namespace_ids(pending, ns_index)
     ctrl_lists, ctrl_index = _controllers(controllers)
@@ -249,34 +269,38 @@ def build_cluster(
         labels=interner,
         pods=existing,
         pod_ns=pod_ns,
-        pod_labels=interner.table(p.labels for p in existing),
-        pod_node=np.fromiter((node_index[p.node_name] for p in existing), np.int32, len(existing)),
-        pod_deleting=np.fromiter((p.deleting for p in existing), np.bool_, len(existing)),
+        pod_labels=interner.table(map(_labels, existing)),
+        pod_node=split.existing_node,
+        pod_deleting=split.existing_deleting,
         services=list(services),
         controllers=ctrl_lists,
         controller_index=ctrl_index,
         namespace_labels={ns.name: ns.labels for ns in namespaces},
     )
-    owners = [resolve_controller(p, ctrl_index) for p in pending]
+    kind, position = _controller_columns(pending, ctrl_index)
+    n = len(pending)
     batch = PodBatch(
         pods=pending,
         ns=batch_ns,
-        labels=interner.table(p.labels for p in pending),
-        controller_kind=np.array([k for k, _ in owners], dtype=np.int8).reshape(-1),
-        controller_idx=np.array([i for _, i in owners], dtype=np.int32).reshape(-1),
-        has_spread_constraints=np.fromiter(
-            (len(p.topology_spread_constraints) > 0 for p in pending), np.bool_, len(pending)
-        ),
+        labels=interner.table(map(_labels, pending)),
+        controller_kind=kind,
+        controller_idx=position,
+        has_spread_constraints=np.fromiter(map(bool, map(_spread, pending)), np.bool_, n),
         nominated=_nominated(pending, node_index),
-        names=[p.key for p in pending],
+        names=[f"{p.namespace}/{p.name}" for p in pending],
     )
-    return Cluster(snapshot, batch, **counts)
+    return Cluster(snapshot, batch, **split.counts())
+
+
+_labels = attrgetter("labels")
+_spread = attrgetter("topology_spread_constraints")
+_namespace = attrgetter("namespace")
 
 
 def _nominated(pending: list[PodRecord], node_index: dict[str, int]) -> np.ndarray:
     """int32 node index of each pod's ``status.nominatedNodeName`` (-1: none, unknown)."""
-    get = node_index.get
-    return np.fromiter((get(p.nominated_node_name, -1) for p in pending), np.int32, len(pending))
+    names = map(attrgetter("nominated_node_name"), pending)
+    return np.fromiter(map(node_index.get, names, repeat(-1)), np.int32, len(pending))
 
 
 def _node_tree(
@@ -296,35 +320,66 @@ def _node_tree(
     return [nodes[i] for i in order], node_zone, list(zone_id), input_order
 
 
-def _split_pods(pods: Iterable[PodRecord], node_index: dict[str, int]
-                ) -> tuple[list[PodRecord], list[PodRecord], dict[str, int]]:  # fmt: skip
-    """Existing pods (bound to a known node), the pending batch, and what was left out."""
-    existing: list[PodRecord] = []
-    pending: list[PodRecord] = []
-    orphaned = terminated = deleting = 0
-    for p in pods:
-        if p.phase in TERMINATED_PHASES:
-            terminated += 1
-        elif not p.node_name:
-            if p.deleting:
-                deleting += 1
-            else:
-                pending.append(p)
-        elif p.node_name in node_index:
-            existing.append(p)
-        else:
-            orphaned += 1
-    counts = {"orphaned_pods": orphaned, "terminated_pods": terminated,
-              "deleting_pending_pods": deleting,
-              "pvc_pending_pods": sum(p.pvc_volumes > 0 for p in pending)}  # fmt: skip
-    return existing, pending, counts
+class _PodSplit:
+    """Pods bound to a known node (existing), the pending batch, and what was left out:
+    terminated pods (whatever their node), pods bound to an unknown node, pending pods
+    being deleted."""
+
+    def __init__(self, pods: list[PodRecord], node_index: dict[str, int]) -> None:
+        n = len(pods)
+        node_names = list(map(attrgetter("node_name"), pods))
+        node = np.fromiter(map(node_index.get, node_names, repeat(-1)), np.int32, n)
+        terminated = np.fromiter(map(_TERMINATED.__contains__, map(attrgetter("phase"), pods)),
+                                 np.bool_, n)  # fmt: skip
+        bound = np.fromiter(map(bool, node_names), np.bool_, n)
+        deleting = np.fromiter(map(attrgetter("deleting"), pods), np.bool_, n)
+        live, unbound = ~terminated, ~bound
+        existing = np.flatnonzero(live & bound & (node >= 0))
+        pending = np.flatnonzero(live & unbound & ~deleting)
+        self.existing = list(map(pods.__getitem__, existing.tolist()))
+        self.pending = list(map(pods.__getitem__, pending.tolist()))
+        #: int32 node index and deletion flag of each existing pod
+        self.existing_node, self.existing_deleting = node[existing], deleting[existing]
+        self._orphaned = int(np.count_nonzero(live & bound & (node < 0)))
+        self._terminated = int(np.count_nonzero(terminated))
+        self._deleting = int(np.count_nonzero(live & unbound & deleting))
+
+    def counts(self) -> dict[str, int]:
+        """The counters of :class:`Cluster`."""
+        claims = map(attrgetter("pvc_volumes"), self.pending)
+        return {"orphaned_pods": self._orphaned, "terminated_pods": self._terminated,
+                "deleting_pending_pods": self._deleting,
+                "pvc_pending_pods": sum(map(bool, claims))}  # fmt: skip
 
 
 def _namespace_ids(pods: list[PodRecord], index: dict[str, int]) -> np.ndarray:
     """int32 namespace index of every pod (``index`` grows with new namespaces)."""
-    return np.fromiter(
-        (index.setdefault(p.namespace, len(index)) for p in pods), np.int32, len(pods)
-    )
+    names = list(map(_namespace, pods))
+    for name in dict.fromkeys(names):
+        index.setdefault(name, len(index))
+    return np.fromiter(map(index.__getitem__, names), np.int32, len(names))
+
+
+def _controller_columns(pending: list[PodRecord], index: dict[tuple[str, str, str], int]
+                        ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """int8 kind code and int32 position of each pod's controller (:func:`resolve_controller`),
+    resolved once per namespace and owner-reference tuple (pods of a controller share one,
+    see :mod:`kscore_fast.io.objects`)."""
+    memo: dict[tuple[str, int], int] = {}
+    found: list[tuple[int, int]] = []
+    which = np.zeros(len(pending), dtype=np.intp)
+    for i, p in enumerate(pending):
+        refs = p.owner_references
+        if refs:
+            key = (p.namespace, id(refs))  # (every pod holds its references meanwhile)
+            j = memo.get(key)
+            if j is None:
+                j = memo[key] = len(found) + 1
+                found.append(_resolve(p.namespace, refs, index))
+            which[i] = j
+    kind = np.array([NO_CONTROLLER, *(k for k, _ in found)], dtype=np.int8)
+    position = np.array([-1, *(i for _, i in found)], dtype=np.int32)
+    return kind[which], position[which]
 
 
 def _controllers(
