@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, TypeVar
 
 import msgspec
@@ -155,6 +156,9 @@ def where_text(where: Location) -> str:
 
 #: where an object is, for messages: (file, place in the file, (kind, namespace, name))
 At = tuple[str, Location, tuple[str, str, str]]
+#: what a pod's template decides: its spread constraints and the fields of its PodRecord
+#: from ``scheduler_name`` on
+Template = tuple[tuple[TopologySpreadConstraint, ...], tuple[Any, ...]]
 
 
 class _Fields:
@@ -185,6 +189,9 @@ class _Fields:
         #: the last container and toleration list recorded, and their records
         self._last_container: tuple[Any, tuple[ContainerRecord, bool]] = (None, _NO_CONTAINER)
         self._last_tolerations: tuple[Any, tuple[Toleration, ...]] = (None, ())
+        #: the last pod spec (without ``nodeName``) whose quantities are all texts, and its
+        #: fields (:meth:`template_fields`)
+        self._last_spec: tuple[Any, Template] = (None, ((), ()))
 
     def _where(self, file: str, where: Location, key: tuple[str, str, str]) -> Where:
         return Where(file, where_text(where), object_label(*key))
@@ -192,6 +199,37 @@ class _Fields:
     def _fail(self, at: At, path: str, problem: Problem) -> InputError:
         field, message = problem
         return self._where(*at).error(f"{path}{'' if field[0] == '[' else '.'}{field}", message)
+
+    def template_fields(self, spec: schema.Spec, at: At) -> Template:
+        """A pod's spread constraints and :meth:`pod_fields`: what its template decides.
+
+        Pods of a template come one after the other, and their specs are equal but for
+        ``nodeName`` (the structs hold only what the scheduler reads: no volume names or
+        mounts): such a pod gets the previous pod's records, checked already. Only a spec
+        whose quantities are all texts is remembered (``1 == True``, only one is a valid
+        quantity; a text equals only a text). ``spec.node_name`` is cleared: read it first.
+        """
+        spec.node_name = None
+        last, fields = self._last_spec
+        if spec == last:
+            return fields
+        constraints = spec.topology_spread_constraints
+        spread = self.spread_constraints(constraints, at) if constraints else ()
+        fields = (spread, self.pod_fields(spec, at))
+        if self._quantities_are_texts(spec):
+            self._last_spec = (spec, fields)
+        return fields
+
+    def _quantities_are_texts(self, spec: schema.Spec) -> bool:
+        """Every quantity of ``spec`` (overhead, requests, limits) is a valid text."""
+        ok = self._quantity_texts_ok
+        if not _texts(ok, spec.overhead):
+            return False
+        for c in chain(spec.containers or (), spec.init_containers or ()):
+            res = c.resources if c is not None else None
+            if res is not None and not (_texts(ok, res.requests) and _texts(ok, res.limits)):
+                return False
+        return True
 
     def pod_fields(self, spec: schema.Spec, at: At) -> tuple[Any, ...]:
         """The fields of a PodRecord from ``scheduler_name`` on, in order."""
@@ -598,6 +636,7 @@ class ObjectReader(_Fields):
         self._seen: dict[tuple[str, str, str], tuple[str, Location]] = {}
         self._namespaces_ok: set[str] = set()
         self._owners: dict[tuple[Any, ...], OwnerReference] = {}
+        self._last_owners: tuple[Any, tuple[OwnerReference, ...]] = (None, ())
 
     def checkpoint(self) -> tuple[Any, ...]:
         """The state to return to with :meth:`rollback` (to read a document again)."""
@@ -803,23 +842,22 @@ class ObjectReader(_Fields):
 
     def _record_pod(self, meta: schema.Metadata, spec: schema.Spec, status: schema.Status,
                     labels: dict[str, str], at: At) -> None:  # fmt: skip
-        owners = ()
-        if meta.owner_references:
-            owners = tuple(self._owner(r) for r in meta.owner_references)
+        owners = self._owner_list(meta.owner_references) if meta.owner_references else ()
         key = at[2]
-        constraints = spec.topology_spread_constraints
+        node_name = spec.node_name or ""
+        spread, fields = self.template_fields(spec, at)
         self.objects.pods.append(
             PodRecord(
                 key[1],
                 key[2],
                 labels,
-                spec.node_name or "",
+                node_name,
                 status.phase or "",
                 meta.deletion_timestamp is not None,
                 owners,
-                self.spread_constraints(constraints, at) if constraints else (),
+                spread,
                 status.nominated_node_name or "",
-                *self.pod_fields(spec, at),
+                *fields,
             )
         )
 
@@ -837,6 +875,15 @@ class ObjectReader(_Fields):
                     return False
                 values_ok.add(v)
         return True
+
+    def _owner_list(self, refs: list[schema.OwnerRef | None]) -> tuple[OwnerReference, ...]:
+        """The records of a pod's owner references: one tuple for the pods of a controller,
+        which come one after the other (the snapshot resolves each tuple once)."""
+        last, owners = self._last_owners
+        if refs != last:
+            owners = tuple(map(self._owner, refs))
+            self._last_owners = (refs, owners)
+        return owners
 
     def _owner(self, ref: schema.OwnerRef | None) -> OwnerReference:
         if ref is None:
@@ -856,6 +903,11 @@ def _all_in(ok: set[str], values: dict[Any, Any]) -> bool:
         return ok.issuperset(values.values())
     except TypeError:
         return False
+
+
+def _texts(ok: set[str], quantities: dict[Any, Any] | None) -> bool:
+    """Every quantity of a resource list (None: none) is in ``ok``, a set of texts."""
+    return not quantities or _all_in(ok, quantities)
 
 
 def _refused(obj: Mapping[Any, Any], kind: str, file: str, where: Location,
