@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from ..errors import InputError
 from ..model.collection import collection_paused
-from . import parallel, streaming
+from . import parallel, schema, streaming
 from .manifests import (
     STDIN,
     Report,
@@ -73,7 +73,7 @@ def read_source(reader: ObjectReader, source: Source,
         try:
             _stream(reader, source, bar.update if bar is not None else None)
             return
-        except streaming.NotStreamable:
+        except (streaming.NotStreamable, schema.Refused):
             reader.rollback(mark)
         finally:
             if bar is not None:
@@ -83,8 +83,12 @@ def read_source(reader: ObjectReader, source: Source,
     if is_json:
         doc = decode_json(data)
         if doc is not None:
-            reader.add_typed(doc, source.name)
-            return
+            mark = reader.checkpoint()
+            try:
+                reader.add_typed(doc, source.name)
+                return
+            except schema.Refused:  # read as parsed objects, which says what is wrong
+                reader.rollback(mark)
         try:
             parsed = parse_json(data, source.name)
         except InputError:
@@ -116,7 +120,7 @@ def _stream(reader: ObjectReader, source: Source,
             try:
                 parallel.read_list(reader, source, layout, is_json, inner, processes, progress)
                 return
-            except (parallel.WorkerFailed, InputError, streaming.NotStreamable):
+            except (parallel.WorkerFailed, InputError, streaming.NotStreamable, schema.Refused):
                 reader.rollback(mark)  # read in one process: the same records, or the error
         if is_json:
             for i, item in enumerate(streaming.json_items(fh, layout, progress)):

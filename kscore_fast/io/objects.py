@@ -205,18 +205,21 @@ class _Fields:
 
         Pods of a template come one after the other, and their specs are equal but for
         ``nodeName`` (the structs hold only what the scheduler reads: no volume names or
-        mounts): such a pod gets the previous pod's records, checked already. Only a spec
-        whose quantities are all texts is remembered (``1 == True``, only one is a valid
-        quantity; a text equals only a text). ``spec.node_name`` is cleared: read it first.
+        mounts): such a pod gets the previous pod's records, checked already, and the texts
+        a JSON document's spec keeps (:class:`~kscore_fast.io.schema.JsonSpec`) are decoded
+        only for a new one. Only a spec whose quantities are all texts is remembered (``1 ==
+        True``, only one is a valid quantity; a text equals only a text).
+        ``spec.node_name`` is cleared: read it first. Raises ``schema.Refused``.
         """
         spec.node_name = None
         last, fields = self._last_spec
         if spec == last:
             return fields
-        constraints = spec.topology_spread_constraints
+        typed = schema.typed_spec(spec)
+        constraints = typed.topology_spread_constraints
         spread = self.spread_constraints(constraints, at) if constraints else ()
-        fields = (spread, self.pod_fields(spec, at))
-        if self._quantities_are_texts(spec):
+        fields = (spread, self.pod_fields(typed, at))
+        if self._quantities_are_texts(typed):
             self._last_spec = (spec, fields)
         return fields
 

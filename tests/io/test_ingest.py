@@ -122,6 +122,49 @@ def test_typed_and_parsed_paths_agree_on_bad_input(mutation, tmp_path):
         assert typed[:4] == parsed[:4]
 
 
+_TEXT_KEPT_CASES = {
+    # a pod with a type error in a text kept raw and a value error elsewhere
+    "same pod": [(0, ("metadata", "labels", {"app": "a b"})),
+                 (0, ("spec", "tolerations", [{"key": "a", "tolerationSeconds": "x"}]))],
+    "value error first": [(-2, ("metadata", "labels", {"app": "a b"})),
+                          (0, ("spec", "tolerations", [{"key": "a", "tolerationSeconds": "x"}]))],
+    "type error first": [(0, ("spec", "containers", [{"ports": [{"containerPort": "80"}]}])),
+                         (2, ("metadata", "labels", {"app": "a b"}))],
+    # the pod before has the same template but a quantity that is not a text
+    "1 then true": [(-1, ("spec", "containers", [{"resources": {"requests": {"cpu": 1}}}])),
+                    (0, ("spec", "containers", [{"resources": {"requests": {"cpu": True}}}]))],
+    "same texts": [(-1, ("spec", "containers", [{"resources": {"requests": {"cpu": "1"}}}])),
+                   (0, ("spec", "containers", [{"resources": {"requests": {"cpu": "1"}}}]))],
+    "null texts": [(0, ("spec", "tolerations", None)),
+                   (0, ("spec", "containers", [{"resources": None, "ports": None}]))],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("how", ["whole", "streamed", "parallel"])
+@pytest.mark.parametrize("case", list(_TEXT_KEPT_CASES))
+def test_texts_kept_raw_are_checked_as_parsed_objects_are(case, how, tmp_path, monkeypatch):
+    """A JSON document keeps a pod's tolerations and its containers' resources and ports as
+    text, decoded only for a pod of a new template: every reading gives the records, or
+    the error, that reading the objects parsed gives."""
+    objects = scenario(3, max_pods=300)
+    pods = [i for i, o in enumerate(objects) if o["kind"] == "Pod"]
+    middle = len(pods) // 2
+    for offset, (part, key, value) in _TEXT_KEPT_CASES[case]:
+        objects[pods[middle + offset]].setdefault(part, {})[key] = value
+    f = _write(objects, tmp_path / "c.json", "json")
+    if how != "whole":
+        monkeypatch.setattr(manifests, "STREAM_BYTES", 0)
+        monkeypatch.setattr(streaming, "CHUNK_BYTES", 2048)
+        monkeypatch.setattr(parallel, "PARALLEL_BYTES", 1 << 62 if how == "streamed" else 0)
+        monkeypatch.setattr(parallel, "RANGE_BYTES", 3000)
+        monkeypatch.setenv("KSCORE_READ_WORKERS", "2")
+    got, want = _read([f]), _read(objects=[_as_list(objects)])
+    if isinstance(want, str):
+        assert isinstance(got, str) and _unlocated(got) == _unlocated(want)
+    else:
+        assert got[:4] == want[:4]
+
+
 # -- streaming ---------------------------------------------------------------------------------
 
 
