@@ -872,6 +872,8 @@ class ObjectReader(_Fields):
         if not self._keys_ok.issuperset(labels):
             return False
         values_ok = self._values_ok
+        if values_ok.issuperset(labels.values()):
+            return True
         for v in labels.values():
             if v not in values_ok:
                 if not valid_label_value(v):
