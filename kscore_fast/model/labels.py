@@ -16,9 +16,10 @@ undeclared key raises :class:`UndeclaredLabelKey` instead of reading it as absen
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, count, islice
 
 import numpy as np
 
@@ -45,30 +46,30 @@ class LabelInterner:
     def table(self, label_sets: Iterable[Mapping[str, str]]) -> LabelTable:
         """Intern every label of ``label_sets`` (one mapping per object).
 
-        Written with C-level iteration (``chain``, ``map``, ``dict.fromkeys``; the values
-        with a comprehension, faster than chaining ``values()`` views): this runs once per
-        label of the cluster.
+        Written with C-level iteration (``chain``, ``map``; the values with a comprehension,
+        faster than chaining ``values()`` views; each string's id looked up, or given the
+        next one, in one pass): this runs once per label of the cluster.
         """
         sets = list(label_sets)
         keys = list(chain.from_iterable(sets))
         values = [v for labels in sets for v in labels.values()]
-        _intern(self.keys, self.key_id, keys)
-        _intern(self.values, self.value_id, values)
         ptr = np.zeros(len(sets) + 1, dtype=np.int64)
         np.cumsum(np.fromiter(map(len, sets), np.int64, len(sets)), out=ptr[1:])
         return LabelTable(
-            self,
-            ptr,
-            np.fromiter(map(self.key_id.__getitem__, keys), np.int32, len(keys)),
-            np.fromiter(map(self.value_id.__getitem__, values), np.int32, len(values)),
+            self, ptr, _ids(self.keys, self.key_id, keys), _ids(self.values, self.value_id, values)
         )
 
 
-def _intern(strings: list[str], ids: dict[str, int], new: list[str]) -> None:
-    """Give the next ids to the strings of ``new`` that have none, in order."""
-    fresh = [s for s in dict.fromkeys(new) if s not in ids]
-    ids.update(zip(fresh, range(len(strings), len(strings) + len(fresh)), strict=True))
+def _ids(strings: list[str], ids: dict[str, int], new: list[str]) -> np.ndarray:
+    """int32 ids of the strings of ``new``, those without one given the next ids in order
+    of first appearance (``strings`` and ``ids`` grow)."""
+    n = len(strings)
+    growing = defaultdict(count(n).__next__, ids)  # (a copy: ids never grow unasked)
+    got = np.fromiter(map(growing.__getitem__, new), np.int32, len(new))
+    fresh = list(islice(growing, n, None))
+    ids.update(zip(fresh, range(n, n + len(fresh)), strict=True))
     strings.extend(fresh)
+    return got
 
 
 @dataclass(frozen=True, eq=False)
