@@ -86,7 +86,7 @@ class Simulator:
             aids = self._seq.aids
             if snap.used_ports is not None:  # they hold these pods' ports already
                 aids = aids[aids != NODE_PORTS]
-            self._seq.kernels.assume_pods(aids, self._seq.states, pods, nodes)
+            self._seq.kernels.assume_pods(aids, self._seq.states, self._seq.cache, pods, nodes)
             self._seq.bound[pods] = nodes
 
     def _fresh(self) -> _Sequence | None:
@@ -215,7 +215,8 @@ class Simulator:
         seq = self._seq
         assert seq is not None  # a node exists
         one = np.array([i], dtype=np.int64)
-        seq.kernels.assume_pods(seq.aids, seq.states, one, np.array([n], dtype=np.int64))
+        seq.kernels.assume_pods(seq.aids, seq.states, seq.cache, one,
+                                np.array([n], dtype=np.int64))  # fmt: skip
         seq.bound[i] = n
         self._cache.bind(pod, node)
 
@@ -314,7 +315,7 @@ class Simulator:
         if self._stale or node is None or seq is None or i is None:
             return
         if seq.bound[i] >= 0:  # (a pod on a node that is absent counts nowhere)
-            seq.kernels.remove_pod(seq.aids, seq.states, i, np.int64(seq.bound[i]))
+            seq.kernels.remove_pod(seq.aids, seq.states, seq.cache, i, np.int64(seq.bound[i]))
             seq.bound[i] = -1
 
     def add_pod(self, pod: dict[str, Any] | PodRecord) -> str:
@@ -368,6 +369,7 @@ class Simulator:
             seq = _Sequence.__new__(_Sequence)
             seq.__dict__.update(self._seq.__dict__)
             seq.states = _copy_state(self._seq.states)
+            seq.cache = _copy_state(self._seq.cache)
             seq.bound = self._seq.bound.copy()
             other._seq = seq
         other._rng = self._rng.copy()

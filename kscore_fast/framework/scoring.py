@@ -93,6 +93,22 @@ def no_normalize(state, pod, nodes, scores):  # pragma: no cover - compiled
 
 
 @inline_kernel
+def offset_top(total, lo, hi, offset):  # pragma: no cover - compiled
+    """``offset`` added to ``total[lo:hi]``; the top total and how many entries reach it."""
+    top = np.int64(-1)
+    n_top = 0
+    for e in range(lo, hi):
+        t = total[e] + offset
+        total[e] = t
+        if t > top:
+            top = t
+            n_top = 1
+        elif t == top:
+            n_top += 1
+    return top, n_top
+
+
+@inline_kernel
 def weigh_pods(
     weights, todo, ptr, norm, nptr, norm_u8, base, total, best, count, bad_plugin, bad_value,
     cflag, cval, keep,
@@ -136,15 +152,4 @@ def weigh_pods(
                 if keep:
                     norm_u8[k, base + e] = v
                 total[e] += v * w
-        top = np.int64(-1)
-        n_top = 0
-        for e in range(ptr[i], ptr[i + 1]):
-            t = total[e] + offset
-            total[e] = t
-            if t > top:
-                top = t
-                n_top = 1
-            elif t == top:
-                n_top += 1
-        best[i] = top
-        count[i] = n_top
+        best[i], count[i] = offset_top(total, ptr[i], ptr[i + 1], offset)

@@ -186,12 +186,26 @@ def search_chunk(
 
 
 @inline_kernel
-def filter_rows(filter_fn, state, k, rep, c, lo, hi, memo):  # pragma: no cover - compiled
+def clear_rows(c, lo, hi, nodes, memo):  # pragma: no cover - compiled
+    """Verdicts 0 (nothing failed yet) for class ``c`` on nodes ``lo:hi``, or with
+    ``nodes`` non-empty on ``nodes[lo:hi]`` (see :func:`filter_rows`)."""
+    if nodes.shape[0] == 0:
+        memo[c, lo:hi] = 0
+    else:
+        for j in range(lo, hi):
+            memo[c, nodes[j]] = 0
+
+
+@inline_kernel
+def filter_rows(filter_fn, state, k, rep, c, lo, hi, nodes, memo):  # pragma: no cover - compiled
     """Filter plugin ``k`` of the profile (``filter_fn`` over its ``state``) on nodes
-    ``lo:hi`` for pod class ``c`` (representative pod ``rep``), where no earlier plugin
-    failed (``memo`` 0): ``RunFilterPlugins`` plugin by plugin instead of node by node,
-    with the same first failure per node."""
-    for node in range(lo, hi):
+    ``lo:hi`` (or, ``nodes`` non-empty, ``nodes[lo:hi]``) for pod class ``c``
+    (representative pod ``rep``), where no earlier plugin failed (``memo`` 0):
+    ``RunFilterPlugins`` plugin by plugin instead of node by node, with the same first
+    failure per node."""
+    listed = nodes.shape[0] > 0
+    for j in range(lo, hi):
+        node = nodes[j] if listed else j
         if memo[c, node] == 0:
             v = np.int64(filter_fn(state, rep, node))
             if v != 0:

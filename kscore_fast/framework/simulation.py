@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import ConfigError, UnsupportedError
 from ..model.objects import PodRecord
-from ..model.snapshot import ClusterSnapshot, PodBatch
+from ..model.snapshot import ClusterSnapshot, PodBatch, pod_twins
 from . import gorand
 from .interface import Chunk
 from .result import ScoreResult, ScoresMode
@@ -58,7 +58,7 @@ class _Sequence(_Run):
 
     def __init__(self, fw: Framework, snapshot: ClusterSnapshot, batch: PodBatch,
                  num_to_find: int, explain: bool) -> None:  # fmt: skip
-        from ..plugins import sequential
+        from ..plugins import cached_scoring, cycle_cache, sequential
 
         driver = fw.driver
         plugins = [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]
@@ -74,6 +74,14 @@ class _Sequence(_Run):
         self._profile(fw, snapshot, batch, num_to_find, explain)
         #: int32[B]: the node each pod of the batch is bound to (-1: none)
         self.bound = np.full(len(batch), -1, dtype=np.int32)
+        #: int64[B]: each pod's twin group; the verdicts kept across cycles, per group
+        self.groups = pod_twins(batch)
+        self.cache = cycle_cache.new_cache(int(self.groups.max(initial=-1)) + 1, self.n_nodes,
+                                           len(self.sids))  # fmt: skip
+        #: per score plugin: how its raw scores are kept; whether it normalizes equal
+        #: scores equally
+        self.kinds = cached_scoring.kinds([driver.CLASSES[s] for s in self.sids.tolist()])
+        self.const_ok = driver.normalizes_equal_equally(self.sids)
 
     def many(self, pods: np.ndarray, rows: np.ndarray, tie: int, seed: int, rng: np.ndarray,
              result: ScoreResult, commit: bool,
@@ -118,7 +126,8 @@ class _Sequence(_Run):
         errors = [self.prescore_errors.get(p) for p in pods.tolist()]
         bad = np.array([e is not None for e in errors], dtype=np.bool_).reshape(-1)
         self.start = self.kernels.simulate_chunk(
-            self.fids, self.sids, self.weights, self.aids, self.states, pods, ops, self.bound,
+            self.fids, self.sids, self.weights, self.kinds, self.const_ok, self.aids, self.states,
+            self.cache, self.groups, pods, ops, self.bound,
             self.batch.nominated[pods], pods, bad, self.start, self.num_to_find, n_nodes, tie,
             np.uint64(seed % 2**64), rng, self.explain, keep, commit, hosts, feasible, failed,
             bad_plugin, bad_value, ptr, nodes, raw, norm_u8, total, rej_ptr, rej_node,

@@ -81,34 +81,49 @@ def fill_block(fids, states, reps, c, b, block, memo, done):  # pragma: no cover
     failing plugin per node and its code, packed (see ``framework.search``)."""
     lo = b * block
     hi = min(lo + block, memo.shape[1])
-    rep = reps[c]
-    memo[c, lo:hi] = 0
+    _fill(fids, states, reps[c], c, lo, hi, memo[c, :0], memo)
+    done[c, b] = True
+
+
+@unrefcounted_kernel
+def fill_nodes(fids, states, reps, c, nodes, memo):  # pragma: no cover - compiled
+    """``RunFilterPlugins`` for pod class ``c`` on the listed nodes (a node may come more
+    than once) whatever their block: verdicts made afresh after those nodes changed."""
+    _fill(fids, states, reps[c], c, 0, nodes.shape[0], nodes, memo)
+
+
+@inline_kernel
+def _fill(fids, states, rep, c, lo, hi, nodes, memo):  # pragma: no cover - compiled
+    """The verdicts of class ``c`` (representative pod ``rep``) on nodes ``lo:hi``, or
+    with ``nodes`` non-empty on ``nodes[lo:hi]``: every profile filter in turn where no
+    earlier one failed."""
+    search.clear_rows(c, lo, hi, nodes, memo)
     for k in range(fids.shape[0]):
         f = fids[k]
         if f == NODE_UNSCHEDULABLE:
             search.filter_rows(nodeunschedulable.filter_node, states[NODE_UNSCHEDULABLE], k,
-                               rep, c, lo, hi, memo)  # fmt: skip
+                               rep, c, lo, hi, nodes, memo)  # fmt: skip
         elif f == NODE_NAME:
-            search.filter_rows(nodename.filter_node, states[NODE_NAME], k, rep, c, lo, hi, memo)
+            search.filter_rows(nodename.filter_node, states[NODE_NAME], k, rep, c, lo, hi, nodes,
+                               memo)  # fmt: skip
         elif f == TAINT_TOLERATION:
             search.filter_rows(tainttoleration.filter_node, states[TAINT_TOLERATION], k, rep, c,
-                               lo, hi, memo)  # fmt: skip
+                               lo, hi, nodes, memo)  # fmt: skip
         elif f == NODE_AFFINITY:
             search.filter_rows(nodeaffinity.filter_node, states[NODE_AFFINITY], k, rep, c, lo,
-                               hi, memo)  # fmt: skip
+                               hi, nodes, memo)  # fmt: skip
         elif f == NODE_PORTS:
             search.filter_rows(nodeports.filter_node, states[NODE_PORTS], k, rep, c, lo, hi,
-                               memo)  # fmt: skip
+                               nodes, memo)  # fmt: skip
         elif f == NODE_RESOURCES_FIT:
             search.filter_rows(fit_kernels.filter_node, states[NODE_RESOURCES_FIT], k, rep, c,
-                               lo, hi, memo)  # fmt: skip
+                               lo, hi, nodes, memo)  # fmt: skip
         elif f == POD_TOPOLOGY_SPREAD:
             search.filter_rows(podtopologyspread.filter_node, states[POD_TOPOLOGY_SPREAD], k,
-                               rep, c, lo, hi, memo)  # fmt: skip
+                               rep, c, lo, hi, nodes, memo)  # fmt: skip
         elif f == INTER_POD_AFFINITY:
             search.filter_rows(interpodaffinity.filter_node, states[INTER_POD_AFFINITY], k,
-                               rep, c, lo, hi, memo)  # fmt: skip
-    done[c, b] = True
+                               rep, c, lo, hi, nodes, memo)  # fmt: skip
 
 
 @kernel
@@ -458,6 +473,15 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
 ROW_ENTRIES = 1 << 23
 
 
+def normalizes_equal_equally(sids: np.ndarray) -> np.ndarray:
+    """bool[K]: score plugin ``sids[k]`` gives equal normalized scores to equal raw scores,
+    whatever the list (no NormalizeScore, or ``constant_normalize``)."""
+    return np.array(
+        [not CLASSES[s].normalizes or getattr(CLASSES[s], "constant_normalize", False)
+         for s in sids.tolist()], dtype=np.bool_,
+    ).reshape(-1)  # fmt: skip
+
+
 class TwinRows:
     """Raw scores on every node of the batch's pods that share them, filled as they are
     first needed and kept for the run (nothing is assumed in a batch run): pods on
@@ -497,10 +521,7 @@ class TwinRows:
         #: bool[K]: the plugin gives equal normalized scores to equal raw scores, whatever
         #: the list (no NormalizeScore, or ``constant_normalize``): a pod whose row is
         #: constant is normalized once (``scoring.plugin_pass``)
-        self.const_ok = np.array(
-            [not CLASSES[s].normalizes or getattr(CLASSES[s], "constant_normalize", False)
-             for s in sids.tolist()], dtype=np.bool_,
-        ).reshape(-1)  # fmt: skip
+        self.const_ok = normalizes_equal_equally(sids)
         #: bool[K]: some pods take the plugin's raw scores from rows
         self.row_ok = np.zeros(len(sids), dtype=np.bool_)
         for members in self.members:

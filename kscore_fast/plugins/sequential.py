@@ -4,11 +4,15 @@ against the state the previous ones left (kube-scheduler's ``scheduleOne`` then
 
 Per pod (``Schedule`` in pkg/scheduler/generic_scheduler.go, then scheduler.go's
 ``assume``): the search over the nodes from ``nextStartNodeIndex`` (the filter verdicts
-are computed afresh for each pod: every ``assume`` may change any of them), then, with two
-feasible nodes or more, PreScore errors, Score/NormalizeScore/weights and the host choice,
-and at last the pod is assumed on its host by every plugin of the profile that keeps node
-aggregates (``assume`` kernels). A pod that fits nowhere, or whose PreScore or scores fail,
-changes nothing.
+kept for the pod's twin group, made current on the nodes changed since, see
+:mod:`.cycle_cache`), then, with two feasible nodes or more, PreScore errors,
+Score/NormalizeScore/weights and the host choice, and at last the pod is assumed on its
+host by every plugin of the profile that keeps node aggregates (``assume`` kernels). A pod
+that fits nowhere, or whose PreScore or scores fail, changes nothing.
+
+The per-node work runs in kernels without numba's reference counting (``_search``,
+``_choose``, ``_change``): counted, every array of a state tuple handed to an inlined
+helper is counted up and down per node, which cost more than the filters themselves.
 
 The kernel fills per-chunk buffers (entries, rejections, failed pods' verdict rows) and
 returns to Python once per chunk of pods, which records them in the result.
@@ -18,9 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import inline_kernel, kernel
+from .._jit import inline_kernel, kernel, unrefcounted_kernel
 from ..framework import gorand, scoring, search
 from ..framework.selection import _draw
+from . import cached_scoring, cycle_cache
 from . import driver as d
 from .interpodaffinity import kernels as interpodaffinity
 from .nodename import kernels as nodename
@@ -39,7 +44,9 @@ NOT_INCREMENTAL = frozenset({d.SELECTOR_SPREAD})
 
 @inline_kernel
 def _assume(slot, states, pod, node):  # pragma: no cover - compiled
-    """The ``assume`` kernel of plugin slot ``slot``."""
+    """The ``assume`` kernel of plugin slot ``slot``. Whether the change reaches beyond
+    ``node`` (PodTopologySpread's and InterPodAffinity's counters: every node's verdicts
+    and scores may change), else only ``node``'s may."""
     if slot == d.NODE_UNSCHEDULABLE:
         nodeunschedulable.assume(states[d.NODE_UNSCHEDULABLE], pod, node)
     elif slot == d.NODE_NAME:
@@ -53,15 +60,17 @@ def _assume(slot, states, pod, node):  # pragma: no cover - compiled
     elif slot == d.BALANCED_ALLOCATION:
         balanced_kernels.assume(states[d.BALANCED_ALLOCATION], pod, node)
     elif slot == d.POD_TOPOLOGY_SPREAD:
-        podtopologyspread.assume(states[d.POD_TOPOLOGY_SPREAD], pod, node)
+        return podtopologyspread.assume(states[d.POD_TOPOLOGY_SPREAD], pod, node)
     elif slot == d.INTER_POD_AFFINITY:
-        interpodaffinity.assume(states[d.INTER_POD_AFFINITY], pod, node)
+        return interpodaffinity.assume(states[d.INTER_POD_AFFINITY], pod, node)
     # NodeAffinity, ImageLocality, VolumeBinding: no node aggregates
+    return False
 
 
 @inline_kernel
 def _remove(slot, states, pod, node):  # pragma: no cover - compiled
-    """The ``remove`` kernel of plugin slot ``slot`` (``assume`` undone)."""
+    """The ``remove`` kernel of plugin slot ``slot`` (``assume`` undone); what it may
+    change, as :func:`_assume`."""
     if slot == d.NODE_UNSCHEDULABLE:
         nodeunschedulable.remove(states[d.NODE_UNSCHEDULABLE], pod, node)
     elif slot == d.NODE_NAME:
@@ -75,9 +84,10 @@ def _remove(slot, states, pod, node):  # pragma: no cover - compiled
     elif slot == d.BALANCED_ALLOCATION:
         balanced_kernels.remove(states[d.BALANCED_ALLOCATION], pod, node)
     elif slot == d.POD_TOPOLOGY_SPREAD:
-        podtopologyspread.remove(states[d.POD_TOPOLOGY_SPREAD], pod, node)
+        return podtopologyspread.remove(states[d.POD_TOPOLOGY_SPREAD], pod, node)
     elif slot == d.INTER_POD_AFFINITY:
-        interpodaffinity.remove(states[d.INTER_POD_AFFINITY], pod, node)
+        return interpodaffinity.remove(states[d.INTER_POD_AFFINITY], pod, node)
+    return False
 
 
 @inline_kernel
@@ -95,14 +105,75 @@ def _pick(tie, total, lo, hi, best, count, seed, stream, rng):  # pragma: no cov
     return lo
 
 
+@unrefcounted_kernel
+def _search(fids, states, cache, pod, g, nominated, start, num_to_find, n_nodes, out, rej_node,
+            rej_code, rej_pos):  # fmt: skip  # pragma: no cover - compiled
+    """One cycle's search (``framework.search.search_pod``) on the verdicts the cache holds
+    for twin group ``g``, made current (:func:`.cycle_cache.slot_for`): ``(slot,
+    n_feasible, n_failed, next_start, rej_end)``. Without reference counting: numba would
+    count the cache's and states' arrays up and down per node."""
+    s = cycle_cache.slot_for(fids, states, cache, pod, g)
+    n, nf, start, end = search.search_pod(
+        d.fill_block, fids, states, cache[2], s, nominated, start, num_to_find, n_nodes, cache[0],
+        cache[1], search.BLOCK, out, rej_node, rej_code, rej_pos,
+    )  # fmt: skip
+    return s, n, nf, start, end
+
+
+@unrefcounted_kernel
+def _choose(weights, todo, one_ptr, norm, nptr, norm_u8, lo, n, total, bp, bv, cflag, cval, keep,
+            tie, seed, stream, rng):  # fmt: skip  # pragma: no cover - compiled
+    """The host's entry among the pod's ``n`` feasible nodes from ``lo`` on, from its
+    normalized scores (``weigh_pods``; no score plugins: every node scores 1, as
+    ``prioritizeNodes`` gives), or -1 when a score is outside [0, 100] (``bp``/``bv``: the
+    plugin and value). Without reference counting (Go's ``selectHost`` draws per node)."""
+    if weights.shape[0] == 0:
+        for e in range(lo, lo + n):
+            total[e] = 1
+        return _pick(tie, total, lo, lo + n, np.int64(1), np.int64(n), seed, stream, rng)
+    best = bp[1:2]
+    count = bv[1:2]
+    scoring.weigh_pods(weights, todo, one_ptr, norm, nptr, norm_u8, lo, total[lo : lo + n], best,
+                       count, bp, bv, cflag, cval, keep)  # fmt: skip
+    if bp[0] >= 0:
+        return np.int64(-1)
+    return _pick(tie, total, lo, lo + n, best[0], count[0], seed, stream, rng)
+
+
+@unrefcounted_kernel
+def _pick_host(tie, total, lo, hi, best, count, seed, stream, rng):  # pragma: no cover
+    """:func:`_pick` without reference counting (Go's ``selectHost`` draws per node)."""
+    return _pick(tie, total, lo, hi, best, count, seed, stream, rng)
+
+
+@inline_kernel
+def _score_all(
+    sids, weights, states, pod, sub, lo, n, raw, norm, norm_u8, total, todo, one, one_ptr, nptr,
+    no_rows, no_row_raw, no_const, cflag, cval, bp, bv, keep, tie, seed, stream, rng,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Every score plugin's ``Score`` and ``NormalizeScore`` on the pod's feasible nodes
+    ``sub`` (entries from ``lo`` on), then :func:`_choose`: the host's entry, or -1."""
+    one_ptr[1] = n
+    nptr[1] = n
+    todo[0] = 0
+    for k in range(sids.shape[0]):
+        one[0] = pod
+        d._plugin_pass(sids[k], states, k, todo, one, one_ptr, sub, raw, lo, norm, nptr, no_rows,
+                       no_row_raw, np.int64(1), no_const, np.bool_(False), np.bool_(True), cflag,
+                       cval, np.bool_(True))  # fmt: skip
+    return _choose(weights, todo, one_ptr, norm, nptr, norm_u8, lo, n, total, bp, bv, cflag, cval,
+                   keep, tie, seed, stream, rng)  # fmt: skip
+
+
 #: ``simulate_chunk`` ops: a scheduling cycle (then assume if ``commit``); a deletion
 OP_SCHEDULE, OP_DELETE = 0, 1
 
 
 @kernel
 def simulate_chunk(
-    fids, sids, weights, aids, states, pods, ops, bound, nominated, streams, prescore_bad, start,
-    num_to_find, n_nodes, tie, seed, rng, explain, keep, commit,
+    fids, sids, weights, kinds, const_ok, aids, states, cache, groups, pods, ops, bound,
+    nominated, streams, prescore_bad, start, num_to_find, n_nodes, tie, seed, rng, explain, keep,
+    commit,
     hosts, feasible, failed, bad_plugin, bad_value, ptr, nodes, raw, norm_u8, total,
     rej_ptr, rej_node, rej_code, fail_row, fail_rows,
 ):  # pragma: no cover - compiled  # fmt: skip
@@ -120,28 +191,35 @@ def simulate_chunk(
     ``ops[i]`` ``OP_DELETE``: pod ``pods[i]`` is deleted instead (``RemovePod`` from
     ``bound[pod]``, the node it is bound to, if any: -1 none), an entry with no node and
     no cycle (no draw); ``bound`` gets the host of every pod assumed.
+
+    Verdicts come from ``cache`` (:mod:`.cycle_cache`; ``groups``: each batch pod's twin
+    group), made current for each cycle and told of every change; without ``keep``, so do
+    the raw scores of the plugins ``kinds`` marks kept (:mod:`.cached_scoring`;
+    ``const_ok``: the plugin normalizes equal raw scores equally).
     """
-    memo = np.empty((1, n_nodes), dtype=np.int64)
-    done = np.zeros((1, -(-n_nodes // search.BLOCK)), dtype=np.bool_)
-    reps = np.zeros(1, dtype=np.int64)
-    cls0 = np.int64(0)  # the one verdict row (an int64, not a literal: one compiled filter)
+    memo = cache[0]
     n_plugins = sids.shape[0]
     cap = max(num_to_find, 1)
     norm = np.empty((n_plugins, cap), dtype=np.int64)
     nptr = np.zeros(2, dtype=np.int64)
     todo = np.zeros(1, dtype=np.int64)
+    one = np.zeros(1, dtype=np.int64)
     one_ptr = np.zeros(2, dtype=np.int64)
     no_rows = np.full(1, -1, dtype=np.int64)
+    rows = np.zeros(1, dtype=np.int64)
+    fptr = np.zeros(2, dtype=np.int64)
+    tmp = np.empty((n_plugins, cap), dtype=np.int64)
+    miss = np.empty(cap, dtype=nodes.dtype)
+    row_const = np.zeros((n_plugins, memo.shape[0]), dtype=np.bool_)
     no_row_raw = np.empty((n_plugins, 1), dtype=np.int64)
     no_const = np.zeros((n_plugins, 1), dtype=np.bool_)
     cflag = np.empty((n_plugins, 1), dtype=np.bool_)
     cval = np.empty((n_plugins, 1), dtype=np.int64)
-    best = np.empty(1, dtype=np.int64)
-    count = np.empty(1, dtype=np.int64)
-    bp = np.empty(1, dtype=np.int64)
-    bv = np.empty(1, dtype=np.int64)
+    bp = np.empty(2, dtype=np.int64)  # (first bad plugin, best total)
+    bv = np.empty(2, dtype=np.int64)  # (its value, how many nodes reach the best)
     no_room = rej_node[:0]
     n_fail = 0
+    s = np.int64(0)  # the pod's slot in the cache
     for i in range(pods.shape[0]):
         pod = pods[i]
         lo = ptr[i]
@@ -151,8 +229,7 @@ def simulate_chunk(
         fail_row[i] = -1
         if ops[i] == OP_DELETE:
             if bound[pod] >= 0:
-                for a in range(aids.shape[0]):
-                    _remove(aids[a], states, pod, np.int64(bound[pod]))
+                _change(aids, states, cache, pod, np.int64(bound[pod]), np.bool_(False))
                 bound[pod] = -1
             feasible[i] = failed[i] = 0
             ptr[i + 1] = lo
@@ -166,20 +243,17 @@ def simulate_chunk(
             failed[i] = 0
             rej_ptr[i + 1] = rej_ptr[i]
         else:
-            reps[0] = pod
-            done[0, :] = False
             rn = rej_node if explain else no_room
-            n, nf, start, end = search.search_pod(
-                d.fill_block, fids, states, reps, cls0, nominated[i], start, num_to_find, n_nodes,
-                memo, done, search.BLOCK, out, rn, rej_code, rej_ptr[i],
-            )  # fmt: skip
+            s, n, nf, start, end = _search(fids, states, cache, pod, groups[pod], nominated[i],
+                                           start, num_to_find, n_nodes, out, rn, rej_code,
+                                           rej_ptr[i])  # fmt: skip
             failed[i] = nf
             rej_ptr[i + 1] = end
         feasible[i] = n
         ptr[i + 1] = lo + n
         if n == 0:
             fail_row[i] = n_fail
-            fail_rows[n_fail, :] = memo[0, :]
+            fail_rows[n_fail, :] = memo[s, :]
             n_fail += 1
             continue
         if n == 1:  # Schedule returns before PreScore: no scoring, no draw
@@ -187,48 +261,54 @@ def simulate_chunk(
         elif prescore_bad[i]:
             continue
         else:
-            if n_plugins == 0:  # prioritizeNodes: every node scores 1
-                for e in range(lo, lo + n):
-                    total[e] = 1
-                best[0] = 1
-                count[0] = n
-            else:
-                one_ptr[1] = n
-                nptr[1] = n
-                sub = nodes[lo : lo + n]
-                todo[0] = 0
-                for k in range(n_plugins):
-                    reps[0] = pod
-                    d._plugin_pass(sids[k], states, k, todo, reps, one_ptr, sub, raw, lo, norm,
-                                   nptr, no_rows, no_row_raw, np.int64(1), no_const,
-                                   np.bool_(False), np.bool_(True), cflag, cval,
-                                   np.bool_(True))  # fmt: skip
-                scoring.weigh_pods(weights, todo, one_ptr, norm, nptr, norm_u8, lo,
-                                   total[lo : lo + n], best, count, bp, bv, cflag, cval,
-                                   keep)  # fmt: skip
-                if bp[0] >= 0:
-                    bad_plugin[i] = bp[0]
-                    bad_value[i] = bv[0]
-                    continue
-            e = _pick(tie, total, lo, lo + n, best[0], count[0], seed, streams[i], rng)
+            sub = nodes[lo : lo + n]
+            e = cached_scoring.FALLBACK
+            if not keep and fids.shape[0] > 0:
+                r = cached_scoring.score_cycle(
+                    sids, weights, kinds, const_ok, states, cache, s, pod, sub, total[lo : lo + n],
+                    n_nodes, todo, one, one_ptr, tmp, norm, nptr, fptr, rows, row_const, no_rows,
+                    cflag, cval, miss, bp, bv,
+                )  # fmt: skip
+                if r == 0:
+                    e = _pick_host(tie, total, lo, lo + n, bp[1], bv[1], seed, streams[i], rng)
+                elif r < 0 and r != cached_scoring.FALLBACK:
+                    e = r
+            if e == cached_scoring.FALLBACK:
+                e = _score_all(sids, weights, states, pod, sub, lo, n, raw, norm, norm_u8, total,
+                               todo, one, one_ptr, nptr, no_rows, no_row_raw, no_const, cflag,
+                               cval, bp, bv, keep, tie, seed, streams[i], rng)  # fmt: skip
+            if e < 0:
+                bad_plugin[i] = bp[0]
+                bad_value[i] = bv[0]
+                continue
             hosts[i] = nodes[e]
         if commit:
-            for a in range(aids.shape[0]):
-                _assume(aids[a], states, pod, hosts[i])
+            _change(aids, states, cache, pod, hosts[i], np.bool_(True))
             bound[pod] = hosts[i]
     return start
 
 
+@unrefcounted_kernel
+def _change(aids, states, cache, pod, node, bind):  # pragma: no cover - compiled
+    """``pod`` bound to ``node`` (``bind``), or deleted from it, in every plugin state of
+    slots ``aids``; the cache told what may have changed."""
+    wide = False
+    for a in range(aids.shape[0]):
+        if bind:
+            wide |= _assume(aids[a], states, pod, node)
+        else:
+            wide |= _remove(aids[a], states, pod, node)
+    cycle_cache.touch(cache, node, wide)
+
+
 @kernel
-def assume_pods(aids, states, pods, nodes):  # pragma: no cover - compiled
+def assume_pods(aids, states, cache, pods, nodes):  # pragma: no cover - compiled
     """Bind each pod ``pods[i]`` to ``nodes[i]`` in every plugin state of slots ``aids``."""
     for i in range(pods.shape[0]):
-        for a in range(aids.shape[0]):
-            _assume(aids[a], states, pods[i], nodes[i])
+        _change(aids, states, cache, pods[i], nodes[i], np.bool_(True))
 
 
 @kernel
-def remove_pod(aids, states, pod, node):  # pragma: no cover - compiled
+def remove_pod(aids, states, cache, pod, node):  # pragma: no cover - compiled
     """Delete ``pod``, bound to ``node``, from every plugin state of slots ``aids``."""
-    for a in range(aids.shape[0]):
-        _remove(aids[a], states, pod, node)
+    _change(aids, states, cache, pod, node, np.bool_(False))

@@ -18,7 +18,7 @@ images the batch's containers use that some node holds, B pending pods:
 
 from __future__ import annotations
 
-from ..._jit import inline_kernel, kernel
+from ..._jit import inline_kernel, unrefcounted_kernel
 
 #: image_locality.go: ``mb``, ``minThreshold``, ``maxContainerThreshold``
 MB = 1024 * 1024
@@ -54,7 +54,7 @@ def _calculate_priority(sum_scores, num_containers):  # pragma: no cover - compi
     return 100 * (sum_scores - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
 
 
-@kernel
+@unrefcounted_kernel
 def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
     """``Score``: ``calculatePriority(sumImageScores(...), len(containers))`` per node."""
     node_ptr, node_img, node_score, pod_ptr, pod_img = state

@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._jit import inline_kernel, kernel
+from ..._jit import inline_kernel, kernel, unrefcounted_kernel
 from ..selectorspread.kernels import _requirements_hold
 
 #: ``filter_node`` codes: satisfyPodAffinity (UnschedulableAndUnresolvable),
@@ -150,7 +150,7 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
     return 0
 
 
-@kernel
+@unrefcounted_kernel
 def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
     """``Score``: the pod's preferred terms over the existing pods they match, and the
     existing pods' terms that match the pod, summed over each node's domains."""
@@ -172,7 +172,7 @@ def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
         out[i] = score
 
 
-@kernel
+@unrefcounted_kernel
 def normalize_pod(state, pod, nodes, scores):  # pragma: no cover - compiled
     """``NormalizeScore``: min-max over the scored nodes, Go's float order, truncated (an
     empty ``topologyScore`` leaves zeros, which this also gives)."""
@@ -194,7 +194,9 @@ def normalize_pod(state, pod, nodes, scores):  # pragma: no cover - compiled
 @inline_kernel
 def _count(state, pod, node, sign):  # pragma: no cover - compiled
     """Add ``sign`` (1: bound, -1: deleted) times the pod on ``node`` to every counter
-    whose terms it matches, and its own terms' weights to the existing terms."""
+    whose terms it matches, and its own terms' weights to the existing terms. Whether
+    anything changed (the verdicts and scores of other nodes may then change too)."""
+    changed = False
     node_dom = state[0]
     t0, t1, t2, t3, t4, t5, t6, t7, t8 = state[1]
     ns, vals = state[2][pod], state[3]
@@ -209,6 +211,7 @@ def _count(state, pod, node, sign):  # pragma: no cover - compiled
                                  cnt_ptr[c + 1], ns, vals, pod):  # fmt: skip
             cnt_val[cnt_off[c] + d] += sign
             cnt_total[c] += sign
+            changed = True
     xt_key, xt_off, xt_val = state[15], state[16], state[17]
     own_ptr, own, own_w = state[26], state[27], state[28]
     for j in range(own_ptr[pod], own_ptr[pod + 1]):
@@ -216,19 +219,21 @@ def _count(state, pod, node, sign):  # pragma: no cover - compiled
         d = node_dom[node, xt_key[x]]
         if d >= 0:
             xt_val[xt_off[x] + d] += sign * own_w[j]
+            changed = True
+    return changed
 
 
-@kernel
+@unrefcounted_kernel
 def assume(state, pod, node):  # pragma: no cover - compiled
     """Bind ``pod`` to ``node``: it counts for every counter whose terms it matches, and
-    its own terms become existing terms."""
-    _count(state, pod, node, np.int64(1))
+    its own terms become existing terms. Whether anything changed (:func:`_count`)."""
+    return _count(state, pod, node, np.int64(1))
 
 
-@kernel
+@unrefcounted_kernel
 def remove(state, pod, node):  # pragma: no cover - compiled
     """The pod bound to ``node`` is deleted (``NodeInfo.RemovePod``): ``assume`` undone."""
-    _count(state, pod, node, np.int64(-1))
+    return _count(state, pod, node, np.int64(-1))
 
 
 # -- prepare ------------------------------------------------------------------------------

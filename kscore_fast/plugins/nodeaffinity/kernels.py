@@ -34,7 +34,7 @@ B pending pods:
 
 from __future__ import annotations
 
-from ..._jit import inline_kernel, kernel
+from ..._jit import inline_kernel, unrefcounted_kernel
 
 #: requirement operators (``req_op``)
 OP_IN, OP_NOT_IN, OP_EXISTS, OP_DOES_NOT_EXIST, OP_GT, OP_LT = 0, 1, 2, 3, 4, 5
@@ -110,7 +110,7 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
     return 0
 
 
-@kernel
+@unrefcounted_kernel
 def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
     """``Score``: the weights of the added and the pod's preferred terms that match."""
     pref_ptr, pref_term, pref_weight = state[16], state[17], state[18]
@@ -136,7 +136,7 @@ def _go_div(a, b):  # pragma: no cover - compiled
     return q
 
 
-@kernel
+@unrefcounted_kernel
 def normalize_pod(state, pod, nodes, scores):  # pragma: no cover - compiled
     """``helper.DefaultNormalizeScore(MaxNodeScore, false, scores)``."""
     max_count = 0

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._jit import inline_kernel, kernel
+from ..._jit import inline_kernel, kernel, unrefcounted_kernel
 from ..nodeaffinity import kernels as na_kernels
 from ..selectorspread.kernels import _requirements_hold
 from .golog import go_log
@@ -200,7 +200,8 @@ def normalize_pod(state, pod, nodes, scores):  # pragma: no cover - compiled
 @inline_kernel
 def _count(state, pod, node, delta):  # pragma: no cover - compiled
     """Add ``delta`` (1: bound, -1: deleted) to every counter of a selector the pod matches
-    on ``node``, and keep the filter entries' minima."""
+    on ``node``, and keep the filter entries' minima. Whether any counter was there to
+    change (the verdicts and scores of other nodes may then change too)."""
     node_dom = state[0][0]
     filt, score = state[1], state[2]
     fe_off, fe_cnt, fe_exists, fe_min, fe_key = filt[0], filt[1], filt[2], filt[3], filt[4]
@@ -226,20 +227,22 @@ def _count(state, pod, node, delta):  # pragma: no cover - compiled
                     se_cnt[se_off[i] + _dom(node_dom, se_key[i], node)] += delta
             else:
                 hcnt[i, node] += delta
+    return psel_ptr[pod + 1] > psel_ptr[pod]
 
 
-@kernel
+@unrefcounted_kernel
 def assume(state, pod, node):  # pragma: no cover - compiled
     """The pod is bound to ``node``: every counter of a selector it matches (the next
-    PreFilter/PreScore counts it), and the minima of the filter entries it raised."""
-    _count(state, pod, node, np.int64(1))
+    PreFilter/PreScore counts it), and the minima of the filter entries it raised.
+    Whether a counter changed (:func:`_count`)."""
+    return _count(state, pod, node, np.int64(1))
 
 
-@kernel
+@unrefcounted_kernel
 def remove(state, pod, node):  # pragma: no cover - compiled
     """The pod bound to ``node`` is deleted (``NodeInfo.RemovePod``; the next PreFilter
     and PreScore count without it): ``assume`` undone, the filter minima lowered."""
-    _count(state, pod, node, np.int64(-1))
+    return _count(state, pod, node, np.int64(-1))
 
 
 # -- preparation (called once per state by ``plugin``) -----------------------------------

@@ -1,0 +1,159 @@
+"""Scores of a sequential cycle from raw scores kept across cycles (``--scores none``).
+
+A plugin whose raw score depends on the pod and the node only (``row_independent``:
+every default score plugin but PodTopologySpread, whose PreScore reads the node list)
+gives twins the same raw score on a node until that node changes, or, for
+InterPodAffinity, until its counters do, which starts a new epoch of the cache
+(:mod:`.cycle_cache`). So the cache keeps, per slot (twin group) and node:
+
+* the raw score of each such plugin (``raw``: the row of plugin ``k``, slot ``s`` is
+  ``raw[k, s * N : (s + 1) * N]``), computed the first time a cycle of the group finds the
+  node feasible after it changed (``ok``);
+* ``sums``: the weighted sum of those plugins that have no ``NormalizeScore`` (their
+  normalized score is the raw score), or ``BAD`` when one of them is outside [0, 100].
+
+A cycle then adds, per feasible node, that sum; for each kept plugin with
+``NormalizeScore``, the normalization over the feasible list of the kept raw scores (one
+value for the whole list when every node has the same raw score and the plugin
+normalizes equal scores equally, ``const_ok``); for the other plugins, ``Score`` and
+``NormalizeScore`` as :func:`kscore_fast.framework.scoring.plugin_pass` does. Totals,
+the out-of-range check (first plugin in profile order, first node) and the host choice
+are those of the scoring of every plugin afresh; a ``BAD`` sum falls back to it.
+
+These kernels count references (SelectorSpread's scoring, which ``driver._plugin_pass``
+dispatches to, allocates), so their loops over nodes call no helper taking arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import inline_kernel, kernel
+from ..framework import scoring
+from . import driver as d
+
+#: what a score plugin's kept row is: summed (no NormalizeScore), normalized per cycle,
+#: or not kept (scored afresh every cycle)
+KIND_SUM, KIND_NORM, KIND_LIVE = 0, 1, 2
+#: ``sums`` of a node where a summed plugin's raw score is outside [0, 100]
+BAD = np.int64(-(1 << 62))
+#: ``score_cycle``'s answer when it cannot score the pod (a ``BAD`` sum)
+FALLBACK = -2
+
+
+def kinds(classes: list[type]) -> np.ndarray:
+    """int64[K]: the kind of each score plugin of the profile (plugin classes in order)."""
+    out = [
+        KIND_LIVE
+        if not getattr(c, "row_independent", True)
+        else KIND_NORM
+        if c.normalizes
+        else KIND_SUM
+        for c in classes
+    ]
+    return np.array(out, dtype=np.int64).reshape(-1)
+
+
+@kernel
+def score_cycle(
+    sids, weights, kind, const_ok, states, cache, s, pod, sub, total, n_all, todo, one, one_ptr,
+    tmp, norm, nptr, fptr, rows, row_const, no_rows, cflag, cval, miss, bp, bv,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Totals of the feasible nodes ``sub`` for ``pod`` (cache slot ``s``) into ``total``,
+    from the kept raw scores (filled where missing). Returns -1 when a normalized score is
+    outside [0, 100] (``bp``/``bv``: first plugin and value), :data:`FALLBACK` when a kept
+    summed score is, else 0 with ``bp[1]``/``bv[1]``: the top total and how many nodes
+    reach it. Scratch: ``tmp``/``norm`` [K, n], ``miss`` [n], ``row_const`` [K, slots]
+    (all false), the rest of one entry or two."""
+    raw, sums, ok = cache[10], cache[11], cache[12]
+    n = sub.shape[0]
+    one[0] = pod
+    todo[0] = 0
+    m = 0
+    for e in range(n):
+        if not ok[s, sub[e]]:
+            miss[m] = sub[e]
+            m += 1
+    if m > 0:
+        _fill(sids, weights, kind, states, raw, sums, ok, s, miss[:m], n_all, todo, one, tmp,
+              norm, nptr, fptr, no_rows, row_const, cflag, cval)  # fmt: skip
+    for e in range(n):
+        v = sums[s, sub[e]]
+        if v == BAD:
+            return FALLBACK
+        total[e] = v
+    rows[0] = s
+    one_ptr[1] = n
+    nptr[1] = n
+    offset = np.int64(0)
+    bp[0] = -1
+    for k in range(sids.shape[0]):
+        if kind[k] == KIND_SUM:
+            continue
+        if kind[k] == KIND_NORM:
+            row_const[k, s] = _uniform(raw, k, s * n_all, sub)
+            d._plugin_pass(sids[k], states, k, todo, one, one_ptr, sub, tmp, np.int64(0), norm,
+                           nptr, rows, raw, n_all, row_const, const_ok[k], np.bool_(False),
+                           cflag, cval, np.bool_(True))  # fmt: skip
+            row_const[k, s] = False
+        else:
+            d._plugin_pass(sids[k], states, k, todo, one, one_ptr, sub, tmp, np.int64(0), norm,
+                           nptr, no_rows, raw, n_all, row_const, const_ok[k], np.bool_(False),
+                           cflag, cval, np.bool_(True))  # fmt: skip
+        w = weights[k]
+        if cflag[k, 0]:
+            v = cval[k, 0]
+            if v < 0 or v > 100:
+                if bp[0] < 0:
+                    bp[0], bv[0] = k, v
+                continue
+            offset += v * w
+            continue
+        for e in range(n):
+            v = norm[k, e]
+            if v < 0 or v > 100:
+                if bp[0] < 0:
+                    bp[0], bv[0] = k, v
+                continue
+            total[e] += v * w
+    if bp[0] >= 0:
+        return -1
+    bp[1], bv[1] = scoring.offset_top(total, 0, n, offset)
+    return 0
+
+
+@kernel
+def _fill(sids, weights, kind, states, raw, sums, ok, s, miss, n_all, todo, one, tmp, norm,
+          nptr, ptr, no_rows, row_const, cflag, cval):  # fmt: skip  # pragma: no cover - compiled
+    """The kept raw scores and sums of slot ``s`` on the nodes ``miss`` (``ptr``: scratch
+    for the one pod's list, ``miss[0:m]``)."""
+    m = miss.shape[0]
+    ptr[0] = 0
+    ptr[1] = m
+    off = s * n_all
+    for j in range(m):
+        sums[s, miss[j]] = 0
+    for k in range(sids.shape[0]):
+        if kind[k] == KIND_LIVE:
+            continue
+        d._plugin_pass(sids[k], states, k, todo, one, ptr, miss, tmp, np.int64(0), norm, nptr,
+                       no_rows, raw, n_all, row_const, np.bool_(False), np.bool_(True), cflag,
+                       cval, np.bool_(False))  # fmt: skip
+        for j in range(m):
+            node = miss[j]
+            v = tmp[k, j]
+            raw[k, off + node] = v
+            if kind[k] == KIND_SUM and sums[s, node] != BAD:
+                sums[s, node] = BAD if v < 0 or v > 100 else sums[s, node] + v * weights[k]
+    for j in range(m):
+        ok[s, miss[j]] = True
+
+
+@inline_kernel
+def _uniform(raw, k, off, sub):  # pragma: no cover - compiled
+    """Whether plugin ``k``'s kept raw scores (row at ``off``) are one value on ``sub``."""
+    v = raw[k, off + sub[0]]
+    for e in range(1, sub.shape[0]):
+        if raw[k, off + sub[e]] != v:
+            return False
+    return True
