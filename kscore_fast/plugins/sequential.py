@@ -262,17 +262,15 @@ def simulate_chunk(
             continue
         else:
             sub = nodes[lo : lo + n]
-            e = cached_scoring.FALLBACK
+            e = cached_scoring.FALLBACK  # (-1: a score out of range)
             if not keep and fids.shape[0] > 0:
-                r = cached_scoring.score_cycle(
+                e = cached_scoring.score_cycle(
                     sids, weights, kinds, const_ok, states, cache, s, pod, sub, total[lo : lo + n],
                     n_nodes, todo, one, one_ptr, tmp, norm, nptr, fptr, rows, row_const, no_rows,
                     cflag, cval, miss, bp, bv,
                 )  # fmt: skip
-                if r == 0:
+                if e == 0:
                     e = _pick_host(tie, total, lo, lo + n, bp[1], bv[1], seed, streams[i], rng)
-                elif r < 0 and r != cached_scoring.FALLBACK:
-                    e = r
             if e == cached_scoring.FALLBACK:
                 e = _score_all(sids, weights, states, pod, sub, lo, n, raw, norm, norm_u8, total,
                                todo, one, one_ptr, nptr, no_rows, no_row_raw, no_const, cflag,
