@@ -288,6 +288,9 @@ def _guard(name: str, fn: Any, *args: Any) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
+        if "maximum nesting depth" in problem:  # libyaml's own cap (PyYAML >= 6.0.4)
+            raise InputError(f"nesting too deep{where}: the YAML parser {problem}",
+                             file=name) from None  # fmt: skip
         raise InputError(f"malformed YAML{where}: {problem}", file=name) from None
     except RecursionError:
         raise InputError(_too_deep("YAML"), file=name) from None
