@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 
 from . import __version__
+from ._signals import STOP_SIGNALS
 from .errors import InputError
 
 EXIT_USAGE = 2
@@ -271,8 +272,6 @@ def _stop_signals_unwind() -> Iterator[None]:
     A repeated signal within a second of the first is ignored, so that the cleanup it
     started runs undisturbed; later ones raise again. Signals ignored by the caller (nohup,
     background jobs) stay ignored."""
-    names = ("SIGINT", "SIGTERM", "SIGHUP")
-    signums = [getattr(signal, n) for n in names if hasattr(signal, n)]
     first: list[float] = []
 
     def handler(signum: int, frame: object) -> None:
@@ -286,7 +285,7 @@ def _stop_signals_unwind() -> Iterator[None]:
 
     previous = {}
     try:
-        for s in signums:
+        for s in STOP_SIGNALS:
             if signal.getsignal(s) != signal.SIG_IGN:
                 previous[s] = signal.signal(s, handler)
     except ValueError:  # not the main thread: leave signals alone

@@ -62,6 +62,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._signals import deferred
 from ..errors import InputError
 from ..model.validation import (
     is_dns1123_label,
@@ -69,7 +70,7 @@ from ..model.validation import (
     is_qualified_name,
     is_valid_label_value,
 )
-from .output import _signals_deferred, _umask
+from .output import _umask
 
 PathLike = str | os.PathLike[str]
 
@@ -631,12 +632,14 @@ def _write_output(out: str, files: Mapping[str, bytes], force: bool) -> None:
 
 def _write_new_dir(out: str, files: Mapping[str, bytes]) -> None:
     parent, name = os.path.split(os.path.abspath(out))
-    tmp = tempfile.mkdtemp(".tmp", f".{name[:100]}.", parent)
+    tmp = ""
     try:
+        with deferred():  # a stop signal lands once tmp is known
+            tmp = tempfile.mkdtemp(".tmp", f".{name[:100]}.", parent)
         for filename, data in files.items():
             _write_file(os.path.join(tmp, filename), data)
         os.chmod(tmp, 0o777 & ~_umask())
-        with _signals_deferred():
+        with deferred():
             os.rename(tmp, out)  # onto a missing path or an empty directory only
             tmp = ""
     finally:
@@ -648,10 +651,11 @@ def _write_into(out: str, files: Mapping[str, bytes]) -> None:
     temps: dict[str, str] = {}
     try:
         for filename, data in files.items():
-            fd, temps[filename] = tempfile.mkstemp(".tmp", f".{filename}.", out)
-            os.close(fd)
+            with deferred():  # a stop signal lands once the temporary is known
+                fd, temps[filename] = tempfile.mkstemp(".tmp", f".{filename}.", out)
+                os.close(fd)
             _write_file(temps[filename], data)
-        with _signals_deferred():
+        with deferred():
             for filename in files:  # the record last: it vouches for the other two
                 os.replace(temps.pop(filename), os.path.join(out, filename))
     finally:

@@ -36,13 +36,13 @@ import json
 import os
 import re
 import shutil
-import signal
 import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from .._signals import deferred
 from ..errors import InputError
 from ..framework.result import ScoreResult
 
@@ -226,7 +226,7 @@ class _Temporary(Output):
     def __enter__(self) -> Output:
         parent, name = os.path.split(self.final)
         try:
-            with _signals_deferred():  # a stop signal lands once self.tmp is known
+            with deferred():  # a stop signal lands once self.tmp is known
                 self._create(parent, _prefix(name))
             assert self.tmp is not None
             os.chmod(self.tmp, self.mode)  # mkstemp and mkdtemp make it private
@@ -244,7 +244,7 @@ class _Temporary(Output):
             self.__enter__()
         try:
             self._fill(result)
-            with _signals_deferred():  # a stop signal lands before or after the renames
+            with deferred():  # a stop signal lands before or after the renames
                 self._commit()
         except BaseException as exc:
             self.discard()
@@ -275,13 +275,14 @@ class _AtomicFile(_Temporary):
         self.tmp = None
 
     def discard(self) -> None:
-        if self.fd is not None:
-            fd, self.fd = self.fd, None
-            os.close(fd)
-        if self.tmp is not None:
-            tmp, self.tmp = self.tmp, None
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        with deferred():  # a later stop signal lands once the file is gone
+            if self.fd is not None:
+                fd, self.fd = self.fd, None
+                os.close(fd)
+            if self.tmp is not None:
+                tmp, self.tmp = self.tmp, None
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
 
 
 class _AtomicDir(_Temporary):
@@ -339,22 +340,9 @@ class _AtomicDir(_Temporary):
 
     def discard(self) -> None:
         if self.tmp is not None:
-            tmp, self.tmp = self.tmp, None
-            shutil.rmtree(tmp, ignore_errors=True)  # our own directory
-
-
-@contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """Hold SIGINT, SIGTERM and SIGHUP for a few system calls (delivered on exit)."""
-    held = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)}
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+            with deferred():  # a later stop signal lands once the directory is gone
+                tmp, self.tmp = self.tmp, None
+                shutil.rmtree(tmp, ignore_errors=True)  # our own directory
 
 
 # -- checks ---------------------------------------------------------------------------------

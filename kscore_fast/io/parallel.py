@@ -52,6 +52,7 @@ from typing import Any, NoReturn
 
 from msgspec.structs import astuple
 
+from .._signals import deferred, release
 from ..model.objects import NodeRecord, PodRecord
 from . import streaming
 from .manifests import Source, load_yaml
@@ -149,10 +150,11 @@ def _start_workers(job: _Job, counter: _Counter, n: int, stack: ExitStack
         try:
             files = [_memory_file(stack) for _ in range(n)]
             for k, fd in enumerate(files):
-                pid = os.fork()
-                if pid == 0:
-                    _worker(job, counter, k, fd, announce)
-                stack.callback(_end, pid)
+                with deferred():  # a stop signal lands once the worker is on the stack
+                    pid = os.fork()  # (and reaches the worker once it is its own)
+                    if pid == 0:
+                        _worker(job, counter, k, fd, announce)
+                    stack.callback(_end, pid)
         finally:
             os.close(announce)  # the workers' copies stay open until they end
     except OSError:
@@ -248,10 +250,12 @@ def _work(job: _Job, counter: _Counter, number: int, out: int, announce: int) ->
 
 
 def _worker_signals() -> None:
-    """Workers leave Ctrl-C and stop signals to the parent, which ends them."""
+    """Workers leave Ctrl-C and stop signals to the parent, which ends them (they are
+    held from the fork until then: a worker never runs the parent's handlers)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    release()
 
 
 class _RangeReader:

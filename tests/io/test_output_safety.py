@@ -16,6 +16,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -495,6 +496,56 @@ def test_stop_signal_removes_the_temporary_output(tmp_path, big_cluster, sig):
         assert err.strip() == ("kscore: interrupted" if sig == signal.SIGINT else stopped)
         return
     pytest.fail("every run finished before the signal arrived")
+
+
+class _Stop(BaseException):
+    pass
+
+
+def _raise_stop(signum: int, frame: object) -> None:
+    raise _Stop(signum)
+
+
+@pytest.mark.parametrize("fmt", ["json", "parquet"])
+def test_stop_signal_taken_by_another_thread_lands_once_the_temporary_is_known(
+    tmp_path, monkeypatch, fmt
+):
+    """A process-directed signal goes to any thread not blocking it (numpy's OpenBLAS
+    starts one on import): its C handler then has the main thread run the Python handler
+    at its next bytecode check, which a thread's signal mask does not hold. Here it is
+    taken by another thread just after the temporary is created, before kscore knows its
+    name (the race behind the stop-signal test leaving ``.tables.*.tmp`` 1 run in 5)."""
+    other_may_end = threading.Event()
+    other = threading.Thread(target=other_may_end.wait, args=(60,))
+    other.start()
+    readable, writable = os.pipe()
+    os.set_blocking(writable, False)
+    previous_fd = signal.set_wakeup_fd(writable)  # the C handler writes a byte here
+    previous = signal.signal(signal.SIGTERM, _raise_stop)
+
+    def taken_by_the_other_thread(create):
+        def created(*args, **kw):
+            got = create(*args, **kw)
+            signal.pthread_kill(other.ident, signal.SIGTERM)
+            os.read(readable, 1)  # its C handler ran: the Python handler is due here
+            return got
+
+        return created
+
+    for name in ("mkstemp", "mkdtemp"):
+        monkeypatch.setattr(tempfile, name, taken_by_the_other_thread(getattr(tempfile, name)))
+    try:
+        out = prepare_output(fmt, str(tmp_path / ("out.json" if fmt == "json" else "tables")))
+        with pytest.raises(_Stop), out:
+            pytest.fail("the stop signal was lost")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        signal.set_wakeup_fd(previous_fd)
+        os.close(readable)
+        os.close(writable)
+        other_may_end.set()
+        other.join()
+    assert os.listdir(tmp_path) == []
 
 
 def test_own_output_with_rejected_table_is_replaced(tmp_path):
