@@ -27,13 +27,15 @@ from typing import Any
 import yaml
 
 from ..errors import ConfigError
-from ..io.manifests import check_aliasing
+from ..io.manifests import check_aliasing, mark_where, too_deep
 from .gofmt import go_format_float, go_json_float, go_quote
 from .goyaml import go_resolve
 
 #: larger files are refused: a scheduler configuration is a few kilobytes
 MAX_BYTES = 16 << 20
-#: deepest nesting read (Go's encoding/json stops at 10,000)
+#: deepest nesting read (Go's encoding/json stops at 10,000); Python's recursion limit
+#: stops reading sooner, and PyYAML 6.0.4's libyaml at its own cap (1,000): the messages
+#: say which limit applied
 MAX_DEPTH = 10_000
 
 STR = "tag:yaml.org,2002:str"
@@ -120,9 +122,7 @@ def _read_json(text: str, name: str) -> Any:
             f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name
         ) from None
     except RecursionError:
-        raise ConfigError(
-            f"nesting too deep (JSON is read up to {MAX_DEPTH:,} levels)", file=name
-        ) from None
+        raise ConfigError(too_deep("JSON"), file=name) from None
 
 
 def _no_constant(text: str) -> Any:
@@ -158,8 +158,8 @@ def _read_yaml(text: str, name: str) -> tuple[Any, list[str]]:
     dups: list[str] = []
     try:
         return _Converter(dups, name).value(node, 0), dups
-    except RecursionError:
-        raise ConfigError("nesting too deep", file=name) from None
+    except RecursionError:  # value → mapping or list → value: two frames a level
+        raise ConfigError(too_deep("YAML", frames_per_level=2), file=name) from None
 
 
 def _yaml_step(name: str, fn: Any, *args: Any) -> Any:
@@ -167,6 +167,8 @@ def _yaml_step(name: str, fn: Any, *args: Any) -> Any:
     try:
         return fn(*args)
     except yaml.MarkedYAMLError as exc:
+        if "maximum nesting depth" in (exc.problem or ""):  # libyaml's cap (PyYAML >= 6.0.4)
+            raise ConfigError(too_deep("YAML", mark_where(exc.problem_mark)), file=name) from None
         line = 0
         if exc.problem_mark is not None and exc.problem_mark.line:
             line = exc.problem_mark.line + (1 if isinstance(exc, yaml.scanner.ScannerError) else 0)
@@ -189,7 +191,8 @@ class _Converter:
     def value(self, node: yaml.Node, depth: int) -> Any:
         if depth > MAX_DEPTH:
             raise ConfigError(
-                f"nesting too deep (YAML is read up to {MAX_DEPTH:,} levels)", file=self.name
+                f"nesting too deep: YAML is read up to {MAX_DEPTH:,} levels (kscore's limit)",
+                file=self.name,
             )
         if isinstance(node, yaml.ScalarNode):
             return self.json_value(self.scalar(node), node)

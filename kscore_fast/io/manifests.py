@@ -41,8 +41,10 @@ from . import schema
 
 SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
-#: deepest nesting read (Go's encoding/json allows 10,000 levels; libyaml's composer
-#: overflows the C stack somewhere past 20,000)
+#: deepest YAML nesting read (Go's encoding/json allows 10,000 levels; libyaml's composer
+#: overflows the C stack somewhere past 20,000); PyYAML 6.0.4's libyaml stops at its own
+#: cap (1,000) first, and JSON is read as deep as Python's recursion limit lets it (about
+#: as many levels): the messages say which limit applied (:func:`too_deep`)
 MAX_DEPTH = 10_000
 #: files at least this large are read in chunks when they are kubectl Lists
 STREAM_BYTES = 1 << 20
@@ -217,14 +219,35 @@ def parse_json(data: bytes | mmap.mmap, name: str) -> Any:
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text: {exc.reason} at byte {exc.start}", file=name) from None
     except RecursionError:
-        raise InputError(_too_deep("JSON"), file=name) from None
+        raise InputError(too_deep("JSON"), file=name) from None
     except ValueError as exc:  # integers past Python's digit limit
         raise InputError(_bad_value(exc), file=name) from None
 
 
-def _too_deep(fmt: str) -> str:
-    limit = MAX_DEPTH if fmt == "YAML" else sys.getrecursionlimit()
-    return f"nesting too deep: {fmt} is read up to about {limit:,} levels"
+def too_deep(fmt: str, where: str = "", frames_per_level: int = 0) -> str:
+    """The message for nesting past the limit that applies to ``fmt`` (``JSON``, or
+    ``YAML`` through libyaml), ``where`` (`` at line L column C``) if known. A reader
+    that recursed (into Python's RecursionError) gives its ``frames_per_level``."""
+    known = yaml_depth_limit() if fmt == "YAML" and not frames_per_level else None
+    if known is not None:
+        return f"nesting too deep{where}: YAML is read up to {known[0]:,} levels ({known[1]})"
+    levels = sys.getrecursionlimit() // max(1, frames_per_level)  # less the frames in use
+    return (
+        f"nesting too deep{where}: {fmt} is read up to about {levels:,} levels "
+        "(Python's recursion limit)"
+    )
+
+
+def yaml_depth_limit() -> tuple[int, str] | None:
+    """The deepest nesting read from YAML, counting the document's own collection, and
+    whose limit that is: libyaml's cap (PyYAML 6.0.4 on) where lower than
+    :data:`MAX_DEPTH`. None without libyaml (PyYAML's Python parser recurses)."""
+    if _Loader is yaml.SafeLoader:
+        return None
+    cap = getattr(getattr(yaml, "_yaml", None), "_get_max_nest_level", None)
+    if cap is not None and cap() < MAX_DEPTH:
+        return cap(), "the YAML parser's limit"
+    return MAX_DEPTH, "kscore's limit"
 
 
 def _bad_value(exc: ValueError | OverflowError) -> str:
@@ -285,17 +308,20 @@ def _guard(name: str, fn: Any, *args: Any) -> Any:
     try:
         return fn(*args)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        where = mark_where(getattr(exc, "problem_mark", None))
         problem = getattr(exc, "problem", None) or str(exc)
         if "maximum nesting depth" in problem:  # libyaml's own cap (PyYAML >= 6.0.4)
-            raise InputError(f"nesting too deep{where}: the YAML parser {problem}",
-                             file=name) from None  # fmt: skip
+            raise InputError(too_deep("YAML", where), file=name) from None
         raise InputError(f"malformed YAML{where}: {problem}", file=name) from None
-    except RecursionError:
-        raise InputError(_too_deep("YAML"), file=name) from None
+    except RecursionError:  # PyYAML's Python parser
+        raise InputError(too_deep("YAML", frames_per_level=3), file=name) from None
     except (ValueError, OverflowError) as exc:  # e.g. integers past Python's digit limit
         raise InputError(_bad_value(exc), file=name) from None
+
+
+def mark_where(mark: yaml.Mark | None) -> str:
+    """`` at line L column C`` of a libyaml mark (counted from 1), or nothing."""
+    return f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
 
 
 _DEPTH_SAFE = 10_000  # a text shorter than this cannot nest deeper than libyaml manages
@@ -336,7 +362,7 @@ def _count_depth(text: str, name: str) -> None:
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    raise InputError(_too_deep("YAML"), file=name)
+                    raise InputError(too_deep("YAML", mark_where(event.start_mark)), file=name)
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
     finally:

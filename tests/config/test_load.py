@@ -4,6 +4,7 @@ args of each version, and the located errors kscore raises."""
 
 from __future__ import annotations
 
+import sys
 import textwrap
 
 import pytest
@@ -19,6 +20,7 @@ from kscore_fast.config import (
 from kscore_fast.config.decode import format_duration, parse_duration
 from kscore_fast.config.read import go_json_float, go_resolve, read_document
 from kscore_fast.errors import ConfigError, InputError
+from kscore_fast.io.manifests import yaml_depth_limit
 
 HEAD = "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"
 
@@ -180,6 +182,22 @@ def test_document_errors():
     )
     assert refused(b'{"apiVersion": 1', "c.json").startswith("malformed JSON at line 1 column")
     assert refused(b"\xff\xfe\x00", "c.yaml").startswith("not UTF-8 text")
+
+
+@pytest.mark.parametrize("depth", [600, 5000])
+def test_deep_nesting_names_the_limit_that_applied(depth):
+    """JSON stops at Python's recursion limit (a frame a level), YAML at the converter's
+    (two frames a level) or, from PyYAML 6.0.4, at libyaml's own cap, located."""
+    nested = "[" * depth + "]" * depth
+    if depth > 1000:
+        about = f"about {sys.getrecursionlimit():,} levels (Python's recursion limit)"
+        assert refused(f'{{"x": {nested}}}'.encode(), "c.json").endswith(f"is read up to {about}")
+    cap, whose = yaml_depth_limit()
+    if depth > cap:
+        expected = f"at line 3 column {3 + cap}: YAML is read up to {cap:,} levels ({whose})"
+    else:
+        expected = f"YAML is read up to about {sys.getrecursionlimit() // 2:,} levels"
+    assert expected in refused((HEAD + f"x: {nested}\n").encode())
 
 
 def test_alias_bombs_are_refused():

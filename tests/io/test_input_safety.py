@@ -16,6 +16,7 @@ import yaml
 
 from kscore_fast.api import load_cluster
 from kscore_fast.errors import InputError
+from kscore_fast.io.manifests import yaml_depth_limit
 
 NODE = "kind: Node\nmetadata: {name: n1}\n"
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,6 +148,27 @@ def test_deep_nesting_is_an_error_not_a_crash(tmp_path, suffix):
     proc = _run("score", str(f))  # in a subprocess: a crash must not take pytest down
     assert proc.returncode == 2, proc.stderr
     assert "nesting too deep" in proc.stderr and "Traceback" not in proc.stderr
+    if suffix == "yaml":  # the limit that applied: kscore's, or libyaml's own cap
+        limit, whose = yaml_depth_limit()
+        stated = f"YAML is read up to {limit:,} levels ({whose})"
+    else:
+        stated = f"about {sys.getrecursionlimit():,} levels (Python's recursion limit)"
+    assert stated in proc.stderr
+
+
+def test_yaml_nesting_is_read_up_to_the_limit_the_message_states(tmp_path):
+    """Levels count the document's own mapping: ``limit`` are read, one more is refused."""
+    limit, _ = yaml_depth_limit()
+    f = tmp_path / "deep.yaml"
+    key = "x: "
+    head = "kind: Pod\nmetadata: {name: p}\n" + key
+    f.write_text(head + "[" * (limit - 1) + "]" * (limit - 1) + "\n")
+    assert len(load_cluster([f]).batch) == 1
+    f.write_text(head + "[" * limit + "]" * limit + "\n")
+    column = len(key) + limit  # where the level past the limit opens
+    assert f"nesting too deep at line 3 column {column}: YAML is read up to {limit:,}" in _error(
+        [f]
+    )
 
 
 @pytest.mark.parametrize(
