@@ -825,22 +825,38 @@ class ObjectReader(_Fields):
 
     def _common_pod(self, obj: schema.Resource | None, file: str, where: Location) -> bool:
         """A pod whose name, namespace and labels pass the memoized checks, recorded in one
-        go (most pods). False, with nothing recorded, sends it through :meth:`_add`'s
-        general path, which checks each of those and names what is wrong."""
+        go (most pods; :meth:`_record_pod` and the memo hit of :meth:`template_fields`
+        written out: this runs once per pod). False, with nothing
+        recorded, sends it through :meth:`_add`'s general path, which checks each of those
+        and names what is wrong."""
         meta = obj.metadata if obj is not None else None
         spec = obj.spec if obj is not None else None
         if meta is None or spec is None:
             return False
-        name, labels = meta.name, meta.labels or {}
+        name, labels = meta.name, meta.labels or _NO_LABELS
         namespace = meta.namespace or "default"
         if not (name.__class__ is str and namespace in self._namespaces_ok
-                and valid_dns1123_subdomain(name) and self._labels_valid(labels)):  # fmt: skip
+                and valid_dns1123_subdomain(name) and self._keys_ok.issuperset(labels)
+                and (self._values_ok.issuperset(labels.values())
+                     or self._new_values_valid(labels))):  # fmt: skip
             return False
         key = ("Pod", namespace, name)
         here = (file, where)
         if self._seen.setdefault(key, here) is not here:
             return False  # a duplicate: the general path says so
-        self._record_pod(meta, spec, obj.status or _NO_STATUS, labels, (file, where, key))
+        node_name = spec.node_name or ""
+        spec.node_name = None
+        last, (spread, fields) = self._last_spec
+        if spec != last:
+            spread, fields = self.template_fields(spec, (file, where, key))
+        refs = meta.owner_references
+        status = obj.status or _NO_STATUS
+        self.objects.pods.append(
+            PodRecord(namespace, name, labels, node_name, status.phase or "",
+                      meta.deletion_timestamp is not None,
+                      self._owner_list(refs) if refs else (), spread,
+                      status.nominated_node_name or "", *fields)
+        )  # fmt: skip
         return True
 
     def _record_pod(self, meta: schema.Metadata, spec: schema.Spec, status: schema.Status,
@@ -866,14 +882,9 @@ class ObjectReader(_Fields):
 
     # -- memoized value checks --------------------------------------------------------------
 
-    def _labels_valid(self, labels: dict[str, str]) -> bool:
-        """Every key already checked and every value valid (remembered); False when some
-        key is new or some value invalid (the general path then checks and explains)."""
-        if not self._keys_ok.issuperset(labels):
-            return False
+    def _new_values_valid(self, labels: dict[str, str]) -> bool:
+        """Every value of ``labels`` valid, those not checked yet checked (remembered)."""
         values_ok = self._values_ok
-        if values_ok.issuperset(labels.values()):
-            return True
         for v in labels.values():
             if v not in values_ok:
                 if not valid_label_value(v):

@@ -18,6 +18,8 @@ from kscore_fast.model.validation import (
     is_dns1123_subdomain,
     is_qualified_name,
     is_valid_label_value,
+    valid_dns1123_subdomain,
+    valid_label_value,
     validate_labels,
 )
 
@@ -124,12 +126,12 @@ def test_is_qualified_name_bad(value: str) -> None:
 
 @pytest.mark.parametrize("value", _ids("TestIsValidLabelValue-good", LABEL_VALUE_GOOD))
 def test_is_valid_label_value_good(value: str) -> None:
-    assert is_valid_label_value(value) == []
+    assert is_valid_label_value(value) == [] and valid_label_value(value)
 
 
 @pytest.mark.parametrize("value", _ids("TestIsValidLabelValue-bad", LABEL_VALUE_BAD))
 def test_is_valid_label_value_bad(value: str) -> None:
-    assert is_valid_label_value(value)
+    assert is_valid_label_value(value) and not valid_label_value(value)
 
 
 @pytest.mark.parametrize("value", _ids("TestIsDNS1123Label-good", DNS1123_LABEL_GOOD))
@@ -144,12 +146,12 @@ def test_is_dns1123_label_bad(value: str) -> None:
 
 @pytest.mark.parametrize("value", _ids("TestIsDNS1123Subdomain-good", DNS1123_SUBDOMAIN_GOOD))
 def test_is_dns1123_subdomain_good(value: str) -> None:
-    assert is_dns1123_subdomain(value) == []
+    assert is_dns1123_subdomain(value) == [] and valid_dns1123_subdomain(value)
 
 
 @pytest.mark.parametrize("value", _ids("TestIsDNS1123Subdomain-bad", DNS1123_SUBDOMAIN_BAD))
 def test_is_dns1123_subdomain_bad(value: str) -> None:
-    assert is_dns1123_subdomain(value)
+    assert is_dns1123_subdomain(value) and not valid_dns1123_subdomain(value)
 
 
 @pytest.mark.parametrize(
@@ -209,6 +211,6 @@ def _ref_qualified(v: str) -> bool:
 def test_property_verdicts_match_reference(v: str) -> None:
     assert (is_qualified_name(v) == []) == _ref_qualified(v)
     ok_value = len(v.encode()) <= 63 and re.match(rf"^({_QNAME})?\Z", v) is not None
-    assert (is_valid_label_value(v) == []) == ok_value
+    assert (is_valid_label_value(v) == []) == ok_value == valid_label_value(v)
     ok_sub = len(v.encode()) <= 253 and re.match(rf"^{_SUBDOMAIN}\Z", v) is not None
-    assert (is_dns1123_subdomain(v) == []) == ok_sub
+    assert (is_dns1123_subdomain(v) == []) == ok_sub == valid_dns1123_subdomain(v)
