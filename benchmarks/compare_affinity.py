@@ -78,12 +78,16 @@ def build_clusters(
     seed: int = 0,
     openb: Path | None = OPENB,
     pods: int | None = None,
+    only: set[str] | None = None,
 ) -> dict[str, Path]:
-    """Every cluster of the comparison under ``workdir``, by name (openb when present)."""
+    """Every cluster of the comparison under ``workdir``, by name (openb when present), or
+    those named in ``only``."""
     clusters = {}
     for w in WORKLOADS:
-        clusters[w] = write_scheduler_perf(workdir, w, size, seed, pods)
-    if openb is not None and (openb / "openb_pod_list_default.csv").exists():
+        if only is None or w in only:
+            clusters[w] = write_scheduler_perf(workdir, w, size, seed, pods)
+    wanted = only is None or "openb" in only
+    if wanted and openb is not None and (openb / "openb_pod_list_default.csv").exists():
         pending, bound = OPENB_PODS[size]
         clusters["openb"], _ = openb_affinity_cluster(openb, pending, bound, workdir, seed)
     return clusters
@@ -192,9 +196,8 @@ def main() -> int:
     rounds = args.rounds or (1 if args.quick else 3)
     pcts = [int(x) for x in (args.percentages or ("0" if args.quick else "0,100")).split(",")]
     workdir = Path(tempfile.mkdtemp(prefix="kscore-affinity-"))
-    clusters = build_clusters(workdir, size, args.seed, args.openb, args.pods)
-    if args.only:
-        clusters = {k: v for k, v in clusters.items() if k in args.only.split(",")}
+    only = set(args.only.split(",")) if args.only else None
+    clusters = build_clusters(workdir, size, args.seed, args.openb, args.pods, only)
     rows, checks, errors = [], {}, 0
     missing = [
         m

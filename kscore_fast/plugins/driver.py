@@ -126,7 +126,7 @@ def _fill(fids, states, rep, c, lo, hi, nodes, memo):  # pragma: no cover - comp
                                rep, c, lo, hi, nodes, memo)  # fmt: skip
 
 
-@kernel
+@unrefcounted_kernel
 def search_chunk(
     fids,
     states,
@@ -377,8 +377,8 @@ def prefill(fids: np.ndarray, states: tuple[Any, ...], reps: np.ndarray, todo: n
     """Every verdict of the pod classes ``todo``, classes split across threads; with
     ``keys`` (:func:`plugin_keys`), plugin by plugin (:func:`_prefill_by_plugin`)."""
     todo = todo.astype(np.int64)
-    if keys is not None and len(fids) > 1 and len(todo) > 1:
-        _prefill_by_plugin(fids, states, reps[todo], keys, todo, memo)
+    by_plugin = keys is not None and len(fids) > 1 and len(todo) > 1
+    if by_plugin and _prefill_by_plugin(fids, states, reps[todo], keys, todo, memo):
         done[todo] = True
         return
     work = np.arange(len(todo) + 1, dtype=np.int64) * memo.shape[1]
@@ -386,64 +386,60 @@ def prefill(fids: np.ndarray, states: tuple[Any, ...], reps: np.ndarray, todo: n
                   for a, b in _split(work, int(work[-1]))])  # fmt: skip
 
 
+#: verdict entries the plugins' rows may hold beyond twice the classes' (8 MB)
+BY_PLUGIN_ENTRIES = 1 << 20
+
+
 def _prefill_by_plugin(fids: np.ndarray, states: tuple[Any, ...], pods: np.ndarray,
-                       keys: np.ndarray, todo: np.ndarray, memo: np.ndarray) -> None:  # fmt: skip
+                       keys: np.ndarray, todo: np.ndarray, memo: np.ndarray) -> bool:  # fmt: skip
     """``RunFilterPlugins``' first failure per node of the classes ``todo`` (representative
     ``pods``) from each plugin's own verdicts: plugin ``k`` filters every node once per
     distinct ``filter_key`` of its among the classes (pods with equal keys get equal
-    verdicts from it), then the classes' key prefixes (plugins ``0..k``) take their parent
-    prefix's verdict where an earlier plugin failed, else plugin ``k``'s. Classes differ
+    verdicts from it), into one table of every plugin's rows; then each class's row takes,
+    node by node, the first plugin's failure (:func:`first_failures`). Classes differ
     mostly by a few plugins' keys (resources, topology): each plugin runs for its own
-    keys only, not once per combination."""
+    keys only, not once per combination. False (nothing done) when the plugins' rows
+    would outnumber twice the classes' and hold more than ``BY_PLUGIN_ENTRIES``: the
+    classes are then filled one by one."""
+    n_plugins = len(fids)
+    row_of = np.empty((len(pods), n_plugins), dtype=np.int64)  # each class's row per plugin
+    firsts, offsets = [], [0]  # plugin k's rows: offsets[k]:offsets[k + 1]
+    for k in range(n_plugins):
+        _, first, key_of = np.unique(keys[pods, k], return_index=True, return_inverse=True)
+        row_of[:, k] = key_of.reshape(-1) + offsets[k]
+        firsts.append(first)
+        offsets.append(offsets[k] + len(first))
     n = memo.shape[1]
-    rows = np.zeros((1, n), dtype=np.int64)  # the empty prefix: every node passes
-    parent = np.zeros(len(pods), dtype=np.int64)  # each class's prefix so far
-    for k in range(len(fids)):
-        distinct, first, key_of = np.unique(keys[pods, k], return_index=True,
-                                            return_inverse=True)  # fmt: skip
-        verdicts = np.empty((len(distinct), n), dtype=np.int64)
-        blocks = np.zeros((len(distinct), -(-n // search.BLOCK)), dtype=np.bool_)
-        prefill(fids[k : k + 1].copy(), states, pods[first], np.arange(len(distinct)),
-                verdicts, blocks)  # fmt: skip
-        slot = np.int64(k) << np.int64(search.SLOT_SHIFT)  # plugin k, not 0, failed
-        key_of = key_of.reshape(-1).astype(np.int64)
-        if k == len(fids) - 1:
-            _combine(rows, parent, verdicts, key_of, slot, memo, todo)
-            return
-        prefixes, parent = unique_rows(np.stack([parent, key_of], axis=1))
-        parent = parent.reshape(-1).astype(np.int64)
-        out = np.empty((len(prefixes), n), dtype=np.int64)
-        _combine(rows, np.ascontiguousarray(prefixes[:, 0]), verdicts,
-                 np.ascontiguousarray(prefixes[:, 1]), slot, out,
-                 np.arange(len(prefixes), dtype=np.int64))  # fmt: skip
-        rows = out
-
-
-def _combine(parent_rows: np.ndarray, parent_of: np.ndarray, verdicts: np.ndarray,
-             key_of: np.ndarray, slot: np.int64, out: np.ndarray, dest: np.ndarray
-             ) -> None:  # fmt: skip
-    """:func:`combine_verdicts`, rows split across threads."""
-    work = np.arange(len(dest) + 1, dtype=np.int64) * out.shape[1]
-    run_threaded([partial(combine_verdicts, parent_rows, parent_of[a:b], verdicts, key_of[a:b],
-                          slot, out, dest[a:b])
+    if offsets[-1] > 2 * len(todo) and offsets[-1] * n > BY_PLUGIN_ENTRIES:
+        return False
+    table = np.empty((offsets[-1], n), dtype=np.int64)
+    done = np.zeros((offsets[-1], -(-n // search.BLOCK)), dtype=np.bool_)
+    reps = pods[np.concatenate(firsts)].astype(np.int64)
+    for k in range(n_plugins):
+        rows = np.arange(offsets[k], offsets[k + 1], dtype=np.int64)
+        prefill(fids[k : k + 1].copy(), states, reps, rows, table, done)
+    work = np.arange(len(todo) + 1, dtype=np.int64) * n
+    run_threaded([partial(first_failures, table, row_of[a:b], memo, todo[a:b])
                   for a, b in _split(work, int(work[-1]))])  # fmt: skip
+    return True
 
 
 @kernel
-def combine_verdicts(parent_rows, parent_of, verdicts, key_of, slot, out, dest
-                     ):  # pragma: no cover - compiled  # fmt: skip
-    """Row ``dest[i]`` of ``out``: the verdicts of row ``parent_of[i]`` of ``parent_rows``
-    where they fail, else those of row ``key_of[i]`` of ``verdicts`` (a plugin's own,
-    its failures moved to ``slot``)."""
-    for i in range(dest.shape[0]):
-        p, r, d = parent_of[i], key_of[i], dest[i]
-        for node in range(out.shape[1]):
-            v = parent_rows[p, node]
-            if v == 0:
-                v = verdicts[r, node]
-                if v != 0:
-                    v += slot
-            out[d, node] = v
+def first_failures(table, row_of, memo, todo):  # pragma: no cover - compiled
+    """Row ``todo[q]`` of ``memo``: on each node, the first plugin ``k`` whose verdict row
+    ``row_of[q, k]`` of ``table`` fails there (its failure moved to slot ``k``: the rows
+    hold a one-plugin profile's verdicts), else 0."""
+    shift = np.int64(search.SLOT_SHIFT)
+    for q in range(todo.shape[0]):
+        c = todo[q]
+        for node in range(memo.shape[1]):
+            v = np.int64(0)
+            for k in range(row_of.shape[1]):
+                x = table[row_of[q, k], node]
+                if x != 0:
+                    v = x + (np.int64(k) << shift)
+                    break
+            memo[c, node] = v
 
 
 def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
@@ -471,6 +467,8 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
 
 #: raw scores of twins on every node kept for a run up to this many entries (64 MB)
 ROW_ENTRIES = 1 << 23
+#: see ``TwinRows``
+ROW_SHARE = 2
 
 
 def normalizes_equal_equally(sids: np.ndarray) -> np.ndarray:
@@ -491,8 +489,11 @@ class TwinRows:
     pod's scores depend on its node list), when their groups are equal."""
 
     def __init__(self, sids: np.ndarray, twins: np.ndarray, n_nodes: int,
-                 states: tuple[Any, ...] | None = None) -> None:  # fmt: skip
+                 states: tuple[Any, ...] | None = None, num_to_find: int | None = None
+                 ) -> None:  # fmt: skip
         self.sids, self.n_all = sids, max(n_nodes, 1)
+        #: a group gets a row when its pods' lists hold ROW_SHARE times the row's entries
+        need = 2 if num_to_find is None else max(2, -(-ROW_SHARE * self.n_all // num_to_find))
         #: per *family* of plugins sharing their groups (the twins, or one plugin's own
         #: ``score_groups``): the plugins (bool[K]), each pod's group (-1: no row), the
         #: groups given a row (≥ 2 pods) and each one's row once filled (in filling order:
@@ -510,7 +511,7 @@ class TwinRows:
         for g in self.groups:
             counts = np.bincount(g[g >= 0], minlength=int(g.max(initial=-1)) + 1)
             shared = np.zeros(len(counts), dtype=np.bool_)
-            shared[np.flatnonzero(counts >= 2)[:cap]] = True
+            shared[np.flatnonzero(counts >= need)[:cap]] = True
             self.shared.append(shared)
             self.row_of.append(np.full(len(counts), -1, dtype=np.int64))
         n_rows = max((int(sh.sum()) for sh in self.shared), default=0)
@@ -579,7 +580,10 @@ def _split(ptr: np.ndarray, work: int) -> list[tuple[int, int]]:
     per thread, or a single range when the work is too small to share."""
     n = len(ptr) - 1
     k = threads() if work >= _jit.PARALLEL_MIN_WORK else 1
-    bounds = np.searchsorted(ptr, np.linspace(0, ptr[-1], k + 1)[1:-1]).tolist()
+    if k == 1:
+        return [(0, n)] if n > 0 else []
+    total = int(ptr[-1])
+    bounds = np.searchsorted(ptr, [total * j // k for j in range(1, k)]).tolist()
     edges = sorted({0, n, *(min(max(b, 0), n) for b in bounds)})
     return list(pairwise(edges))
 
