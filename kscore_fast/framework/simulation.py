@@ -78,9 +78,11 @@ class _Sequence(_Run):
         self.groups = pod_twins(batch)
         self.cache = cycle_cache.new_cache(int(self.groups.max(initial=-1)) + 1, self.n_nodes,
                                            len(self.sids))  # fmt: skip
-        #: per score plugin: how its raw scores are kept; whether it normalizes equal
-        #: scores equally
-        self.kinds = cached_scoring.kinds([driver.CLASSES[s] for s in self.sids.tolist()])
+        #: per score plugin and pod: how its raw scores are kept; per score plugin:
+        #: whether it normalizes equal scores equally
+        sids = self.sids.tolist()
+        self.kinds = cached_scoring.kinds([driver.CLASSES[s] for s in sids],
+                                          [self.states[s] for s in sids], len(batch))  # fmt: skip
         self.const_ok = driver.normalizes_equal_equally(self.sids)
 
     def many(self, pods: np.ndarray, rows: np.ndarray, tie: int, seed: int, rng: np.ndarray,

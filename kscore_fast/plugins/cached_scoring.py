@@ -1,7 +1,8 @@
 """Scores of a sequential cycle from raw scores kept across cycles (``--scores none``).
 
 A plugin whose raw score depends on the pod and the node only (``row_independent``:
-every default score plugin but PodTopologySpread, whose PreScore reads the node list)
+every default score plugin but PodTopologySpread, whose PreScore reads the node list,
+except for the pods its ``score_groups`` gives a group: those without soft constraints)
 gives twins the same raw score on a node until that node changes, or, for
 InterPodAffinity, until its counters do, which starts a new epoch of the cache
 (:mod:`.cycle_cache`). So the cache keeps, per slot (twin group) and node:
@@ -10,7 +11,16 @@ InterPodAffinity, until its counters do, which starts a new epoch of the cache
   ``raw[k, s * N : (s + 1) * N]``), computed the first time a cycle of the group finds the
   node feasible after it changed (``ok``);
 * ``sums``: the weighted sum of those plugins that have no ``NormalizeScore`` (their
-  normalized score is the raw score), or ``BAD`` when one of them is outside [0, 100].
+  normalized score is the raw score), or ``BAD`` when one of them is outside [0, 100];
+* per slot and plugin, whether every raw score it kept since the slot was emptied is one
+  value (``uniform``, ``UNI_ONE``): a cycle's feasible nodes all hold kept scores, so the
+  plugin then gives them all that value without looking.
+
+A plugin that declares the pods whose raw score is one value on every node in every
+state of a run (``constant_scores(state)``: bool[B], or one bool for every pod) scores
+and normalizes such a pod on the first feasible node alone, when it normalizes equal
+scores equally whatever the list (``constant_normalize``, or no ``NormalizeScore``): one
+value for the whole list, kept nowhere.
 
 A cycle then adds, per feasible node, that sum; for each kept plugin with
 ``NormalizeScore``, the normalization over the feasible list of the kept raw scores (one
@@ -20,41 +30,56 @@ normalizes equal scores equally, ``const_ok``); for the other plugins, ``Score``
 the out-of-range check (first plugin in profile order, first node) and the host choice
 are those of the scoring of every plugin afresh; a ``BAD`` sum falls back to it.
 
-These kernels count references (SelectorSpread's scoring, which ``driver._plugin_pass``
-dispatches to, allocates), so their loops over nodes call no helper taking arrays.
+These kernels run without numba's reference counting (``driver.serial_pass``; with it,
+every array of the plugins' states was counted up and down at each plugin's pass, a
+third of a cycle).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._jit import inline_kernel, kernel
+from .._jit import inline_kernel, unrefcounted_kernel
 from ..framework import scoring
+from . import cycle_cache
 from . import driver as d
 
-#: what a score plugin's kept row is: summed (no NormalizeScore), normalized per cycle,
-#: or not kept (scored afresh every cycle)
-KIND_SUM, KIND_NORM, KIND_LIVE = 0, 1, 2
+#: what a score plugin's kept row is, per pod: summed (no NormalizeScore), normalized per
+#: cycle, not kept (scored afresh every cycle), or not needed (one raw score on every
+#: node in every state: scored and normalized on a one-node list, ``constant_scores``)
+KIND_SUM, KIND_NORM, KIND_LIVE, KIND_CONST = 0, 1, 2, 3
 #: ``sums`` of a node where a summed plugin's raw score is outside [0, 100]
 BAD = np.int64(-(1 << 62))
 #: ``score_cycle``'s answer when it cannot score the pod (a ``BAD`` sum)
 FALLBACK = -2
+UNI_NONE, UNI_ONE, UNI_MANY = cycle_cache.UNI_NONE, cycle_cache.UNI_ONE, cycle_cache.UNI_MANY
 
 
-def kinds(classes: list[type]) -> np.ndarray:
-    """int64[K]: the kind of each score plugin of the profile (plugin classes in order)."""
-    out = [
-        KIND_LIVE
-        if not getattr(c, "row_independent", True)
-        else KIND_NORM
-        if c.normalizes
-        else KIND_SUM
-        for c in classes
-    ]
-    return np.array(out, dtype=np.int64).reshape(-1)
+def kinds(classes: list[type], states: list[tuple], n_pods: int) -> np.ndarray:
+    """int64[K, B]: the kind of each score plugin of the profile (plugin classes and
+    their states, in order) for each pod of the batch: a plugin whose raw scores depend on
+    the node list is kept for the pods its ``score_groups`` gives a group (≥ 0: their raw
+    scores depend on the pod's group and the node only), live for the others; the pods
+    whose raw score is one value on every node in every state (``constant_scores``) need
+    no row where the plugin normalizes equal scores equally whatever the list."""
+    out = np.empty((len(classes), n_pods), dtype=np.int64)
+    for k, c in enumerate(classes):
+        kept = KIND_NORM if c.normalizes else KIND_SUM
+        if getattr(c, "row_independent", True):
+            out[k] = kept
+        elif hasattr(c, "score_groups"):
+            out[k] = np.where(np.asarray(c.score_groups(states[k])) >= 0, kept, KIND_LIVE)
+        else:
+            out[k] = KIND_LIVE
+        if hasattr(c, "constant_scores") and (
+            not c.normalizes or getattr(c, "constant_normalize", False)
+        ):
+            const = np.broadcast_to(np.asarray(c.constant_scores(states[k]), bool), (n_pods,))
+            out[k, const] = KIND_CONST
+    return out
 
 
-@kernel
+@unrefcounted_kernel
 def score_cycle(
     sids, weights, kind, const_ok, states, cache, s, pod, sub, total, n_all, todo, one, one_ptr,
     tmp, norm, nptr, fptr, rows, row_const, no_rows, cflag, cval, miss, bp, bv,
@@ -65,7 +90,7 @@ def score_cycle(
     summed score is, else 0 with ``bp[1]``/``bv[1]``: the top total and how many nodes
     reach it. Scratch: ``tmp``/``norm`` [K, n], ``miss`` [n], ``row_const`` [K, slots]
     (all false), the rest of one entry or two."""
-    raw, sums, ok = cache[10], cache[11], cache[12]
+    raw, sums, ok, uniform = cache[10], cache[11], cache[12], cache[13]
     n = sub.shape[0]
     one[0] = pod
     todo[0] = 0
@@ -75,8 +100,8 @@ def score_cycle(
             miss[m] = sub[e]
             m += 1
     if m > 0:
-        _fill(sids, weights, kind, states, raw, sums, ok, s, miss[:m], n_all, todo, one, tmp,
-              norm, nptr, fptr, no_rows, row_const, cflag, cval)  # fmt: skip
+        _fill(sids, weights, kind, states, cache, s, pod, miss[:m], n_all, todo, one, tmp, norm,
+              nptr, fptr, no_rows, row_const, cflag, cval)  # fmt: skip
     for e in range(n):
         v = sums[s, sub[e]]
         if v == BAD:
@@ -88,18 +113,26 @@ def score_cycle(
     offset = np.int64(0)
     bp[0] = -1
     for k in range(sids.shape[0]):
-        if kind[k] == KIND_SUM:
+        if kind[k, pod] == KIND_SUM:
             continue
-        if kind[k] == KIND_NORM:
-            row_const[k, s] = _uniform(raw, k, s * n_all, sub)
-            d._plugin_pass(sids[k], states, k, todo, one, one_ptr, sub, tmp, np.int64(0), norm,
-                           nptr, rows, raw, n_all, row_const, const_ok[k], np.bool_(False),
-                           cflag, cval, np.bool_(True))  # fmt: skip
+        if kind[k, pod] == KIND_CONST:  # one raw score everywhere: a one-node list's
+            one_ptr[1] = nptr[1] = 1
+            d.serial_pass(sids[k], states, k, todo, one, one_ptr, sub[:1], tmp, np.int64(0),
+                          norm, nptr, no_rows, raw, n_all, row_const, const_ok[k],
+                          np.bool_(False), cflag, cval, np.bool_(True))  # fmt: skip
+            one_ptr[1] = nptr[1] = n
+            cflag[k, 0] = True
+            cval[k, 0] = norm[k, 0]
+        elif kind[k, pod] == KIND_NORM:
+            row_const[k, s] = uniform[k, s] == UNI_ONE or _uniform(raw, k, s * n_all, sub)
+            d.serial_pass(sids[k], states, k, todo, one, one_ptr, sub, tmp, np.int64(0), norm,
+                          nptr, rows, raw, n_all, row_const, const_ok[k], np.bool_(False),
+                          cflag, cval, np.bool_(True))  # fmt: skip
             row_const[k, s] = False
         else:
-            d._plugin_pass(sids[k], states, k, todo, one, one_ptr, sub, tmp, np.int64(0), norm,
-                           nptr, no_rows, raw, n_all, row_const, const_ok[k], np.bool_(False),
-                           cflag, cval, np.bool_(True))  # fmt: skip
+            d.serial_pass(sids[k], states, k, todo, one, one_ptr, sub, tmp, np.int64(0), norm,
+                          nptr, no_rows, raw, n_all, row_const, const_ok[k], np.bool_(False),
+                          cflag, cval, np.bool_(True))  # fmt: skip
         w = weights[k]
         if cflag[k, 0]:
             v = cval[k, 0]
@@ -122,11 +155,12 @@ def score_cycle(
     return 0
 
 
-@kernel
-def _fill(sids, weights, kind, states, raw, sums, ok, s, miss, n_all, todo, one, tmp, norm,
-          nptr, ptr, no_rows, row_const, cflag, cval):  # fmt: skip  # pragma: no cover - compiled
-    """The kept raw scores and sums of slot ``s`` on the nodes ``miss`` (``ptr``: scratch
-    for the one pod's list, ``miss[0:m]``)."""
+@unrefcounted_kernel
+def _fill(sids, weights, kind, states, cache, s, pod, miss, n_all, todo, one, tmp, norm, nptr,
+          ptr, no_rows, row_const, cflag, cval):  # fmt: skip  # pragma: no cover - compiled
+    """The kept raw scores and sums of slot ``s`` (twin group of ``pod``) on the nodes
+    ``miss`` (``ptr``: scratch for the one pod's list, ``miss[0:m]``)."""
+    raw, sums, ok, uniform, value = cache[10], cache[11], cache[12], cache[13], cache[14]
     m = miss.shape[0]
     ptr[0] = 0
     ptr[1] = m
@@ -134,16 +168,21 @@ def _fill(sids, weights, kind, states, raw, sums, ok, s, miss, n_all, todo, one,
     for j in range(m):
         sums[s, miss[j]] = 0
     for k in range(sids.shape[0]):
-        if kind[k] == KIND_LIVE:
+        if kind[k, pod] != KIND_SUM and kind[k, pod] != KIND_NORM:
             continue
-        d._plugin_pass(sids[k], states, k, todo, one, ptr, miss, tmp, np.int64(0), norm, nptr,
-                       no_rows, raw, n_all, row_const, np.bool_(False), np.bool_(True), cflag,
-                       cval, np.bool_(False))  # fmt: skip
+        d.serial_pass(sids[k], states, k, todo, one, ptr, miss, tmp, np.int64(0), norm, nptr,
+                      no_rows, raw, n_all, row_const, np.bool_(False), np.bool_(True), cflag,
+                      cval, np.bool_(False))  # fmt: skip
+        if uniform[k, s] == UNI_NONE:
+            uniform[k, s] = UNI_ONE
+            value[k, s] = tmp[k, 0]
         for j in range(m):
             node = miss[j]
             v = tmp[k, j]
             raw[k, off + node] = v
-            if kind[k] == KIND_SUM and sums[s, node] != BAD:
+            if v != value[k, s]:
+                uniform[k, s] = UNI_MANY
+            if kind[k, pod] == KIND_SUM and sums[s, node] != BAD:
                 sums[s, node] = BAD if v < 0 or v > 100 else sums[s, node] + v * weights[k]
     for j in range(m):
         ok[s, miss[j]] = True

@@ -15,7 +15,7 @@ seen (those nodes' verdicts made afresh) before its cycle; a wide change (the co
 above, or a full log) starts a new epoch, in which every slot starts empty.
 
 The cache is a tuple, ``(memo, done, reps, ctl, log, seen, epoch, group, slot_of, used,
-raw, sums, ok)``:
+raw, sums, ok, uniform, value)``:
 
 * ``memo`` int64[S, N], ``done`` bool[S, blocks]: the verdict rows (``framework.search``);
 * ``reps`` int64[S]: the pod whose verdicts a slot holds (any of its twins);
@@ -25,7 +25,10 @@ raw, sums, ok)``:
 * ``group`` int64[S]: the twin group a slot holds (-1: none); ``slot_of`` int64[G]: the
   slot of each group (-1: none); ``used`` int64[S]: the clock of a slot's last cycle;
 * ``raw`` int64[K, S * N], ``sums`` int64[S, N], ``ok`` bool[S, N]: the raw scores kept
-  per slot and node, made invalid with the verdicts (see :mod:`.cached_scoring`).
+  per slot and node, made invalid with the verdicts (see :mod:`.cached_scoring`);
+* ``uniform`` int8[K, S], ``value`` int64[K, S]: whether the raw scores a slot kept for a
+  plugin since it was emptied are none yet, all ``value``, or several values
+  (``UNI_*``).
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ _LOG, _EPOCH, _CLOCK = 0, 1, 2
 BUDGET = 64 << 20
 #: log entries (nodes changed) an epoch may hold
 LOG_SIZE = 1 << 16
+#: ``uniform``: no raw score kept yet, one value only, several
+UNI_NONE, UNI_ONE, UNI_MANY = 0, 1, 2
 
 
 def new_cache(n_groups: int, n_nodes: int, n_scores: int) -> tuple[np.ndarray, ...]:
@@ -64,6 +69,8 @@ def new_cache(n_groups: int, n_nodes: int, n_scores: int) -> tuple[np.ndarray, .
         np.empty((n_scores, slots * n_nodes), dtype=np.int64),
         np.empty((slots, n_nodes), dtype=np.int64),
         np.zeros((slots, n_nodes), dtype=np.bool_),
+        np.zeros((n_scores, slots), dtype=np.int8),
+        np.zeros((n_scores, slots), dtype=np.int64),
     )
 
 
@@ -85,7 +92,7 @@ def slot_for(fids, states, cache, pod, g):  # pragma: no cover - compiled
     the group's slot, else the least recently used one (emptied); entries of the log it
     has not seen replayed (a slot that missed more than a quarter of the nodes' worth,
     or an epoch, starts empty)."""
-    memo, done, reps, ctl, log, seen, epoch, group, slot_of, used, _, _, ok = cache
+    memo, done, reps, ctl, log, seen, epoch, group, slot_of, used, _, _, ok, uniform, _ = cache
     ctl[_CLOCK] += 1
     s = slot_of[g]
     if s < 0:
@@ -104,6 +111,7 @@ def slot_for(fids, states, cache, pod, g):  # pragma: no cover - compiled
     if epoch[s] != ctl[_EPOCH] or 4 * (b - a) > memo.shape[1]:
         done[s, :] = False
         ok[s, :] = False
+        uniform[:, s] = UNI_NONE
         epoch[s] = ctl[_EPOCH]
     elif b > a:
         d.fill_nodes(fids, states, reps, s, log[a:b], memo)

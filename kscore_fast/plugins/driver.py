@@ -319,6 +319,25 @@ def _plugin_pass(
 
 
 @unrefcounted_kernel
+def serial_pass(
+    sid, states, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows, row_raw, n_all,
+    row_const, const_ok, keep, cflag, cval, do_norm,
+):  # fmt: skip  # pragma: no cover - compiled
+    """:func:`_plugin_pass` for serial callers, without reference counting: every plugin
+    but SelectorSpread (not run sequentially), PodTopologySpread on its state's scratch
+    rows (``score_pod_serial``)."""
+    if sid != POD_TOPOLOGY_SPREAD:
+        _plain_pass(sid, states, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows,
+                    row_raw, n_all, row_const, const_ok, keep, cflag, cval, do_norm)  # fmt: skip
+        return
+    spread = states[POD_TOPOLOGY_SPREAD]
+    score, normalize = podtopologyspread.score_pod_serial, podtopologyspread.normalize_pod
+    scoring.plugin_pass(score, normalize, spread, k, todo, pods, ptr, nodes, raw, base, norm,
+                        nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag, cval,
+                        do_norm)  # fmt: skip
+
+
+@unrefcounted_kernel
 def _plain_pass(
     sid, states, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows, row_raw, n_all,
     row_const, const_ok, keep, cflag, cval, do_norm,

@@ -146,21 +146,22 @@ def _pick_host(tie, total, lo, hi, best, count, seed, stream, rng):  # pragma: n
     return _pick(tie, total, lo, hi, best, count, seed, stream, rng)
 
 
-@inline_kernel
+@unrefcounted_kernel
 def _score_all(
     sids, weights, states, pod, sub, lo, n, raw, norm, norm_u8, total, todo, one, one_ptr, nptr,
     no_rows, no_row_raw, no_const, cflag, cval, bp, bv, keep, tie, seed, stream, rng,
 ):  # fmt: skip  # pragma: no cover - compiled
     """Every score plugin's ``Score`` and ``NormalizeScore`` on the pod's feasible nodes
-    ``sub`` (entries from ``lo`` on), then :func:`_choose`: the host's entry, or -1."""
+    ``sub`` (entries from ``lo`` on), then :func:`_choose`: the host's entry, or -1.
+    Without reference counting (``driver.serial_pass``)."""
     one_ptr[1] = n
     nptr[1] = n
     todo[0] = 0
     for k in range(sids.shape[0]):
         one[0] = pod
-        d._plugin_pass(sids[k], states, k, todo, one, one_ptr, sub, raw, lo, norm, nptr, no_rows,
-                       no_row_raw, np.int64(1), no_const, np.bool_(False), np.bool_(True), cflag,
-                       cval, np.bool_(True))  # fmt: skip
+        d.serial_pass(sids[k], states, k, todo, one, one_ptr, sub, raw, lo, norm, nptr, no_rows,
+                      no_row_raw, np.int64(1), no_const, np.bool_(False), np.bool_(True), cflag,
+                      cval, np.bool_(True))  # fmt: skip
     return _choose(weights, todo, one_ptr, norm, nptr, norm_u8, lo, n, total, bp, bv, cflag, cval,
                    keep, tie, seed, stream, rng)  # fmt: skip
 
@@ -194,7 +195,7 @@ def simulate_chunk(
 
     Verdicts come from ``cache`` (:mod:`.cycle_cache`; ``groups``: each batch pod's twin
     group), made current for each cycle and told of every change; without ``keep``, so do
-    the raw scores of the plugins ``kinds`` marks kept (:mod:`.cached_scoring`;
+    the raw scores of the plugins ``kinds`` marks kept for the pod (:mod:`.cached_scoring`;
     ``const_ok``: the plugin normalizes equal raw scores equally).
     """
     memo = cache[0]

@@ -122,3 +122,11 @@ class ImageLocality:
     def empty_state() -> tuple[np.ndarray, ...]:
         z64, z32 = np.zeros(1, np.int64), np.zeros(0, np.int32)
         return (z64, z32, np.zeros(0, np.int64), z64.copy(), z32.copy())
+
+    @staticmethod
+    def constant_scores(state: tuple) -> np.ndarray:
+        """bool[B]: the pods none of whose images is on any node (``calculatePriority`` of
+        a sum of 0 on every node)."""
+        pod_ptr, pod_img = state[3], state[4]
+        on_nodes = np.concatenate(([0], np.cumsum(pod_img >= 0)))
+        return on_nodes[pod_ptr[1:]] == on_nodes[pod_ptr[:-1]]

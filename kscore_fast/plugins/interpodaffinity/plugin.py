@@ -387,6 +387,13 @@ class InterPodAffinity:
         return state[33]
 
     @staticmethod
+    def constant_scores(state: tuple) -> np.ndarray:
+        """bool[B]: the pods that score 0 on every node whatever is bound: no preferred
+        terms of their own, and no term of an existing or pending pod matches them."""
+        cls, cls_ptr, pref_ptr = state[18], state[21], state[23]
+        return (np.diff(pref_ptr) == 0) & (cls_ptr[cls + 1] == cls_ptr[cls])
+
+    @staticmethod
     def reasons(state: tuple, code: int) -> list[str]:
         """``Status.Reasons()`` of a failure code."""
         return list(_REASONS[code])

@@ -393,6 +393,12 @@ class NodeAffinity:
         return state[12]
 
     @staticmethod
+    def constant_scores(state: tuple) -> np.ndarray:
+        """bool[B]: the pods that score 0 on every node (no preferred terms, theirs or
+        ``addedAffinity``'s)."""
+        return (np.diff(state[16]) == 0) & (len(state[19]) == 0)
+
+    @staticmethod
     def reasons(state: tuple, code: int) -> list[str]:
         """``Status.Reasons()`` of a failure code (both UnschedulableAndUnresolvable)."""
         return list(_REASONS[code])

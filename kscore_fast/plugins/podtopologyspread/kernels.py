@@ -9,7 +9,8 @@ its ``TpPairToMatchNum``; score *groups* (G) are distinct PreScore inputs (soft
 constraints, node affinity, ``requireAllTopologies``) and score entries (SE) are (group,
 non-hostname key) counters over the group's eligible nodes. N nodes, B pending pods.
 
-state = (topo, filt, score, upd)::
+state = (topo, filt, score, upd, classes, scratch) (``classes``: the filter keys, for
+``plugin``; ``scratch``: ``SCRATCH``)::
 
  topo  0 node_dom   int32[K, N]  domain of each node's value (-1: the node lacks the key)
        1 key_off    int64[K+1]   key k's domains are key_off[k]:key_off[k+1] (scratch)
@@ -42,6 +43,9 @@ state = (topo, filt, score, upd)::
        2 use_ptr    int64[S+1]   where selector s counts: use_kind (0 filter entry, 1 score
        3 use_kind   int64[U]     entry, 2 hcnt row) and use_idx; one use per constraint
        4 use_idx    int64[U]     (two constraints of one key and selector count twice)
+ scratch 0 seen     bool[D]      per domain of every key (D = key_off[K])
+         1 size     int64[W]     per constraint of a score group (W: the widest group)
+         2 weight   float64[W]
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ FAIL_LABEL, FAIL_SKEW = 1, 2
 #: ``use_kind``
 USE_FILTER, USE_SCORE, USE_HOST = 0, 1, 2
 MAX_INT32 = 2**31 - 1
+#: the state's scratch rows (:func:`score_pod_serial`)
+SCRATCH = 5
 
 
 @inline_kernel
@@ -118,7 +124,28 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
 @kernel
 def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
     """``PreScore`` over ``nodes`` (ignored nodes, topology sizes, weights), then ``Score``
-    of each node."""
+    of each node (scratch rows of its own: the batch runtime scores pods in parallel)."""
+    key_off, pod_sg, sg_ptr = state[0][1], state[2][0], state[2][1]
+    g = pod_sg[pod]
+    width = sg_ptr[g + 1] - sg_ptr[g] if g >= 0 else 0
+    seen = np.zeros(key_off[key_off.shape[0] - 1], dtype=np.bool_)
+    _score(state, pod, nodes, out, seen, np.empty(width, dtype=np.int64),
+           np.empty(width, dtype=np.float64))  # fmt: skip
+
+
+@unrefcounted_kernel
+def score_pod_serial(state, pod, nodes, out):  # pragma: no cover - compiled
+    """:func:`score_pod` on the state's own scratch rows (``SCRATCH``; serial callers
+    only, without reference counting: the sequential loop)."""
+    seen, size, weight = state[SCRATCH]
+    seen[:] = False
+    _score(state, pod, nodes, out, seen, size, weight)
+
+
+@inline_kernel
+def _score(state, pod, nodes, out, seen, size, weight):  # pragma: no cover - compiled
+    """:func:`score_pod` with scratch rows: ``seen`` all false (one per domain of every
+    key), ``size``/``weight`` one entry per constraint of the pod's group at least."""
     node_dom, key_off = state[0][0], state[0][1]
     score = state[2]
     pod_sg, sg_ptr, sg_reqall = score[0], score[1], score[2]
@@ -130,8 +157,7 @@ def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
         return
     lo, hi = sg_ptr[g], sg_ptr[g + 1]
     reqall = sg_reqall[g]
-    seen = np.zeros(key_off[key_off.shape[0] - 1], dtype=np.bool_)
-    size = np.zeros(hi - lo, dtype=np.int64)
+    size[: hi - lo] = 0
     n_scored = 0
     for i in range(nodes.shape[0]):
         node = nodes[i]
@@ -145,7 +171,6 @@ def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
             if not seen[x]:  # the pair is new: the first constraint of its key counts it
                 seen[x] = True
                 size[c - lo] += 1
-    weight = np.empty(hi - lo, dtype=np.float64)
     for c in range(lo, hi):
         sz = n_scored if sc_host[c] else size[c - lo]
         weight[c - lo] = go_log(float(sz + 2))
@@ -167,7 +192,7 @@ def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
         out[i] = np.int64(s)
 
 
-@kernel
+@unrefcounted_kernel
 def normalize_pod(state, pod, nodes, scores):  # pragma: no cover - compiled
     """``NormalizeScore``: ignored nodes 0, the rest ``100 * (max + min - s) / max``."""
     node_dom = state[0][0]

@@ -58,9 +58,9 @@ class PodTopologySpread:
         self._ref = PodTopologySpreadReference(args)
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
-        """(topo, filt, score, upd, filter classes): built once per (snapshot, batch, args)
-        and kept on the batch; each call gets its own copies of the counters ``assume``
-        updates in place."""
+        """(topo, filt, score, upd, filter classes, scratch): built once per (snapshot,
+        batch, args) and kept on the batch; each call gets its own copies of the counters
+        ``assume`` updates in place, and its own scratch rows (``kernels.SCRATCH``)."""
         key = (NAME, self._ref.default_constraints, self._ref.system_defaulted)
         cached = batch.cache.get(key)
         if cached is None or cached[0] is not snapshot:
@@ -68,7 +68,11 @@ class PodTopologySpread:
         (topo, filt, score, upd), classes = cached[1], cached[2]
         filt = (*filt[:1], filt[1].copy(), filt[2], filt[3].copy(), *filt[4:])
         score = (*score[:9], score[9].copy(), *score[10:12], score[12].copy(), score[13])
-        return topo, filt, score, upd, classes
+        sg_ptr = score[1]
+        width = int(np.diff(sg_ptr).max(initial=0))
+        scratch = (np.zeros(int(topo[1][-1]), dtype=np.bool_), np.zeros(width, dtype=np.int64),
+                   np.zeros(width, dtype=np.float64))  # fmt: skip
+        return topo, filt, score, upd, classes, scratch
 
     def empty_state(self) -> tuple:
         empty = build_cluster((), ())
@@ -85,6 +89,11 @@ class PodTopologySpread:
         """int64[B]: the pods without soft constraints score 0 on every node, whatever the
         list (one group); the others' scores depend on their node list (-1)."""
         return np.where(state[2][0] < 0, 0, -1).astype(np.int64)
+
+    @staticmethod
+    def constant_scores(state: tuple) -> np.ndarray:
+        """bool[B]: the pods without soft constraints score 0 on every node."""
+        return state[2][0] < 0
 
     @staticmethod
     def reasons(state: tuple, code: int) -> list[str]:

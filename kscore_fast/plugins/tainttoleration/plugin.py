@@ -9,7 +9,7 @@ import numpy as np
 from ...model.objects import Taint
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
-from ..helper.taints import string_at, taint_columns
+from ..helper.taints import PREFER_NO_SCHEDULE, string_at, taint_columns
 from .reference import reason
 
 NAME = "TaintToleration"
@@ -38,6 +38,11 @@ class TaintToleration(NoArgs):
     def filter_key(self, state: tuple) -> np.ndarray:
         """The pod's toleration set."""
         return state[4].copy()
+
+    @staticmethod
+    def constant_scores(state: tuple) -> bool:
+        """Every pod scores 0 on every node when no node has a PreferNoSchedule taint."""
+        return not bool((state[3] == PREFER_NO_SCHEDULE).any())
 
     def reasons(self, state: tuple, code: int) -> list[str]:
         e = code - 1
