@@ -200,8 +200,9 @@ class _Run:
         self.keys = driver.plugin_keys(fw.filter_plugins, self.states, len(batch))
         self.classes = driver.filter_keys(fw.filter_plugins, self.states, len(batch))
         self.twins = pod_twins(batch)
-        self.twin_rows = driver.TwinRows(self.sids, self.twins, snapshot.n_nodes, self.states,
-                                         num_to_find)
+        self.twin_rows = driver.TwinRows(
+            self.sids, self.twins, snapshot.n_nodes, self.states, num_to_find
+        )
         self.memo = self.done = self.reps = None
         n_classes = int(self.classes.max()) + 1 if len(batch) and len(self.fids) else 0
         if 0 < n_classes * self.n_nodes <= MEMO_ENTRIES:  # verdicts kept for the whole run
