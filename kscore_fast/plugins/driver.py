@@ -515,7 +515,7 @@ class TwinRows:
         need = 2 if num_to_find is None else max(2, -(-ROW_SHARE * self.n_all // num_to_find))
         #: per *family* of plugins sharing their groups (the twins, or one plugin's own
         #: ``score_groups``): the plugins (bool[K]), each pod's group (-1: no row), the
-        #: groups given a row (≥ 2 pods) and each one's row once filled (in filling order:
+        #: groups given a row (≥ ``need`` pods) and each one's row once filled (in filling order:
         #: the rows a chunk needs are consecutive, filled in place)
         self.members: list[np.ndarray] = []
         self.groups: list[np.ndarray] = []
