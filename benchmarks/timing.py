@@ -39,3 +39,19 @@ def best_of(fn: Callable[[], object], repeat: int, number: int = 1) -> float:
             fn()
         best = min(best, (time.perf_counter() - t0) / number)
     return best
+
+
+def timing_free(go_results: list[dict]) -> int:
+    """How many of goref's sequential results (in scheduling order) timing cannot change.
+
+    genericScheduler.Schedule ends with utiltrace's ``LogIfLong(100ms)``: a cycle that took
+    100 ms or more logs its trace, and logging it draws ``rand.Int31()`` from the global
+    source that selectHost's tie-breaks draw from. goref marks such a cycle's result with
+    ``traceDraws``; its own host was drawn before, every later tie-break after the extra
+    draw. So a seeded run of the real scheduler is reproducible only up to its first slow
+    cycle, and only that prefix can be compared.
+    """
+    for i, r in enumerate(go_results):
+        if r.get("traceDraws"):
+            return i + 1
+    return len(go_results)

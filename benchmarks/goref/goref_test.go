@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	utiltrace "k8s.io/utils/trace"
 )
 
 // testHarness loads paths and builds a harness, closed when the test ends.
@@ -578,5 +582,33 @@ func TestReadEventsErrors(t *testing.T) {
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "line 2") {
 			t.Errorf("%s: error %v, want an input error with %q at line 2", c.line, err, c.want)
 		}
+	}
+}
+
+// TestSlowCycleTraceDraws: a cycle's trace logged by utiltrace.LogIfLong (what
+// genericScheduler.Schedule does when the cycle took 100 ms or more) draws one
+// rand.Int31() from the global source selectHost draws from, and goref counts it.
+func TestSlowCycleTraceDraws(t *testing.T) {
+	silenceKlog()
+	rand.Seed(7)
+	rand.Int31()
+	want := rand.Int31()
+
+	rand.Seed(7)
+	before := slowCycles.Load()
+	tr := utiltrace.New("Scheduling", utiltrace.Field{Key: "namespace", Value: "ns"}, utiltrace.Field{Key: "name", Value: "p"})
+	tr.LogIfLong(0) // threshold 0: always logged, as a cycle of 100 ms is with 100 ms
+	if got := slowCycles.Load() - before; got != 1 {
+		t.Fatalf("counted %d logged traces, want 1", got)
+	}
+	if got := rand.Int31(); got != want {
+		t.Errorf("after the logged trace rand.Int31() = %d, want %d (the second draw after rand.Seed(7))", got, want)
+	}
+
+	before = slowCycles.Load()
+	tr = utiltrace.New("Scheduling")
+	tr.LogIfLong(time.Hour) // a fast cycle: not logged, no draw
+	if got := slowCycles.Load() - before; got != 0 {
+		t.Errorf("a trace under its threshold counted %d", got)
 	}
 }

@@ -66,6 +66,8 @@ type resultJSON struct {
 	EvaluatedNodes int             `json:"evaluatedNodes"`
 	Error          *string         `json:"error"`
 	Scores         []nodeScoreJSON `json:"scores"`
+	// TraceDraws: rand.Int31() draws of this cycle's logged trace (see slowCycles).
+	TraceDraws int64 `json:"traceDraws,omitempty"`
 }
 
 // harness is one configured scheduler over one input.
@@ -305,7 +307,9 @@ func (h *harness) schedule(ctx context.Context, pod *v1.Pod) (resultJSON, error)
 	start := h.nextStartNodeIndex()
 
 	state := framework.NewCycleState()
+	slow := slowCycles.Load()
 	sr, err := h.alg.Schedule(ctx, nil, h.fwk, state, pod)
+	res.TraceDraws = slowCycles.Load() - slow
 	res.FeasibleNodes = sr.FeasibleNodes
 	res.EvaluatedNodes = sr.EvaluatedNodes
 	if err != nil {

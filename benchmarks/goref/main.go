@@ -14,18 +14,17 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"k8s.io/klog/v2"
 )
@@ -90,13 +89,32 @@ func main() {
 func silenceKlog() {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(fs)
-	if os.Getenv("GOREF_KLOG") == "1" {
-		return
-	}
 	_ = fs.Set("logtostderr", "false")
 	_ = fs.Set("alsologtostderr", "false")
 	_ = fs.Set("stderrthreshold", "FATAL")
-	klog.SetOutput(io.Discard)
+	if os.Getenv("GOREF_KLOG") == "1" {
+		klog.SetOutput(io.MultiWriter(os.Stderr, traceCounter{}))
+		return
+	}
+	klog.SetOutput(traceCounter{})
+}
+
+// slowCycles counts the scheduling cycles whose trace was logged. genericScheduler.Schedule
+// ends with utiltrace's LogIfLong(100ms): a cycle that took 100 ms or more logs its trace,
+// and logging a trace draws rand.Int31() from the global math/rand, the source selectHost
+// draws its tie-breaks from. The placements after such a cycle depend on timing, in
+// kube-scheduler as here; each result reports the draws of its own cycle (traceDraws).
+var slowCycles atomic.Int64
+
+// traceCounter is klog's output while klog is silenced: it counts the logged
+// "Scheduling" traces (one klog entry, one Write each) and discards everything.
+type traceCounter struct{}
+
+func (traceCounter) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("] Trace[")) && bytes.Contains(p, []byte(`"Scheduling"`)) {
+		slowCycles.Add(1)
+	}
+	return len(p), nil
 }
 
 func usageErrorf(format string, args ...interface{}) error {
@@ -283,42 +301,20 @@ func scoreMain(args []string) error {
 	}
 	defer h.close()
 
-	return writeOutput(f.output, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<20)
-		if _, err := io.WriteString(bw, `{"results": [`); err != nil {
-			return err
-		}
-		ctx := context.Background()
-		for i, pod := range in.PendingPods {
+	ctx := context.Background()
+	run := func(yield func(resultJSON) error) error {
+		for _, pod := range in.PendingPods {
 			r, err := h.schedule(ctx, pod)
 			if err != nil {
 				return err
 			}
-			switch f.scores {
-			case "none":
-				r.Scores = []nodeScoreJSON{}
-			case "top":
-				sort.SliceStable(r.Scores, func(a, b int) bool { return r.Scores[a].Total > r.Scores[b].Total })
-				if len(r.Scores) > f.topK {
-					r.Scores = r.Scores[:f.topK]
-				}
-			}
-			b, err := json.Marshal(r)
-			if err != nil {
+			if err := yield(r); err != nil {
 				return err
 			}
-			if i > 0 {
-				bw.WriteString(",")
-			}
-			bw.WriteString("\n")
-			bw.Write(b)
 		}
-		if len(in.PendingPods) > 0 {
-			bw.WriteString("\n")
-		}
-		bw.WriteString("]}\n")
-		return bw.Flush()
-	})
+		return nil
+	}
+	return writeOutput(f.output, func(w io.Writer) error { return writeResults(w, f, run) })
 }
 
 // writeOutput writes to stdout, or to a temporary file beside path renamed onto it.

@@ -258,7 +258,14 @@ func writeResults(w io.Writer, f *scoreFlags, run func(yield func(resultJSON) er
 	out := bufio.NewWriterSize(w, 1<<20)
 	sep := "\n"
 	fmt.Fprint(out, `{"results": [`)
+	slow, first := 0, ""
 	err := run(func(r resultJSON) error {
+		if r.TraceDraws > 0 {
+			if slow == 0 {
+				first = r.Pod
+			}
+			slow++
+		}
 		trimScores(&r, f.scores, f.topK)
 		line, err := json.Marshal(r)
 		if err != nil {
@@ -275,6 +282,11 @@ func writeResults(w io.Writer, f *scoreFlags, run func(yield func(resultJSON) er
 		fmt.Fprint(out, "\n")
 	}
 	fmt.Fprint(out, "]}\n")
+	if slow > 0 && !f.quiet {
+		fmt.Fprintf(os.Stderr, "goref: warning: %d scheduling cycles took 100 ms or more and drew "+
+			"rand.Int31() for their trace log (first: %s): the tie-breaks after it depend on timing\n",
+			slow, first)
+	}
 	return out.Flush()
 }
 

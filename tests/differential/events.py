@@ -36,6 +36,7 @@ from typing import Any
 
 import yaml
 
+from benchmarks.timing import timing_free
 from kscore_fast.api import load_cluster
 from kscore_fast.simulator import Simulator
 
@@ -428,9 +429,11 @@ def run_goref_events(cluster: Path, config: Path, ops: list[Op], seed: int, tmp:
 
 def differences(ours: list[dict[str, Any]], go: list[dict[str, Any]]) -> list[str]:
     """Per schedule op (numbered from 0): every difference of pod, host, counts, error
-    and scores (only pod and host for a schedule_and_bind op)."""
+    and scores (only pod and host for a schedule_and_bind op), up to goref's first slow
+    cycle (:func:`benchmarks.timing.timing_free`)."""
     diffs = []
-    for i, (k, g) in enumerate(zip(ours, go, strict=False)):
+    n = timing_free(go)
+    for i, (k, g) in enumerate(zip(ours[:n], go[:n], strict=False)):
         if "scores" not in k:
             lines = (
                 []
