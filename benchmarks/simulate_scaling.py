@@ -17,7 +17,9 @@ cache, per pod ``Schedule`` then assume/Reserve/Permit; setup not timed). kscore
 node columns built once per snapshot not). Go and
 kscore alternate; the best round of each is kept. Peak memory (``ru_maxrss``) of a
 process that loads the cluster and runs the simulation once, each side (kscore's
-includes numba and LLVM, ~200 MB before any cluster: the ``baseline`` column).
+includes numba and LLVM, ~200 MB before any cluster: the ``baseline`` column). Placements:
+``goref simulate`` against ``api.simulate``, pod for pod up to Go's first cycle of 100 ms
+or more (``timing.timing_free``: after it, Go's tie-breaks depend on its speed).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.compare_go import machine  # noqa: E402
 from benchmarks.compare_profile import GOREF, OPENB  # noqa: E402
-from benchmarks.compare_simulate import CONFIG, SEED, go_us_per_pod  # noqa: E402
+from benchmarks.compare_simulate import CONFIG, SEED, go_us_per_pod, same_as_go  # noqa: E402
 
 _PROBE = r"""
 import resource, sys, time
@@ -141,7 +143,9 @@ def main() -> int:
                 for _ in range(args.rounds):
                     go = min(go, go_us_per_pod(cluster, config))
                     ks = min(ks, kscore_us_per_pod(cluster, config))
+                same, compared = same_as_go(cluster, config)
                 rows.append({
+                    "same": same, "compared": compared,
                     "nodes": n, "pct": pct, "pods": args.pods, "go": go, "kscore": ks,
                     "go_mb": go_peak_bytes(cluster, config) / 2**20,
                     "kscore_mb": peak_bytes([sys.executable, "-c", _PROBE, str(cluster),
@@ -151,13 +155,16 @@ def main() -> int:
                       f"({go / ks:.0f}×)", file=sys.stderr)  # fmt: skip
     print(f"\nkscore process baseline (imports, numba, LLVM): {base / 2**20:.0f} MB\n")
     print("| nodes | percentageOfNodesToScore | Go µs/pod | kscore µs/pod | ratio | "
-          "kscore pods/s | Go peak MB | kscore peak MB |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|")
+          "kscore pods/s | Go peak MB | kscore peak MB | placements equal to Go's |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         go, ks = r["go"], r["kscore"]
         mem = f"{r['go_mb']:,.0f} | {r['kscore_mb']:,.0f}"
+        same = f"{r['same']:,}/{r['compared']:,}" + (
+            f" (Go's cycle {r['compared']:,} was slow)" if r["compared"] < r["pods"] else ""
+        )
         print(f"| {r['nodes']:,} | {r['pct'] or 'adaptive (0)'} | {go:,.0f} | {ks:,.1f} | "
-              f"{go / ks:.0f}× | {1e6 / ks:,.0f} | {mem} |")  # fmt: skip
+              f"{go / ks:.0f}× | {1e6 / ks:,.0f} | {mem} | {same} |")  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
     return 0
