@@ -1,6 +1,6 @@
 """pytest-benchmark: PodTopologySpread and InterPodAffinity through the default profile.
 
-Run for numbers with ``pytest benchmarks/test_bench_affinity.py --benchmark-enable``; in the
+Run for numbers with ``pytest benchmarks/test_bench_affinity.py --benchmark-enable -n 0``; in the
 default test run they execute once as smoke tests. The clusters are
 ``compare_affinity.py --quick``'s (``benchmarks/affinity_shapes.py``): scheduler_perf's
 TopologySpreading, SchedulingPodAffinity, SchedulingPreferredPodAffinity and

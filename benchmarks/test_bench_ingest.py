@@ -1,6 +1,6 @@
 """pytest-benchmark: reading clusters as kubectl prints them (µs per object, peak memory).
 
-Run for numbers with ``pytest benchmarks --benchmark-enable`` (``-m slow`` adds the
+Run for numbers with ``pytest benchmarks --benchmark-enable -n 0`` (``-m slow`` adds the
 80,000-pod StatefulSet case); in the default test run they execute once as smoke tests.
 ``benchmarks/ingest.py`` prints the full-size table with the parsers' own floors.
 """

@@ -1,6 +1,6 @@
 """pytest-benchmark: the compiled driver's per-pod overhead, and the default profile on openb.
 
-Run for numbers with ``pytest benchmarks --benchmark-enable``; in the default test run they
+Run for numbers with ``pytest benchmarks --benchmark-enable -n 0``; in the default test run they
 execute once as smoke tests. Compile time is excluded (each case runs once before timing).
 ``benchmarks/compare_profile.py`` puts the openb numbers next to Go's, in the same run.
 

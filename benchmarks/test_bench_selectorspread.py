@@ -1,6 +1,6 @@
 """pytest-benchmark: SelectorSpread on the shapes of Go's BenchmarkTestSelectorSpreadPriority.
 
-Run for numbers with ``pytest benchmarks --benchmark-enable``; in the default test run they
+Run for numbers with ``pytest benchmarks --benchmark-enable -n 0``; in the default test run they
 execute once as smoke tests. Compile time is excluded (``scorer`` warms up first); every
 node is scored (percentageOfNodesToScore 100), as in Go's benchmark.
 ``benchmarks/compare_go.py`` puts the same numbers next to Go's, measured in the same run.
