@@ -370,10 +370,13 @@ def _below(state, n, bits):  # pragma: no cover - compiled
         return (go_int63(state) >> shift) & (n - 1)
     half = (np.int64(1) << (bits - 1)) - 1
     ones = half + half + 1  # 2**bits - 1, without overflow for bits 63
-    top = ones - (ones % n + 1) % n  # 2**bits - 1 - 2**bits % n
     v = go_int63(state) >> shift
-    while v > top:
-        v = go_int63(state) >> shift
+    if v > ones - n:  # the bound is 2**bits - 1 - 2**bits % n >= 2**bits - n: below, no test
+        top = ones - (ones % n + 1) % n  # 2**bits - 1 - 2**bits % n
+        while v > top:
+            v = go_int63(state) >> shift
+    if bits == 31:  # both below 2**31: the 32-bit unsigned remainder, a faster division
+        return np.int64(np.uint32(v) % np.uint32(n))
     return v % n
 
 

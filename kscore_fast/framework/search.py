@@ -87,24 +87,29 @@ def search_pod(
             rej_pos += 1
     found = 0
     row = memo[cls]
-    for i in range(n_nodes):
-        node = start + i
-        if node >= n_nodes:
-            node -= n_nodes
-        if not done[cls, node // block]:
-            fill_fn(fids, states, reps, cls, node // block, block, memo, done)
-        v = row[node]
-        if v == 0:
-            if found == num_to_find:  # the (K+1)-th passing node cancels the search
-                break
-            feasible[found] = node
-            found += 1
-        elif not (nominated_failed and node == nominated):  # already in the map
-            n_failed += 1
-            if keep:
-                rej_node[rej_pos] = node
-                rej_code[rej_pos] = v
-                rej_pos += 1
+    left = n_nodes  # nodes not examined yet, from ``lo`` on (wrapping)
+    lo = start
+    while left > 0:  # a run of nodes within one block at a time
+        b = lo // block
+        if not done[cls, b]:
+            fill_fn(fids, states, reps, cls, b, block, memo, done)
+        hi = min((b + 1) * block, n_nodes, lo + left)
+        left -= hi - lo
+        for node in range(lo, hi):
+            v = row[node]
+            if v == 0:
+                if found == num_to_find:  # the (K+1)-th passing node cancels the search
+                    left = -1
+                    break
+                feasible[found] = node
+                found += 1
+            elif not (nominated_failed and node == nominated):  # already in the map
+                n_failed += 1
+                if keep:
+                    rej_node[rej_pos] = node
+                    rej_code[rej_pos] = v
+                    rej_pos += 1
+        lo = 0 if hi == n_nodes else hi
     return found, n_failed, (start + found + n_failed) % n_nodes, rej_pos
 
 

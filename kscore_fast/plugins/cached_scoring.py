@@ -82,31 +82,108 @@ def kinds(classes: list[type], states: list[tuple], n_pods: int) -> np.ndarray:
 @unrefcounted_kernel
 def score_cycle(
     sids, weights, kind, const_ok, states, cache, s, pod, sub, total, n_all, todo, one, one_ptr,
-    tmp, norm, nptr, fptr, rows, row_const, no_rows, cflag, cval, miss, bp, bv,
+    tmp, norm, nptr, fptr, rows, row_const, no_rows, cflag, cval, miss, at, bp, bv,
 ):  # fmt: skip  # pragma: no cover - compiled
     """Totals of the feasible nodes ``sub`` for ``pod`` (cache slot ``s``) into ``total``,
     from the kept raw scores (filled where missing). Returns -1 when a normalized score is
     outside [0, 100] (``bp``/``bv``: first plugin and value), :data:`FALLBACK` when a kept
     summed score is, else 0 with ``bp[1]``/``bv[1]``: the top total and how many nodes
-    reach it. Scratch: ``tmp``/``norm`` [K, n], ``miss`` [n], ``row_const`` [K, slots]
-    (all false), the rest of one entry or two."""
-    raw, sums, ok, uniform = cache[10], cache[11], cache[12], cache[13]
-    n = sub.shape[0]
+    reach it. When every plugin is summed or constant for the pod, ``total`` and the top
+    leave out the constant plugins' part (one value on every node: it changes no choice),
+    and an out-of-range constant score falls back too. Scratch: ``tmp``/``norm`` [K, n],
+    ``miss``/``at`` [n], ``row_const`` [K, slots] (all false), the rest of one entry or
+    two."""
     one[0] = pod
     todo[0] = 0
-    m = 0
-    for e in range(n):
-        if not ok[s, sub[e]]:
-            miss[m] = sub[e]
-            m += 1
+    fast = True
+    for k in range(sids.shape[0]):
+        if kind[k, pod] != KIND_SUM and kind[k, pod] != KIND_CONST:
+            fast = False
+    if fast and not _constants_in_range(sids, kind, const_ok, states, pod, sub, todo, one,
+                                        one_ptr, tmp, norm, nptr, no_rows, cache[10], n_all,
+                                        row_const, cflag, cval):  # fmt: skip
+        return FALLBACK
+    m = _kept_sums(cache, s, sub, total, miss, at, bp, bv)
+    if m < 0:
+        return FALLBACK
     if m > 0:
         _fill(sids, weights, kind, states, cache, s, pod, miss[:m], n_all, todo, one, tmp, norm,
               nptr, fptr, no_rows, row_const, cflag, cval)  # fmt: skip
-    for e in range(n):
-        v = sums[s, sub[e]]
-        if v == BAD:
-            return FALLBACK
-        total[e] = v
+        sums = cache[11]
+        for j in range(m):
+            v = sums[s, miss[j]]
+            if v == BAD:
+                return FALLBACK
+            total[at[j]] = v
+            if v > bp[1]:
+                bp[1], bv[1] = v, 1
+            elif v == bp[1]:
+                bv[1] += 1
+    if fast:
+        bp[0] = -1
+        return 0
+    return _normalized(sids, weights, kind, const_ok, states, cache, s, pod, sub, total, n_all,
+                       todo, one, one_ptr, tmp, norm, nptr, rows, row_const, no_rows, cflag, cval,
+                       bp, bv)  # fmt: skip
+
+
+@inline_kernel
+def _kept_sums(cache, s, sub, total, miss, at, bp, bv):  # pragma: no cover - compiled
+    """``total[e]`` = the kept sum of node ``sub[e]`` where slot ``s`` holds it, their top
+    and its count into ``bp[1]``/``bv[1]``; the other nodes into ``miss`` (their positions
+    into ``at``). Returns how many, or -1 at a ``BAD`` sum."""
+    sums, ok = cache[11], cache[12]
+    m = 0
+    top = np.int64(-1)
+    n_top = 0
+    for e in range(sub.shape[0]):
+        node = sub[e]
+        if ok[s, node]:
+            v = sums[s, node]
+            if v == BAD:
+                return -1
+            total[e] = v
+            if v > top:
+                top = v
+                n_top = 1
+            elif v == top:
+                n_top += 1
+        else:
+            miss[m] = node
+            at[m] = e
+            m += 1
+    bp[1] = top
+    bv[1] = n_top
+    return m
+
+
+@inline_kernel
+def _constants_in_range(sids, kind, const_ok, states, pod, sub, todo, one, one_ptr, tmp, norm,
+                        nptr, no_rows, raw, n_all, row_const, cflag, cval):  # fmt: skip
+    """Whether every plugin constant for ``pod`` (``KIND_CONST``) scores it within [0, 100]
+    (each scored and normalized on the first feasible node alone)."""
+    for k in range(sids.shape[0]):
+        if kind[k, pod] != KIND_CONST:
+            continue
+        one_ptr[1] = nptr[1] = 1
+        d.serial_pass(sids[k], states, k, todo, one, one_ptr, sub[:1], tmp, np.int64(0), norm,
+                      nptr, no_rows, raw, n_all, row_const, const_ok[k], np.bool_(False), cflag,
+                      cval, np.bool_(True))  # fmt: skip
+        v = norm[k, 0]
+        if v < 0 or v > 100:
+            return False
+    return True
+
+
+@inline_kernel
+def _normalized(sids, weights, kind, const_ok, states, cache, s, pod, sub, total, n_all, todo,
+                one, one_ptr, tmp, norm, nptr, rows, row_const, no_rows, cflag, cval, bp,
+                bv):  # fmt: skip  # pragma: no cover - compiled
+    """The plugins with ``NormalizeScore`` or scored live added to the kept sums in
+    ``total`` (see :func:`score_cycle`): -1 at the first normalized score outside [0, 100],
+    else 0 with the top total and its count in ``bp[1]``/``bv[1]``."""
+    raw, uniform = cache[10], cache[13]
+    n = sub.shape[0]
     rows[0] = s
     one_ptr[1] = n
     nptr[1] = n

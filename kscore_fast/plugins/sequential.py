@@ -211,6 +211,7 @@ def simulate_chunk(
     fptr = np.zeros(2, dtype=np.int64)
     tmp = np.empty((n_plugins, cap), dtype=np.int64)
     miss = np.empty(cap, dtype=nodes.dtype)
+    at = np.empty(cap, dtype=np.int64)
     row_const = np.zeros((n_plugins, memo.shape[0]), dtype=np.bool_)
     no_row_raw = np.empty((n_plugins, 1), dtype=np.int64)
     no_const = np.zeros((n_plugins, 1), dtype=np.bool_)
@@ -268,7 +269,7 @@ def simulate_chunk(
                 e = cached_scoring.score_cycle(
                     sids, weights, kinds, const_ok, states, cache, s, pod, sub, total[lo : lo + n],
                     n_nodes, todo, one, one_ptr, tmp, norm, nptr, fptr, rows, row_const, no_rows,
-                    cflag, cval, miss, bp, bv,
+                    cflag, cval, miss, at, bp, bv,
                 )  # fmt: skip
                 if e == 0:
                     e = _pick_host(tie, total, lo, lo + n, bp[1], bv[1], seed, streams[i], rng)
