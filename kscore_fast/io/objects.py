@@ -637,7 +637,10 @@ class ObjectReader(_Fields):
         super().__init__()
         self.objects = Objects()
         self._seen: dict[tuple[str, str, str], tuple[str, Location]] = {}
-        self._namespaces_ok: set[str] = set()
+        #: valid namespaces, each to itself: records and keys share one text per namespace
+        #: (pods of a namespace pickle it once, :mod:`.parallel`); so do pods' phases
+        self._namespaces_ok: dict[str, str] = {}
+        self._phases: dict[str, str] = {}
         self._owners: dict[tuple[Any, ...], OwnerReference] = {}
         self._last_owners: tuple[Any, tuple[OwnerReference, ...]] = (None, ())
 
@@ -763,10 +766,12 @@ class ObjectReader(_Fields):
         namespace = ""
         if kind not in CLUSTER_SCOPED:  # (the API server clears a namespace given them)
             namespace = meta.namespace or "default"
-            if namespace not in self._namespaces_ok:
+            known = self._namespaces_ok.get(namespace)
+            if known is None:
                 if problem := namespace_problem(namespace):
                     raise Where(file, where_text(where), kind).error("metadata.namespace", problem)
-                self._namespaces_ok.add(namespace)
+                known = self._namespaces_ok[namespace] = namespace
+            namespace = known
         key = (kind, namespace, name)
         self._register(key, file, where)
         return meta, key
@@ -834,8 +839,8 @@ class ObjectReader(_Fields):
         if meta is None or spec is None:
             return False
         name, labels = meta.name, meta.labels or _NO_LABELS
-        namespace = meta.namespace or "default"
-        if not (name.__class__ is str and namespace in self._namespaces_ok
+        namespace = self._namespaces_ok.get(meta.namespace or "default")
+        if not (name.__class__ is str and namespace is not None
                 and valid_dns1123_subdomain(name) and self._keys_ok.issuperset(labels)
                 and (self._values_ok.issuperset(labels.values())
                      or self._new_values_valid(labels))):  # fmt: skip
@@ -851,8 +856,9 @@ class ObjectReader(_Fields):
             spread, fields = self.template_fields(spec, (file, where, key))
         refs = meta.owner_references
         status = obj.status or _NO_STATUS
+        phase = status.phase or ""
         self.objects.pods.append(
-            PodRecord(namespace, name, labels, node_name, status.phase or "",
+            PodRecord(namespace, name, labels, node_name, self._phases.setdefault(phase, phase),
                       meta.deletion_timestamp is not None,
                       self._owner_list(refs) if refs else (), spread,
                       status.nominated_node_name or "", *fields)
