@@ -677,16 +677,29 @@ class ObjectReader(_Fields):
         if obj.items is UNSET or kind is None or not kind.endswith("List"):
             self._add(obj, kind, file, where)
             return
-        inner = kind[: -len("List")] or None  # "List" → items carry their own kind
-        add = self._add
-        for i, item in enumerate(obj.items or ()):  # (add_typed inlined: 100,000s of items)
+        # "List" → items carry their own kind
+        self.add_items(obj.items or (), file, where, kind[: -len("List")] or None)
+
+    def add_items(self, items: Iterable[schema.Object | None], file: str,
+                  parent: Location | ItemsFrom, item_kind: str | None,
+                  start: int = 0) -> None:  # fmt: skip
+        """Decoded items of a List (``parent``: where it is; the first is item ``start``),
+        of kind ``item_kind`` unless they say theirs. (:meth:`add_typed` and :meth:`_add`
+        inlined for pods: this runs once per item of 100,000s.)"""
+        objects, common_pod, add = self.objects, self._common_pod, self._add_object
+        for i, item in enumerate(items, start):
             if item is None:
                 continue
-            k = inner if item.kind is UNSET else item.kind
-            if item.items is UNSET or k is None or not k.endswith("List"):
-                add(item, k, file, (where, i))
+            kind = item_kind if item.kind is UNSET else item.kind
+            if kind == "Pod":
+                objects.total += 1
+                if not common_pod(item, file, (parent, i)):
+                    add(item, kind, file, (parent, i))
+            elif item.items is UNSET or kind is None or not kind.endswith("List"):
+                objects.total += 1
+                add(item, kind, file, (parent, i))
             else:
-                self.add_typed(item, file, (where, i), inner)
+                self.add_typed(item, file, (parent, i), item_kind)
 
     def add_parsed(self, obj: Any, file: str, where: Location = "",
                    item_kind: str | None = None) -> None:  # fmt: skip
@@ -725,8 +738,12 @@ class ObjectReader(_Fields):
 
     def _add(self, obj: schema.Resource | None, kind: Any, file: str, where: Location) -> None:
         self.objects.total += 1
-        if kind == "Pod" and self._common_pod(obj, file, where):
-            return
+        if kind != "Pod" or not self._common_pod(obj, file, where):
+            self._add_object(obj, kind, file, where)
+
+    def _add_object(self, obj: schema.Resource | None, kind: Any, file: str,
+                    where: Location) -> None:  # fmt: skip
+        """An object (counted already) by the general path, which names what is wrong."""
         if not isinstance(kind, str) or not kind:
             raise InputError(
                 "object without kind", file=file, obj=where_text(where) or None, field="kind"

@@ -51,7 +51,6 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from itertools import chain, pairwise, repeat
-from operator import is_not, itemgetter
 from typing import Any, NoReturn
 
 from msgspec.structs import astuple
@@ -298,9 +297,9 @@ class _RangeReader:
         chunk = streaming.range_chunk(data, job.layout, lo, hi)
         if chunk is not None:
             if job.is_json:
-                items = streaming.chunk_items(data, *chunk, job.layout.item_start)
-                for n_items, item in enumerate(items, 1):
-                    reader.add_typed(item, name, (first, n_items - 1), job.inner)
+                for items in streaming.chunk_pieces(data, *chunk, job.layout.item_start):
+                    reader.add_items(items, name, first, job.inner, n_items)
+                    n_items += len(items)
             else:
                 text = data[slice(*chunk)]
                 items = streaming.parse_yaml_chunk(text, lambda text: load_yaml(text, name))
@@ -343,16 +342,8 @@ def _flat_seen(seen: Seen, first: ItemsFrom) -> tuple[list[str], list[int]] | Se
     """The keys of ``seen`` one after the other and the item number of each object, when
     every one is an item of the range (its place ``(file, (first, i))``); else ``seen``.
     Strings shared with the records and ints pickle and load ~3x faster than the tuples."""
-    wheres = list(map(_where, seen.values()))
-    try:
-        if any(map(is_not, repeat(first), map(_parent, wheres))):
-            return seen
-    except (IndexError, TypeError):  # a place that is not (range, item)
-        return seen
-    return list(chain.from_iterable(seen)), list(map(_item, wheres))
-
-
-_where, _parent, _item = itemgetter(1), itemgetter(0), itemgetter(1)
+    numbers = [w[1] if w.__class__ is tuple and w[0] is first else -1 for _, w in seen.values()]
+    return seen if -1 in numbers else (list(chain.from_iterable(seen)), numbers)
 
 
 def _seen_of(flat: Any, file: str, first: ItemsFrom) -> Seen:

@@ -191,7 +191,7 @@ def test_streamed_equals_whole(seed, fmt, indent, tmp_path, monkeypatch, stream_
     objects = scenario(seed, max_pods=300)
     f = _write(objects, tmp_path / f"c.{fmt}", fmt, indent)
     seen = []
-    real = streaming.json_items if fmt == "json" else streaming.yaml_items
+    real = streaming.json_pieces if fmt == "json" else streaming.yaml_items
     monkeypatch.setattr(
         streaming, real.__name__, lambda *a: (seen.append(1), (yield from real(*a)))[1]
     )
