@@ -123,8 +123,10 @@ def _stream(reader: ObjectReader, source: Source,
             except (parallel.WorkerFailed, InputError, streaming.NotStreamable, schema.Refused):
                 reader.rollback(mark)  # read in one process: the same records, or the error
         if is_json:
-            for i, item in enumerate(streaming.json_items(fh, layout, progress)):
-                reader.add_typed(item, name, ("", i), inner)
+            n = 0
+            for items in streaming.json_pieces(fh, layout, progress):
+                reader.add_items(items, name, "", inner, n)
+                n += len(items)
         else:
             load = lambda text: load_yaml(text, name)  # noqa: E731
             for i, item in enumerate(streaming.yaml_items(fh, layout, load, progress)):

@@ -637,7 +637,10 @@ class ObjectReader(_Fields):
         super().__init__()
         self.objects = Objects()
         self._seen: dict[tuple[str, str, str], tuple[str, Location]] = {}
-        self._namespaces_ok: set[str] = set()
+        #: valid namespaces, each to itself: records and keys share one text per namespace
+        #: (pods of a namespace pickle it once, :mod:`.parallel`); so do pods' phases
+        self._namespaces_ok: dict[str, str] = {}
+        self._phases: dict[str, str] = {}
         self._owners: dict[tuple[Any, ...], OwnerReference] = {}
         self._last_owners: tuple[Any, tuple[OwnerReference, ...]] = (None, ())
 
@@ -674,16 +677,29 @@ class ObjectReader(_Fields):
         if obj.items is UNSET or kind is None or not kind.endswith("List"):
             self._add(obj, kind, file, where)
             return
-        inner = kind[: -len("List")] or None  # "List" → items carry their own kind
-        add = self._add
-        for i, item in enumerate(obj.items or ()):  # (add_typed inlined: 100,000s of items)
+        # "List" → items carry their own kind
+        self.add_items(obj.items or (), file, where, kind[: -len("List")] or None)
+
+    def add_items(self, items: Iterable[schema.Object | None], file: str,
+                  parent: Location | ItemsFrom, item_kind: str | None,
+                  start: int = 0) -> None:  # fmt: skip
+        """Decoded items of a List (``parent``: where it is; the first is item ``start``),
+        of kind ``item_kind`` unless they say theirs. (:meth:`add_typed` and :meth:`_add`
+        inlined for pods: this runs once per item of 100,000s.)"""
+        objects, common_pod, add = self.objects, self._common_pod, self._add_object
+        for i, item in enumerate(items, start):
             if item is None:
                 continue
-            k = inner if item.kind is UNSET else item.kind
-            if item.items is UNSET or k is None or not k.endswith("List"):
-                add(item, k, file, (where, i))
+            kind = item_kind if item.kind is UNSET else item.kind
+            if kind == "Pod":
+                objects.total += 1
+                if not common_pod(item, file, (parent, i)):
+                    add(item, kind, file, (parent, i))
+            elif item.items is UNSET or kind is None or not kind.endswith("List"):
+                objects.total += 1
+                add(item, kind, file, (parent, i))
             else:
-                self.add_typed(item, file, (where, i), inner)
+                self.add_typed(item, file, (parent, i), item_kind)
 
     def add_parsed(self, obj: Any, file: str, where: Location = "",
                    item_kind: str | None = None) -> None:  # fmt: skip
@@ -722,8 +738,12 @@ class ObjectReader(_Fields):
 
     def _add(self, obj: schema.Resource | None, kind: Any, file: str, where: Location) -> None:
         self.objects.total += 1
-        if kind == "Pod" and self._common_pod(obj, file, where):
-            return
+        if kind != "Pod" or not self._common_pod(obj, file, where):
+            self._add_object(obj, kind, file, where)
+
+    def _add_object(self, obj: schema.Resource | None, kind: Any, file: str,
+                    where: Location) -> None:  # fmt: skip
+        """An object (counted already) by the general path, which names what is wrong."""
         if not isinstance(kind, str) or not kind:
             raise InputError(
                 "object without kind", file=file, obj=where_text(where) or None, field="kind"
@@ -763,10 +783,12 @@ class ObjectReader(_Fields):
         namespace = ""
         if kind not in CLUSTER_SCOPED:  # (the API server clears a namespace given them)
             namespace = meta.namespace or "default"
-            if namespace not in self._namespaces_ok:
+            known = self._namespaces_ok.get(namespace)
+            if known is None:
                 if problem := namespace_problem(namespace):
                     raise Where(file, where_text(where), kind).error("metadata.namespace", problem)
-                self._namespaces_ok.add(namespace)
+                known = self._namespaces_ok[namespace] = namespace
+            namespace = known
         key = (kind, namespace, name)
         self._register(key, file, where)
         return meta, key
@@ -834,8 +856,8 @@ class ObjectReader(_Fields):
         if meta is None or spec is None:
             return False
         name, labels = meta.name, meta.labels or _NO_LABELS
-        namespace = meta.namespace or "default"
-        if not (name.__class__ is str and namespace in self._namespaces_ok
+        namespace = self._namespaces_ok.get(meta.namespace or "default")
+        if not (name.__class__ is str and namespace is not None
                 and valid_dns1123_subdomain(name) and self._keys_ok.issuperset(labels)
                 and (self._values_ok.issuperset(labels.values())
                      or self._new_values_valid(labels))):  # fmt: skip
@@ -851,8 +873,9 @@ class ObjectReader(_Fields):
             spread, fields = self.template_fields(spec, (file, where, key))
         refs = meta.owner_references
         status = obj.status or _NO_STATUS
+        phase = status.phase or ""
         self.objects.pods.append(
-            PodRecord(namespace, name, labels, node_name, status.phase or "",
+            PodRecord(namespace, name, labels, node_name, self._phases.setdefault(phase, phase),
                       meta.deletion_timestamp is not None,
                       self._owner_list(refs) if refs else (), spread,
                       status.nominated_node_name or "", *fields)

@@ -146,12 +146,13 @@ def _chunks(data: mmap.mmap, layout: Layout, progress: Callable[[int], None] | N
         lo = hi
 
 
-def json_items(fh: BinaryIO, layout: Layout, progress: Callable[[int], None] | None = None
-               ) -> Iterator[schema.Object | None]:  # fmt: skip
-    """Every item, decoded into the typed structs, chunk after chunk."""
+def json_pieces(fh: BinaryIO, layout: Layout, progress: Callable[[int], None] | None = None
+                ) -> Iterator[list[schema.Object | None]]:  # fmt: skip
+    """Every item, decoded into the typed structs, a piece (:func:`chunk_pieces`) at a
+    time, chunk after chunk."""
     data = map_file(fh)
     for lo, hi in _chunks(data, layout, progress):
-        yield from chunk_items(data, lo, hi, layout.item_start)
+        yield from chunk_pieces(data, lo, hi, layout.item_start)
 
 
 #: bytes of items decoded at a time: their records are then built while the decoded
@@ -159,8 +160,8 @@ def json_items(fh: BinaryIO, layout: Layout, progress: Callable[[int], None] | N
 PIECE_BYTES = 1 << 18
 
 
-def chunk_items(data: mmap.mmap, lo: int, hi: int, item_start: bytes
-                ) -> Iterator[schema.Object | None]:  # fmt: skip
+def chunk_pieces(data: mmap.mmap, lo: int, hi: int, item_start: bytes
+                 ) -> Iterator[list[schema.Object | None]]:  # fmt: skip
     """The items of the chunk ``data[lo:hi]`` (see :func:`_chunks`), decoded a piece of
     :data:`PIECE_BYTES` at a time."""
     while lo < hi:
@@ -169,7 +170,7 @@ def chunk_items(data: mmap.mmap, lo: int, hi: int, item_start: bytes
             cut = hi
         with memoryview(data) as view:
             items = decode_json_chunk(view[lo:cut])
-        yield from items
+        yield items
         lo = cut
 
 

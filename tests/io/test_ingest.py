@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+import os
 import random
 import re
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from kscore_fast.api import load_cluster
 from kscore_fast.errors import InputError
 from kscore_fast.io import manifests, parallel, streaming
 from kscore_fast.io.load import read_inputs
@@ -189,7 +191,7 @@ def test_streamed_equals_whole(seed, fmt, indent, tmp_path, monkeypatch, stream_
     objects = scenario(seed, max_pods=300)
     f = _write(objects, tmp_path / f"c.{fmt}", fmt, indent)
     seen = []
-    real = streaming.json_items if fmt == "json" else streaming.yaml_items
+    real = streaming.json_pieces if fmt == "json" else streaming.yaml_items
     monkeypatch.setattr(
         streaming, real.__name__, lambda *a: (seen.append(1), (yield from real(*a)))[1]
     )
@@ -299,6 +301,80 @@ def test_parallel_equals_sequential(seed, fmt, tmp_path, monkeypatch, in_paralle
     with monkeypatch.context() as m:
         m.setenv("KSCORE_READ_WORKERS", "1")
         assert got == _read([f])
+
+
+def _cluster(paths):
+    """What a load gives, comparable: the snapshot's and the batch's columns and the
+    warning line (or the error message)."""
+    try:
+        cluster = load_cluster(paths)
+    except InputError as exc:
+        return str(exc)
+    s, b = cluster.snapshot, cluster.batch
+    arrays = (s.node_input_order, s.node_zone, s.pod_ns, s.pod_node, s.pod_deleting,
+              s.pod_labels.ptr, s.pod_labels.key, s.pod_labels.value, b.ns, b.labels.ptr,
+              b.labels.key, b.labels.value, b.controller_kind, b.controller_idx,
+              b.has_spread_constraints, b.nominated)  # fmt: skip
+    interner = s.labels
+    return (s.node_names, s.nodes, s.zone_keys, s.namespaces, s.pods, s.services,
+            s.controllers, s.controller_index, s.namespace_labels, interner.keys,
+            interner.key_id, interner.values, interner.value_id, b.pods, b.names,
+            [(a.dtype.str, a.tolist()) for a in arrays], cluster.warning())  # fmt: skip
+
+
+def _scenario_with(seed: int, case: str) -> list[dict]:
+    """A scenario of many pods, with something odd about it (``case``)."""
+    objects = scenario(seed, max_pods=300, max_pending=60)
+    pods = [o for o in objects if o["kind"] == "Pod"]
+    if case == "terminated and deleting":
+        for o in pods[::7]:
+            o.setdefault("status", {})["phase"] = "Succeeded"
+        for o in pods[3::11]:
+            o["metadata"]["deletionTimestamp"] = "2022-09-14T09:24:12Z"
+    elif case == "nodes last":  # pods bound to nodes the file defines after them
+        objects.sort(key=lambda o: o["kind"] == "Node")
+    elif case == "many namespaces and labels":
+        for i, o in enumerate(pods):
+            o["metadata"]["namespace"] = f"ns{i % 13}"
+            o["metadata"].setdefault("labels", {})[f"k{i % 5}"] = f"v{i}"
+    elif case == "bad label far in":
+        pods[-2]["metadata"]["labels"] = {"app": "no spaces"}
+    elif case == "duplicate across ranges":
+        pods[-1]["metadata"].update(name=pods[1]["metadata"]["name"],
+                                    namespace=pods[1]["metadata"].get("namespace"))  # fmt: skip
+    return objects
+
+
+_CASES = ["plain", "terminated and deleting", "nodes last", "many namespaces and labels",
+          "bad label far in", "duplicate across ranges"]  # fmt: skip
+
+
+@pytest.mark.parametrize("range_bytes", [1500, 7777])
+@pytest.mark.parametrize("case", _CASES)
+def test_parallel_load_equals_sequential_load(case, range_bytes, tmp_path, monkeypatch,
+                                              in_parallel):  # fmt: skip
+    """The cluster read by 2 processes, in ranges that split the file at odd places, is the
+    one read by one: snapshot and batch columns, records, warnings, and errors."""
+    monkeypatch.setattr(parallel, "RANGE_BYTES", range_bytes)
+    f = _write(_scenario_with(len(case) + range_bytes, case), tmp_path / "c.json", "json")
+    got = _cluster([f])
+    assert in_parallel and (isinstance(got, str) or all(in_parallel)), "not read in parallel"
+    with monkeypatch.context() as m:
+        m.setenv("KSCORE_READ_WORKERS", "1")
+        want = _cluster([f])
+    assert got == want
+    assert isinstance(got, str) == (case in ("bad label far in", "duplicate across ranges"))
+
+
+def test_workers_are_reaped(tmp_path, in_parallel):
+    """Workers still ending when the reading is done are not waited for, and reaped later."""
+    f = _write(scenario(4, max_pods=300), tmp_path / "c.json", "json")
+    for _ in range(3):
+        _read([f])
+    parallel.reap()
+    assert in_parallel == [True] * 3 and not parallel._stopped
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
 
 
 @pytest.mark.parametrize("worker", ["stalls", "dies"])
