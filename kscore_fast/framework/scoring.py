@@ -93,18 +93,24 @@ def no_normalize(state, pod, nodes, scores):  # pragma: no cover - compiled
 
 
 @inline_kernel
+def top_count(v, top, n_top):  # pragma: no cover - compiled
+    """The top total and how many entries reach it, after one more entry ``v``."""
+    if v > top:
+        return v, np.int64(1)
+    if v == top:
+        return top, n_top + 1
+    return top, n_top
+
+
+@inline_kernel
 def offset_top(total, lo, hi, offset):  # pragma: no cover - compiled
     """``offset`` added to ``total[lo:hi]``; the top total and how many entries reach it."""
     top = np.int64(-1)
-    n_top = 0
+    n_top = np.int64(0)
     for e in range(lo, hi):
         t = total[e] + offset
         total[e] = t
-        if t > top:
-            top = t
-            n_top = 1
-        elif t == top:
-            n_top += 1
+        top, n_top = top_count(t, top, n_top)
     return top, n_top
 
 

@@ -115,10 +115,7 @@ def score_cycle(
             if v == BAD:
                 return FALLBACK
             total[at[j]] = v
-            if v > bp[1]:
-                bp[1], bv[1] = v, 1
-            elif v == bp[1]:
-                bv[1] += 1
+            bp[1], bv[1] = scoring.top_count(v, bp[1], bv[1])
     if fast:
         bp[0] = -1
         return 0
@@ -135,7 +132,7 @@ def _kept_sums(cache, s, sub, total, miss, at, bp, bv):  # pragma: no cover - co
     sums, ok = cache[11], cache[12]
     m = 0
     top = np.int64(-1)
-    n_top = 0
+    n_top = np.int64(0)
     for e in range(sub.shape[0]):
         node = sub[e]
         if ok[s, node]:
@@ -143,11 +140,7 @@ def _kept_sums(cache, s, sub, total, miss, at, bp, bv):  # pragma: no cover - co
             if v == BAD:
                 return -1
             total[e] = v
-            if v > top:
-                top = v
-                n_top = 1
-            elif v == top:
-                n_top += 1
+            top, n_top = scoring.top_count(v, top, n_top)
         else:
             miss[m] = node
             at[m] = e
