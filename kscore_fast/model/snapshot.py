@@ -31,6 +31,7 @@ from .objects import (
     RC_KIND,
     RS_KIND,
     SS_KIND,
+    ContainerRecord,
     ControllerRecord,
     NamespaceRecord,
     NodeRecord,
@@ -405,15 +406,37 @@ def pod_twins(batch: PodBatch) -> np.ndarray:
     cached = batch.cache.get("twins")
     if cached is not None:
         return cached
-    encode, replace = _twin_encoder.encode, msgspec.structs.replace
-    ids: dict[bytes, int] = {}
-    twins = np.fromiter(
-        (ids.setdefault(encode(replace(p, name="", nominated_node_name="")), len(ids))
-         for p in batch.pods),
-        np.int64, len(batch.pods),
-    )  # fmt: skip
+    ids: dict[tuple[bytes, tuple[bytes, ...], tuple[bytes, ...]], int] = {}
+    key = _TwinKey()
+    twins = np.fromiter((ids.setdefault(key(p), len(ids)) for p in batch.pods),
+                        np.int64, len(batch.pods))  # fmt: skip
     batch.cache["twins"] = twins
     return twins
+
+
+class _TwinKey:
+    """A pod's record as text, but for its name and nominated node. Its containers are
+    encoded once per record object: the pods of a template share them (encoding their
+    quantities is most of a pod's), and equal texts still make equal keys."""
+
+    def __init__(self) -> None:
+        self._containers: dict[int, tuple[ContainerRecord, bytes]] = {}
+
+    def __call__(self, p: PodRecord) -> tuple[bytes, tuple[bytes, ...], tuple[bytes, ...]]:
+        rest = msgspec.structs.replace(p, name="", nominated_node_name="", containers=(),
+                                       init_containers=())  # fmt: skip
+        return (_twin_encoder.encode(rest), self._texts(p.containers),
+                self._texts(p.init_containers))  # fmt: skip
+
+    def _texts(self, containers: tuple[ContainerRecord, ...]) -> tuple[bytes, ...]:
+        known = self._containers
+        out = []
+        for c in containers:
+            hit = known.get(id(c))
+            if hit is None:  # (the record is kept: its id stays its own)
+                hit = known[id(c)] = (c, _twin_encoder.encode(c))
+            out.append(hit[1])
+        return tuple(out)
 
 
 def twin_representatives(batch: PodBatch) -> tuple[list[PodRecord], np.ndarray]:
