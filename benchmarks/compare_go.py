@@ -6,11 +6,11 @@ Runs ``goref bench`` (upstream's BenchmarkTestSelectorSpreadPriority loop throug
 real plugin code: PreScore, parallel Score over every node, NormalizeScore; one op = one
 pod) and times kscore_fast on the same shapes: one pod alone, and a batch of 1,000
 pending pods with distinct label sets (µs per pod), kernels only; and end to end, files
-in and results out: ``kscore score`` (in process, after one warm-up run) reading the
-shape as one ``kubectl get -o json`` List with 2 × existing + 1 pending pods, scoring
-every pod on every node and writing the placements (``--scores none``), µs per pending
-pod. Go and kscore alternate for ``--rounds`` rounds and the best time of each is kept.
-Prints a Markdown table.
+in and results out: ``kscore score --plugins SelectorSpread`` (the plugin Go's loop
+times; in process, after one warm-up run) reading the shape as one ``kubectl get -o
+json`` List with 2 × existing + 1 pending pods, scoring every pod on every node and
+writing the placements (``--scores none``), µs per pending pod. Go and kscore alternate
+for ``--rounds`` rounds and the best time of each is kept. Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -59,9 +59,10 @@ def kscore_bench(nodes: int, existing: int) -> dict[str, float]:
 
 
 def end_to_end(path: Path, pending: int) -> float:
-    """µs per pending pod of ``kscore score FILE --scores none`` on every node."""
-    argv = ["score", str(path), "--scores", "none", "--quiet", "-o", os.devnull,
-            "--percentage-of-nodes-to-score", "100"]  # fmt: skip
+    """µs per pending pod of ``kscore score FILE --plugins SelectorSpread --scores none``
+    on every node."""
+    argv = ["score", str(path), "--plugins", "SelectorSpread", "--scores", "none", "--quiet",
+            "-o", os.devnull, "--percentage-of-nodes-to-score", "100"]  # fmt: skip
 
     def run() -> None:
         if kscore(argv) != 0:

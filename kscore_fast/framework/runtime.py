@@ -312,6 +312,8 @@ class _Run:
                     keep[i] = False
                     result.feasible[pods[i]] = result.evaluated[pods[i]] = 0
                     result.errors[int(pods[i])] = error
+        if keep.all():  # (most chunks: every pod scores on the lists it found)
+            return Chunk(pods, found.ptr, found.nodes[: found.ptr[-1]])
         lengths = counts[keep]
         ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=ptr[1:])

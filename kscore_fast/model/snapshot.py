@@ -402,16 +402,51 @@ _twin_encoder = msgspec.json.Encoder()
 def pod_twins(batch: PodBatch) -> np.ndarray:
     """int64[B]: pods with equal ids are twins: records equal but for the name, so every
     filter and score plugin gives them the same verdicts and scores on the same nodes
-    (the runtime scores one of them per node list). Cached on the batch."""
+    (the runtime scores one of them per node list). Ids in order of first appearance;
+    cached on the batch.
+
+    A pod whose label set no other pod of the batch has is its own group, found without
+    its record's text (:func:`lone_label_sets`): a batch of pods with distinct labels
+    (an ``id`` each, a StatefulSet's pod names) costs no key at all."""
     cached = batch.cache.get("twins")
     if cached is not None:
         return cached
-    ids: dict[tuple[bytes, tuple[bytes, ...], tuple[bytes, ...]], int] = {}
-    key = _TwinKey()
-    twins = np.fromiter((ids.setdefault(key(p), len(ids)) for p in batch.pods),
-                        np.int64, len(batch.pods))  # fmt: skip
+    n = len(batch.pods)
+    twins = np.arange(n, dtype=np.int64)  # lone pods: their own position, unique
+    rest = np.flatnonzero(~lone_label_sets(batch.labels)).tolist()
+    if rest:
+        ids: dict[tuple[bytes, tuple[bytes, ...], tuple[bytes, ...]], int] = {}
+        key, pods = _TwinKey(), batch.pods
+        # a group's id: its first pod's position (unique, and no lone pod's)
+        twins[rest] = np.fromiter((ids.setdefault(key(pods[i]), i) for i in rest),
+                                  np.int64, len(rest))  # fmt: skip
+    _, first, inverse = np.unique(twins, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    twins = rank[inverse.reshape(-1)]
     batch.cache["twins"] = twins
     return twins
+
+
+def lone_label_sets(labels: LabelTable) -> np.ndarray:
+    """bool[n]: object ``i``'s label set is not the label set of any other object.
+
+    Each set is summed as a 64-bit hash of its (key id, value id) entries, whatever their
+    order: equal sets give equal sums, so a sum no other object has is a set no other
+    object has (a collision only leaves two objects to be compared in full)."""
+    n = len(labels)
+    if n == 0:
+        return np.zeros(0, dtype=np.bool_)
+    z = (labels.key.astype(np.uint64) << np.uint64(32)) | labels.value.astype(np.uint64)
+    z += np.uint64(0x9E3779B97F4A7C15)  # splitmix64's finalizer: each entry mixed
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    cum = np.zeros(len(z) + 1, dtype=np.uint64)
+    np.cumsum(z, out=cum[1:])
+    sums = cum[labels.ptr[1:]] - cum[labels.ptr[:-1]]  # (wrapping: the sum mod 2^64)
+    _, inverse, counts = np.unique(sums, return_inverse=True, return_counts=True)
+    return counts[inverse.reshape(-1)] == 1
 
 
 class _TwinKey:

@@ -1,12 +1,18 @@
 """``pod_twins``: pending pods are twins exactly when their records are equal but for the
 name and nominated node, however their containers are held (shared objects, as a
-template's pods get them from the reader, or equal copies)."""
+template's pods get them from the reader, or equal copies); pods whose label set is their
+own are found without their records' texts."""
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
+from kscore_fast.model import snapshot
+from kscore_fast.model.labels import LabelInterner
 from kscore_fast.model.objects import ContainerRecord, NodeRecord, PodRecord
 from kscore_fast.model.quantity import parse_quantity
-from kscore_fast.model.snapshot import build_cluster, pod_twins
+from kscore_fast.model.snapshot import build_cluster, lone_label_sets, pod_twins
 
 
 def _container(cpu: str, image: str = "nginx") -> ContainerRecord:
@@ -44,3 +50,35 @@ def test_containers_and_init_containers_are_not_interchangeable() -> None:
         PodRecord("default", "e", containers=(one,), init_containers=(two,)),
     ]
     assert _twins(pods) == [0, 1, 2, 3, 0]
+
+
+def test_lone_label_sets_whatever_the_order_of_the_labels() -> None:
+    table = LabelInterner().table(
+        [{"a": "1", "b": "2"}, {"b": "2", "a": "1"}, {"a": "1"}, {}, {"a": "2", "b": "1"}, {}]
+    )
+    assert lone_label_sets(table).tolist() == [False, False, True, False, True, False]
+
+
+def test_ids_in_order_of_first_appearance_with_lone_pods_between() -> None:
+    c = _container("1")
+    pods = [
+        PodRecord("default", "a", labels={"id": "0"}, containers=(c,)),
+        PodRecord("default", "b", labels={"app": "x"}, containers=(c,)),
+        PodRecord("default", "c", labels={"id": "1"}, containers=(c,)),
+        PodRecord("default", "d", labels={"app": "x"}, containers=(c,)),
+        PodRecord("default", "e", labels={"app": "x"}, containers=(_container("2"),)),
+        PodRecord("default", "f", labels={"id": "2"}),
+    ]
+    assert _twins(pods) == [0, 1, 2, 1, 3, 4]
+
+
+def test_a_hash_collision_only_costs_a_full_comparison(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every label set taken for shared: the records' texts still decide."""
+    monkeypatch.setattr(snapshot, "lone_label_sets", lambda t: np.zeros(len(t), np.bool_))
+    c = _container("1")
+    pods = [
+        PodRecord("default", "a", labels={"id": "0"}, containers=(c,)),
+        PodRecord("default", "b", labels={"id": "1"}, containers=(c,)),
+        PodRecord("default", "c", labels={"id": "0"}, containers=(c,)),
+    ]
+    assert _twins(pods) == [0, 1, 0]
