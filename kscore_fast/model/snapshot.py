@@ -411,21 +411,27 @@ def pod_twins(batch: PodBatch) -> np.ndarray:
     cached = batch.cache.get("twins")
     if cached is not None:
         return cached
-    n = len(batch.pods)
-    twins = np.arange(n, dtype=np.int64)  # lone pods: their own position, unique
-    rest = np.flatnonzero(~lone_label_sets(batch.labels)).tolist()
-    if rest:
-        ids: dict[tuple[bytes, tuple[bytes, ...], tuple[bytes, ...]], int] = {}
-        key, pods = _TwinKey(), batch.pods
+    pods, key = batch.pods, _TwinKey()
+    ids: dict[tuple[bytes, tuple[bytes, ...], tuple[bytes, ...]], int] = {}
+    if len(pods) < FEW_PODS:  # (the hashing's dozen NumPy calls cost more)
+        twins = np.fromiter((ids.setdefault(key(p), len(ids)) for p in pods), np.int64,
+                            len(pods))  # fmt: skip
+    else:
+        twins = np.arange(len(pods), dtype=np.int64)  # lone pods: their own position
+        rest = np.flatnonzero(~lone_label_sets(batch.labels)).tolist()
         # a group's id: its first pod's position (unique, and no lone pod's)
         twins[rest] = np.fromiter((ids.setdefault(key(pods[i]), i) for i in rest),
                                   np.int64, len(rest))  # fmt: skip
-    _, first, inverse = np.unique(twins, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-    twins = rank[inverse.reshape(-1)]
+        _, first, inverse = np.unique(twins, return_index=True, return_inverse=True)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+        twins = rank[inverse.reshape(-1)]
     batch.cache["twins"] = twins
     return twins
+
+
+#: batches smaller than this compare every pod's record text
+FEW_PODS = 64
 
 
 def lone_label_sets(labels: LabelTable) -> np.ndarray:

@@ -15,6 +15,13 @@ from kscore_fast.model.quantity import parse_quantity
 from kscore_fast.model.snapshot import build_cluster, lone_label_sets, pod_twins
 
 
+@pytest.fixture(autouse=True, params=["hashed", "few"])
+def way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test both ways: label sets hashed first (large batches) and records only."""
+    monkeypatch.setattr(snapshot, "FEW_PODS", 0 if request.param == "hashed" else 1 << 30)
+    return request.param
+
+
 def _container(cpu: str, image: str = "nginx") -> ContainerRecord:
     return ContainerRecord(image=image, requests={"cpu": parse_quantity(cpu)})
 
