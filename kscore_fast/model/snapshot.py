@@ -417,15 +417,13 @@ def pod_twins(batch: PodBatch) -> np.ndarray:
         twins = np.fromiter((ids.setdefault(key(p), len(ids)) for p in pods), np.int64,
                             len(pods))  # fmt: skip
     else:
-        twins = np.arange(len(pods), dtype=np.int64)  # lone pods: their own position
+        first = np.arange(len(pods), dtype=np.int64)  # lone pods: their own position
         rest = np.flatnonzero(~lone_label_sets(batch.labels)).tolist()
-        # a group's id: its first pod's position (unique, and no lone pod's)
-        twins[rest] = np.fromiter((ids.setdefault(key(pods[i]), i) for i in rest),
+        first[rest] = np.fromiter((ids.setdefault(key(pods[i]), i) for i in rest),
                                   np.int64, len(rest))  # fmt: skip
-        _, first, inverse = np.unique(twins, return_index=True, return_inverse=True)
-        rank = np.empty(len(first), dtype=np.int64)
-        rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-        twins = rank[inverse.reshape(-1)]
+        # every pod holds its group's first position: ranked, those are the ids in order
+        # of first appearance
+        twins = np.unique(first, return_inverse=True)[1].reshape(-1).astype(np.int64)
     batch.cache["twins"] = twins
     return twins
 
