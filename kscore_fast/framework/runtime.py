@@ -34,7 +34,7 @@ from .kernels import top_k
 from .nodeorder import num_feasible_nodes_to_find
 from .result import ScoreResult, ScoresMode
 from .search import BLOCK, unpack
-from .selection import select_hosts
+from .selection import select_hosts, select_shared
 
 ERR_NO_NODES = "no nodes available to schedule pods"
 #: entries (pod × node) per chunk: small enough for the chunk's work arrays (~7 MB) to
@@ -203,6 +203,8 @@ class _Run:
         self.twin_rows = driver.TwinRows(
             self.sids, self.twins, snapshot.n_nodes, self.states, num_to_find
         )
+        #: pods scored once per node list and copied (twins, and more: ``copy_classes``)
+        self.copies = driver.copy_classes(self.sids, self.states, self.twins)
         self.memo = self.done = self.reps = None
         n_classes = int(self.classes.max()) + 1 if len(batch) and len(self.fids) else 0
         if 0 < n_classes * self.n_nodes <= MEMO_ENTRIES:  # verdicts kept for the whole run
@@ -357,27 +359,36 @@ class _Run:
         raw, norm_u8 = whole_raw[:, base : base + n], whole_norm[:, base : base + n]
         total = scratch.total[:n]
         best, count = np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64)
+        source = None  # the pods whose totals each pod shares (score_chunk)
         if not len(self.sids):  # prioritizeNodes: every node scores 1, no plugin runs
             total[:] = 1
             best[:] = 1
             count[:] = np.diff(chunk.ptr)
         else:
             bad_plugin, bad_value = np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64)
-            self.driver.score_chunk(
-                self.sids, self.weights, self.states, chunk.pods, self.twins[chunk.pods],
+            source = self.driver.score_chunk(
+                self.sids, self.weights, self.states, chunk.pods, self.copies[chunk.pods],
                 self.twin_rows, chunk.ptr, chunk.nodes, whole_raw, whole_norm, base,
                 result.keep != 0, total, best, count, bad_plugin, bad_value,
             )  # fmt: skip
             if (bad_plugin >= 0).any():
+                if result.keep == 0:  # (the copies' entries hold no totals)
+                    _copy_totals(chunk, total, source)
                 chunk, raw, norm_u8, total, best, count = self._drop_failed(
                     chunk, raw, norm_u8, total, best, count, bad_plugin, bad_value, result
                 )
-                n = len(chunk.nodes)
+                n, source = len(chunk.nodes), None
         if len(chunk) == 0:
             return
         hosts = np.empty(len(chunk), dtype=np.int32)
-        select_hosts.pick(n)(chunk.ptr, chunk.nodes, total, 1, best, count, seed, chunk.pods,
-                             hosts)  # fmt: skip
+        if source is None or result.keep != 0:
+            select_hosts.pick(n)(chunk.ptr, chunk.nodes, total, 1, best, count, seed,
+                                 chunk.pods, hosts)  # fmt: skip
+        else:
+            lengths = np.diff(chunk.ptr)  # (the work: the lists of the pods not copied)
+            select_shared.pick(int(lengths[source < 0].sum()))(
+                chunk.ptr, chunk.nodes, total, 1, best, count, seed, chunk.pods, source, hosts
+            )  # fmt: skip
         result.hosts[chunk.pods] = hosts
         self._keep(chunk, raw[:, :n], norm_u8[:, :n], total[:n], result)
 
@@ -425,6 +436,14 @@ class _Run:
         result.raw[:, where] = raw[:, order]
         result.normalized[:, where] = norm_u8[:, order]
         result.commit(chunk.pods, lengths)
+
+
+def _copy_totals(chunk: Chunk, total: np.ndarray, source: np.ndarray) -> None:
+    """The totals of each copy (``score_chunk`` left them in its source's entries)."""
+    for i in np.flatnonzero(source >= 0).tolist():
+        j = int(source[i])
+        lo, hi = int(chunk.ptr[i]), int(chunk.ptr[i + 1])
+        total[lo:hi] = total[chunk.ptr[j] : chunk.ptr[j] + hi - lo]
 
 
 def fit_error_text(n_nodes: int, histogram: Mapping[str, int]) -> str:

@@ -276,18 +276,20 @@ def twins_of(twin, n_twin, ptr, nodes):  # pragma: no cover - compiled
 def copy_twins(
     copies, source, ptr, raw, norm_u8, base, keep, total, best, count, bad_plugin, bad_value
 ):  # pragma: no cover - compiled
-    """Give each pod of ``copies`` the scores of its twin ``source`` (the totals only,
-    unless ``keep``: per-plugin scores are kept)."""
+    """Give each pod of ``copies`` the best total, its count and the failure of its twin
+    ``source``; with ``keep``, its totals and per-plugin scores too (else its entries
+    stay unwritten: the host is picked from the source's, ``selection.select_shared``)."""
     for q in range(copies.shape[0]):
         i = copies[q]
         j = source[q]
         n = ptr[i + 1] - ptr[i]
         dst = base + ptr[i]
         src = base + ptr[j]
-        for k in range(raw.shape[0] if keep else 0):
-            raw[k, dst : dst + n] = raw[k, src : src + n]
-            norm_u8[k, dst : dst + n] = norm_u8[k, src : src + n]
-        total[ptr[i] : ptr[i] + n] = total[ptr[j] : ptr[j] + n]
+        if keep:
+            for k in range(raw.shape[0]):
+                raw[k, dst : dst + n] = raw[k, src : src + n]
+                norm_u8[k, dst : dst + n] = norm_u8[k, src : src + n]
+            total[ptr[i] : ptr[i] + n] = total[ptr[j] : ptr[j] + n]
         best[i] = best[j]
         count[i] = count[j]
         bad_plugin[i] = bad_plugin[j]
@@ -382,10 +384,16 @@ def _plain_pass(
 
 @inline_kernel
 def _same_list(nodes, ja, jb, a, b):  # pragma: no cover - compiled
-    if jb - ja != b - a:
+    """The entries ``[ja, jb)`` and ``[a, b)`` of ``nodes`` are equal (compared 64 at a
+    time without a branch: the compiler vectorizes the block)."""
+    n = b - a
+    if jb - ja != n:
         return False
-    for e in range(b - a):
-        if nodes[ja + e] != nodes[a + e]:
+    for lo in range(0, n, 64):
+        differ = 0
+        for e in range(lo, min(n, lo + 64)):
+            differ |= nodes[ja + e] ^ nodes[a + e]
+        if differ != 0:
             return False
     return True
 
@@ -464,13 +472,14 @@ def first_failures(table, row_of, memo, todo):  # pragma: no cover - compiled
 def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
                 pods: np.ndarray, twins: np.ndarray, rows: TwinRows, ptr: np.ndarray,
                 nodes: np.ndarray, raw: np.ndarray, norm_u8: np.ndarray, base: int,
-                keep: bool, total: np.ndarray, *per_pod: np.ndarray) -> None:  # fmt: skip
-    """``prioritizeNodes`` for the chunk's pods: twins (``twins``: the pods'
-    ``pod_twins`` ids) on the same node list are scored once and copied, twins on other
-    lists take their raw scores from ``rows``; the pods to score are split across threads
-    by entries (``raw``, ``norm_u8``: whole buffers, the chunk's entries from column
-    ``base``; ``keep``: twins get copies of the per-plugin scores too, not only the
-    totals; ``per_pod``: best, count, bad_plugin, bad_value)."""
+                keep: bool, total: np.ndarray, *per_pod: np.ndarray) -> np.ndarray:  # fmt: skip
+    """``prioritizeNodes`` for the chunk's pods: pods of one copy class (``twins``: the
+    pods' ``copy_classes``) on the same node list are scored once and copied, twins on
+    other lists take their raw scores from ``rows``; the pods to score are split across
+    threads by entries (``raw``, ``norm_u8``: whole buffers, the chunk's entries from
+    column ``base``; ``keep``: copies get the totals and the per-plugin scores, else only
+    ``per_pod``: best, count, bad_plugin, bad_value). Returns int64[C]: the chunk pod each
+    pod copies (-1: scored itself), whose entries hold its totals when not ``keep``."""
     local, twin = np.unique(twins, return_inverse=True)
     twin = twin.reshape(-1).astype(np.int64)
     todo, copies, source = twins_of(twin, len(local), ptr, nodes)
@@ -482,6 +491,31 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
                           rows.const, rows.const_ok, rows.row_ok, keep)
                   for a, b in _split(work, int(work[-1]))])  # fmt: skip
     copy_twins(copies, source, ptr, raw, norm_u8, base, keep, total, *per_pod)
+    source_of = np.full(len(pods), -1, dtype=np.int64)
+    source_of[copies] = source
+    return source_of
+
+
+def copy_classes(sids: np.ndarray, states: tuple[Any, ...], twins: np.ndarray) -> np.ndarray:
+    """int64[B]: pods of one class get equal raw and normalized scores from every score
+    plugin of ``sids`` on equal node lists, so ``score_chunk`` scores one of them per list
+    and copies. Twins (``pod_twins``) always do; a plugin with ``copy_groups(state)``
+    (int64[B]: equal ids ≥ 0 score and normalize equally whatever else differs; -1: the
+    pod's twins only) lets pods that differ elsewhere share too (SelectorSpread: pods with
+    one default selector)."""
+    columns: list[np.ndarray] = []
+    for s in sids.tolist():
+        groups = getattr(CLASSES[s], "copy_groups", None)
+        if groups is None:
+            column = twins
+        else:
+            g = np.asarray(groups(states[s]), dtype=np.int64)
+            column = np.where(g >= 0, g, -1 - twins)
+        if not any(c is column or np.array_equal(c, column) for c in columns):
+            columns.append(column)
+    if not columns or (len(columns) == 1 and columns[0] is twins):
+        return twins
+    return unique_rows(np.column_stack(columns))[1]
 
 
 #: raw scores of twins on every node kept for a run up to this many entries (64 MB)

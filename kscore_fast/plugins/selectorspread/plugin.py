@@ -232,3 +232,12 @@ class SelectorSpread(NoArgs):
 
     def empty_state(self) -> tuple:
         return driver_state(_EMPTY.snapshot, _EMPTY.batch)
+
+    @staticmethod
+    def copy_groups(state: tuple) -> np.ndarray:
+        """int64[B]: pods with equal ids score and normalize equally on equal node lists
+        (``kernels.score_pod`` reads only the pod's selector group, ``normalize_pod`` only
+        whether it skips): 0 for the pods that skip, 1 for those whose selector matches
+        nothing, 2 + the group for the others."""
+        group, skip = state[0], state[1]
+        return np.where(skip, 0, np.where(group < 0, 1, group + 2)).astype(np.int64)
