@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..model.snapshot import ClusterSnapshot, PodBatch, pod_twins
+from ..model.snapshot import ClusterSnapshot, PodBatch, pod_twins, spec_twins
 from .interface import Chunk
 from .kernels import top_k
 from .nodeorder import num_feasible_nodes_to_find
@@ -200,11 +200,13 @@ class _Run:
         self.keys = driver.plugin_keys(fw.filter_plugins, self.states, len(batch))
         self.classes = driver.filter_keys(fw.filter_plugins, self.states, len(batch))
         self.twins = pod_twins(batch)
+        spec = (spec_twins(batch) if any(getattr(wp.plugin, "spec_only", False)
+                                         for wp in fw.score_plugins) else None)  # fmt: skip
         self.twin_rows = driver.TwinRows(
-            self.sids, self.twins, snapshot.n_nodes, self.states, num_to_find
+            self.sids, self.twins, snapshot.n_nodes, self.states, num_to_find, spec
         )
         #: pods scored once per node list and copied (twins, and more: ``copy_classes``)
-        self.copies = driver.copy_classes(self.sids, self.states, self.twins)
+        self.copies = driver.copy_classes(self.sids, self.states, self.twins, spec)
         self.memo = self.done = self.reps = None
         n_classes = int(self.classes.max()) + 1 if len(batch) and len(self.fids) else 0
         if 0 < n_classes * self.n_nodes <= MEMO_ENTRIES:  # verdicts kept for the whole run

@@ -453,17 +453,67 @@ def lone_label_sets(labels: LabelTable) -> np.ndarray:
     return counts[inverse.reshape(-1)] == 1
 
 
-class _TwinKey:
-    """A pod's record as text, but for its name and nominated node. Its containers are
-    encoded once per record object: the pods of a template share them (encoding their
-    quantities is most of a pod's), and equal texts still make equal keys."""
+def spec_twins(batch: PodBatch) -> np.ndarray:
+    """int64[B]: pods with equal ids have equal specs: records equal but for the name,
+    namespace, labels, owner references and nominated node, which is all a plugin that
+    reads only the pod's spec sees (its requests, ports, tolerations, node affinity,
+    images: plugins marked ``spec_only``). Twins (:func:`pod_twins`) always are; ids in
+    order of first appearance; cached on the batch."""
+    cached = batch.cache.get("spec_twins")
+    if cached is not None:
+        return cached
+    key, ids = _TwinKey(_SPEC_BLANKS), {}
+    same: dict[tuple[Any, ...], int] = {}  # spec fields holding the same objects → id
 
-    def __init__(self) -> None:
+    def group(p: PodRecord) -> int:
+        kept = _spec_fields(p)  # (the pods of a template hold the same records: no text)
+        g = same.get(kept)
+        if g is None:
+            g = same[kept] = ids.setdefault(key(p), len(ids))
+        return g
+
+    firsts = twin_firsts(batch).tolist()  # (twins have equal specs: one key per group)
+    of_group = np.fromiter((group(batch.pods[i]) for i in firsts), np.int64, len(firsts))
+    groups = of_group[pod_twins(batch)] if len(firsts) else np.zeros(0, dtype=np.int64)
+    batch.cache["spec_twins"] = groups
+    return groups
+
+
+def spec_representatives(batch: PodBatch) -> tuple[list[PodRecord], np.ndarray]:
+    """:func:`twin_representatives` for the groups of :func:`spec_twins`: the first pod of
+    each group and, per pod, its group."""
+    groups = spec_twins(batch)
+    _, first = np.unique(groups, return_index=True)  # ids in order of appearance
+    return [batch.pods[i] for i in first.tolist()], groups
+
+
+#: the fields a pod's twins may differ in (besides its containers, keyed apart)
+_TWIN_BLANKS = {"name": "", "nominated_node_name": ""}
+#: and those its spec twins may differ in
+_SPEC_BLANKS = {**_TWIN_BLANKS, "namespace": "", "labels": {}, "owner_references": ()}
+
+
+_spec_values = attrgetter(*(f for f in PodRecord.__struct_fields__ if f not in _SPEC_BLANKS))
+
+
+def _spec_fields(p: PodRecord) -> tuple[int, ...]:
+    """The identities of the values :func:`spec_twins` compares: equal identities, equal
+    values (the records are alive meanwhile, so are their ids)."""
+    return tuple(map(id, _spec_values(p)))
+
+
+class _TwinKey:
+    """A pod's record as text, but for ``blanks`` (its name and nominated node, by
+    default). Its containers are encoded once per record object: the pods of a template
+    share them (encoding their quantities is most of a pod's), and equal texts still make
+    equal keys."""
+
+    def __init__(self, blanks: dict[str, Any] = _TWIN_BLANKS) -> None:
         self._containers: dict[int, tuple[ContainerRecord, bytes]] = {}
+        self._blanks = {**blanks, "containers": (), "init_containers": ()}
 
     def __call__(self, p: PodRecord) -> tuple[bytes, tuple[bytes, ...], tuple[bytes, ...]]:
-        rest = msgspec.structs.replace(p, name="", nominated_node_name="", containers=(),
-                                       init_containers=())  # fmt: skip
+        rest = msgspec.structs.replace(p, **self._blanks)
         return (_twin_encoder.encode(rest), self._texts(p.containers),
                 self._texts(p.init_containers))  # fmt: skip
 

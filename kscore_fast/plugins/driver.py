@@ -497,10 +497,12 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
     return source_of
 
 
-def copy_classes(sids: np.ndarray, states: tuple[Any, ...], twins: np.ndarray) -> np.ndarray:
+def copy_classes(sids: np.ndarray, states: tuple[Any, ...], twins: np.ndarray,
+                 spec: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
     """int64[B]: pods of one class get equal raw and normalized scores from every score
     plugin of ``sids`` on equal node lists, so ``score_chunk`` scores one of them per list
-    and copies. Twins (``pod_twins``) always do; a plugin with ``copy_groups(state)``
+    and copies. Twins (``pod_twins``) always do; so do pods of one ``spec`` group
+    (``spec_twins``) for a ``spec_only`` plugin; a plugin with ``copy_groups(state)``
     (int64[B]: equal ids ≥ 0 score and normalize equally whatever else differs; -1: the
     pod's twins only) lets pods that differ elsewhere share too (SelectorSpread: pods with
     one default selector)."""
@@ -509,7 +511,9 @@ def copy_classes(sids: np.ndarray, states: tuple[Any, ...], twins: np.ndarray) -
     columns: list[np.ndarray] = []
     for s in sids.tolist():
         groups = getattr(CLASSES[s], "copy_groups", None)
-        if groups is None:
+        if spec is not None and getattr(CLASSES[s], "spec_only", False):
+            column = spec
+        elif groups is None:
             column = twins
         else:
             g = np.asarray(groups(states[s]), dtype=np.int64)
@@ -542,11 +546,12 @@ class TwinRows:
     different node lists (rotating windows) are each normalized over their own list from
     the same row. Per plugin, pods share a row when they are twins or, for a plugin with
     ``score_groups(state)`` (int64[B]: equal ids, equal raw scores on every node; -1: the
-    pod's scores depend on its node list), when their groups are equal."""
+    pod's scores depend on its node list), when their groups are equal; for a
+    ``spec_only`` plugin, when they are of one ``spec`` group (``spec_twins``)."""
 
     def __init__(self, sids: np.ndarray, twins: np.ndarray, n_nodes: int,
-                 states: tuple[Any, ...] | None = None, num_to_find: int | None = None
-                 ) -> None:  # fmt: skip
+                 states: tuple[Any, ...] | None = None, num_to_find: int | None = None,
+                 spec: np.ndarray | None = None) -> None:  # fmt: skip
         self.sids, self.n_all = sids, max(n_nodes, 1)
         #: a group gets a row when its pods' lists hold ROW_SHARE times the row's entries
         need = 2 if num_to_find is None else max(2, -(-ROW_SHARE * self.n_all // num_to_find))
@@ -560,6 +565,8 @@ class TwinRows:
             cls = CLASSES[s]
             if hasattr(cls, "score_groups") and states is not None:
                 self._family(k, np.asarray(cls.score_groups(states[s]), dtype=np.int64))
+            elif spec is not None and getattr(cls, "spec_only", False):
+                self._family(k, spec, joined=True)
             elif getattr(cls, "row_independent", True):
                 self._family(k, twins, shared=True)
         cap = ROW_ENTRIES // (self.n_all * max(len(sids), 1))
@@ -584,11 +591,18 @@ class TwinRows:
         for members in self.members:
             self.row_ok |= members
 
-    def _family(self, k: int, groups: np.ndarray, shared: bool = False) -> None:
-        """Plugin ``k`` into the family of ``groups`` (the twins' one when ``shared``)."""
+    def _family(self, k: int, groups: np.ndarray, shared: bool = False,
+                joined: bool = False) -> None:  # fmt: skip
+        """Plugin ``k`` into the family of ``groups`` (the twins' one when ``shared``;
+        ``joined``: one family for every plugin given these groups)."""
         if shared and self.members and self.groups[0] is groups:
             self.members[0][k] = True
             return
+        if joined:
+            for members, mine in zip(self.members, self.groups, strict=True):
+                if mine is groups:
+                    members[k] = True
+                    return
         members = np.zeros(len(self.sids), dtype=np.bool_)
         members[k] = True
         if shared:  # the twins' family first

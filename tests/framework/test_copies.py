@@ -38,7 +38,7 @@ def _many_pending(seed: int) -> list[dict]:
 
 def _no_copies(monkeypatch: pytest.MonkeyPatch) -> None:
     """Score as before copies: twins only."""
-    monkeypatch.setattr(driver, "copy_classes", lambda sids, states, twins: twins)
+    monkeypatch.setattr(driver, "copy_classes", lambda sids, states, twins, spec=None: twins)
 
 
 PROFILES = ["SelectorSpread", "SelectorSpread=2,NodeResourcesBalancedAllocation",

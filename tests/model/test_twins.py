@@ -89,3 +89,55 @@ def test_a_hash_collision_only_costs_a_full_comparison(monkeypatch: pytest.Monke
         PodRecord("default", "c", labels={"id": "0"}, containers=(c,)),
     ]
     assert _twins(pods) == [0, 1, 0]
+
+
+def _spec(pods: list[PodRecord]) -> list[int]:
+    cluster = build_cluster([NodeRecord("n0")], pods)
+    groups = snapshot.spec_twins(cluster.batch)
+    reps, again = snapshot.spec_representatives(cluster.batch)
+    assert again is groups and [r.name for r in reps] == [
+        pods[i].name for i in np.unique(groups, return_index=True)[1].tolist()
+    ]
+    return groups.tolist()
+
+
+def test_spec_twins_differ_in_name_namespace_labels_owners_only() -> None:
+    from kscore_fast.model.objects import OwnerReference, Toleration
+
+    shared = _container("1")
+    owner = (OwnerReference("apps/v1", "ReplicaSet", "rs", True),)
+    pods = [
+        PodRecord("default", "a", containers=(shared,)),
+        PodRecord("ns1", "b", containers=(shared,), labels={"id": "1"}),
+        PodRecord(
+            "ns2",
+            "c",
+            containers=(_container("1"),),
+            owner_references=owner,
+            nominated_node_name="n0",
+        ),
+        PodRecord("default", "d", containers=(_container("2"),), labels={"id": "2"}),
+        PodRecord("default", "e", containers=(shared,), priority=5),
+        PodRecord("default", "f", containers=(shared,), scheduler_name="other"),
+        PodRecord("default", "g", containers=(shared,), node_selector={"disk": "ssd"}),
+        PodRecord(
+            "default",
+            "h",
+            containers=(shared,),
+            tolerations=(Toleration("k", "Exists", "", "NoSchedule"),),
+        ),
+        PodRecord("default", "i", containers=(shared,), pvc_volumes=1),
+        PodRecord("default", "j", containers=(shared,), labels={"id": "3"}, priority=5),
+    ]
+    assert _spec(pods) == [0, 0, 0, 1, 2, 3, 4, 5, 6, 2]
+    assert len(set(_twins(pods))) == len(pods)  # none of them are twins
+
+
+def test_spec_twins_of_equal_values_in_other_objects() -> None:
+    """Pods holding equal values in distinct objects are grouped by their texts; pods
+    holding the very same objects without them."""
+    a = PodRecord("default", "a", containers=(_container("1"),), node_selector={"x": "y"})
+    b = PodRecord("default", "b", containers=(_container("1"),), node_selector={"x": "y"})
+    c = PodRecord("default", "c", containers=a.containers, node_selector=a.node_selector)
+    d = PodRecord("default", "d", containers=a.containers, node_selector={"x": "z"})
+    assert _spec([a, b, c, d]) == [0, 0, 0, 1]

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..._jit import inline_kernel, kernel
 from ...model.objects import NodeRecord, PodRecord, Taint, Toleration
-from ...model.snapshot import ClusterSnapshot, PodBatch, twin_representatives
+from ...model.snapshot import ClusterSnapshot, PodBatch, spec_representatives
 
 EMPTY, NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE, UNSCHEDULABLE_KEY = 0, 1, 2, 3, 4
 #: the strings of the fixed ids, in id order
@@ -207,7 +207,7 @@ def taint_columns(snapshot: ClusterSnapshot, batch: PodBatch) -> TaintColumns:
         return ids.setdefault(s, len(ids))
 
     unschedulable, taint_ptr, taint_key, taint_value, taint_effect = node_cols
-    reps, twins = twin_representatives(batch)
+    reps, twins = spec_representatives(batch)
     rep_set, tols = _toleration_sets(reps, sid)
     pod_set = np.ascontiguousarray(rep_set[twins])
     encoded = [s.encode("utf-8", "surrogatepass") for s in ids]

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InputError
-from ...model.snapshot import ClusterSnapshot, PodBatch, twin_representatives
+from ...model.snapshot import ClusterSnapshot, PodBatch, spec_representatives
 from ..helper.twins import expand_rows
 from .reference import INT64_MIN, NAME, node_image_states, normalized_image_name
 
@@ -72,7 +72,7 @@ def build_state(snapshot: ClusterSnapshot, batch: PodBatch, test_snapshot: bool 
     counts them, for the upstream unit tests)."""
     vocab, node_ptr, node_img, node_score = _node_tables(snapshot, test_snapshot)
     get = vocab.get
-    reps, twins = twin_representatives(batch)
+    reps, twins = spec_representatives(batch)
     rep_img = np.array(
         [get(normalized_image_name(c.image), -1) for p in reps for c in p.containers],
         dtype=np.int64,
@@ -107,6 +107,8 @@ class ImageLocality:
     filters = False
     scores = True
     normalizes = False
+    #: reads only the pod's spec: pods of one ``spec_twins`` group score alike
+    spec_only = True
 
     def __init__(self, args: Mapping[str, Any] | None = None) -> None:
         self.args = args

@@ -31,7 +31,7 @@ from ...model.objects import (
     PreferredSchedulingTerm,
 )
 from ...model.selectors import IN, Requirement, SelectorSpace
-from ...model.snapshot import ClusterSnapshot, PodBatch, twin_representatives
+from ...model.snapshot import ClusterSnapshot, PodBatch, spec_representatives
 from ..helper.twins import expand_rows
 from . import kernels as k
 from .reference import (
@@ -309,7 +309,7 @@ def build_state(ref: NodeAffinityReference, snapshot: ClusterSnapshot, batch: Po
                 ) -> tuple[tuple, dict[int, str]]:  # fmt: skip
     """The kernels' state and the pods whose PreScore fails (pod → Go's message); the
     per-pod rows are built for one pod of each group of twins."""
-    reps, twins = twin_representatives(batch)
+    reps, twins = spec_representatives(batch)
     parsed = _Parsed(ref, reps)
     space = parsed.space()
     tables = _Tables(space, snapshot.node_index)
@@ -353,6 +353,8 @@ class NodeAffinity:
     filters = True
     scores = True
     normalizes = True
+    #: reads only the pod's spec: pods of one ``spec_twins`` group score alike
+    spec_only = True
     #: ``DefaultNormalizeScore`` gives equal scores for equal scores, whatever the list
     constant_normalize = True
 

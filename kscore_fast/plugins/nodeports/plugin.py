@@ -12,7 +12,7 @@ import numpy as np
 
 from ...errors import ConfigError
 from ...model.objects import PodRecord
-from ...model.snapshot import ClusterSnapshot, PodBatch, twin_representatives
+from ...model.snapshot import ClusterSnapshot, PodBatch, spec_representatives
 from ..helper.base import NoArgs
 from ..helper.twins import expand_rows
 from .kernels import CONFLICT, EMPTY, build_tables
@@ -67,7 +67,7 @@ def _intern(table: dict, key: object) -> int:
 def _pending(batch: PodBatch, vocab: _Vocabulary) -> list[np.ndarray]:
     """pod_ptr, pod_trip, pod_wtrip, pod_pp, pod_group (built for one pod of each group of
     twins)."""
-    reps, twins = twin_representatives(batch)
+    reps, twins = spec_representatives(batch)
     ptr = np.zeros(len(reps) + 1, dtype=np.int64)
     entries: list[tuple[int, int, int]] = []
     groups: dict[tuple[int, ...], int] = {}

@@ -26,6 +26,8 @@ class NodeResourcesBalancedAllocation:
     filters = False
     scores = True
     normalizes = False
+    #: reads only the pod's spec: pods of one ``spec_twins`` group score alike
+    spec_only = True
 
     def __init__(self, args: Mapping[str, Any] | None = None, *, defaults: bool = True) -> None:
         """``args``: NodeResourcesBalancedAllocationArgs (camelCase); weights are not used

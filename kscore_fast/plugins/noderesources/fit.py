@@ -49,6 +49,8 @@ class NodeResourcesFit:
     filters = True
     scores = True
     normalizes = False
+    #: reads only the pod's spec: pods of one ``spec_twins`` group score alike
+    spec_only = True
 
     def __init__(self, args: Mapping[str, Any] | None = None, *, defaults: bool = True) -> None:
         """``args``: NodeResourcesFitArgs (camelCase); ``defaults=False``: take them as

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...model.objects import PodRecord, ResourceList
-from ...model.snapshot import ClusterSnapshot, PodBatch, twin_representatives
+from ...model.snapshot import ClusterSnapshot, PodBatch, spec_representatives
 from . import allocation_kernels as ak
 from .names import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_scalar_resource_name
 
@@ -72,7 +72,7 @@ class Columns:
     pod_add: np.ndarray
     pod_present: np.ndarray
     pod_empty: np.ndarray
-    #: the container table of the twin representatives (``twin_representatives``)
+    #: the container table of the twin representatives (``spec_representatives``)
     table: Table
     #: int64[B]: each pending pod's row of ``table``
     twins: np.ndarray
@@ -179,7 +179,7 @@ def _node_columns(snapshot: ClusterSnapshot, names: list[str]) -> tuple[np.ndarr
 
 
 def _build(snapshot: ClusterSnapshot, batch: PodBatch) -> Columns:
-    reps, twins = twin_representatives(batch)
+    reps, twins = spec_representatives(batch)
     names = [*FIXED, *_scalar_names(reps)]
     pending = container_table(reps, {n: i for i, n in enumerate(names)})
     res, present, nonzero = ak.pod_resources(pending.ptr, pending.init_start, pending.val,

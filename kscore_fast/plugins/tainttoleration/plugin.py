@@ -22,6 +22,8 @@ class TaintToleration(NoArgs):
     filters = True
     scores = True
     normalizes = True
+    #: reads only the pod's spec: pods of one ``spec_twins`` group score alike
+    spec_only = True
     #: ``DefaultNormalizeScore`` gives equal scores for equal scores, whatever the list
     constant_normalize = True
 
