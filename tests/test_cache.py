@@ -208,7 +208,7 @@ def _cache_files(path: Path) -> list[Path]:
 
 
 #: the kernel the installed package must compile itself (see :func:`_seed_cache`)
-_LEFT_OUT = "selection.select_hosts-"
+_LEFT_OUT = "selection.select_shared-"
 
 
 def _seed_cache(cache: Path) -> bool:
