@@ -481,9 +481,12 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
     column ``base``; ``keep``: copies get the totals and the per-plugin scores, else only
     ``per_pod``: best, count, bad_plugin, bad_value). Returns int64[C]: the chunk pod each
     pod copies (-1: scored itself), whose entries hold its totals when not ``keep``."""
-    local, twin = np.unique(twins, return_inverse=True)
-    twin = twin.reshape(-1).astype(np.int64)
-    todo, copies, source = twins_of(twin, len(local), ptr, nodes)
+    if len(pods) > 1:
+        local, twin = np.unique(twins, return_inverse=True)
+        twin = twin.reshape(-1).astype(np.int64)
+        todo, copies, source = twins_of(twin, len(local), ptr, nodes)
+    else:  # (a lone pod: nothing to copy)
+        todo, copies, source = np.arange(len(pods), dtype=np.int64), _NONE, _NONE
     row_of = rows.rows_for(states, pods, todo)
     work = np.zeros(len(todo) + 1, dtype=np.int64)
     np.cumsum(ptr[todo + 1] - ptr[todo], out=work[1:])
@@ -491,10 +494,14 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, states: tuple[Any, ...],
                           norm_u8, base, total, *per_pod, row_of, rows.raw, rows.n_all,
                           rows.const, rows.const_ok, rows.row_ok, keep)
                   for a, b in _split(work, int(work[-1]))])  # fmt: skip
-    copy_twins(copies, source, ptr, raw, norm_u8, base, keep, total, *per_pod)
+    if len(copies):
+        copy_twins(copies, source, ptr, raw, norm_u8, base, keep, total, *per_pod)
     source_of = np.full(len(pods), -1, dtype=np.int64)
     source_of[copies] = source
     return source_of
+
+
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 def copy_classes(sids: np.ndarray, states: tuple[Any, ...], twins: np.ndarray,
@@ -561,7 +568,7 @@ class TwinRows:
         #: the rows a chunk needs are consecutive, filled in place)
         self.members: list[np.ndarray] = []
         self.groups: list[np.ndarray] = []
-        for k, s in enumerate(sids.tolist()):
+        for k, s in enumerate(sids.tolist() if len(twins) >= need else ()):  # (else no row)
             cls = CLASSES[s]
             if hasattr(cls, "score_groups") and states is not None:
                 self._family(k, np.asarray(cls.score_groups(states[s]), dtype=np.int64))

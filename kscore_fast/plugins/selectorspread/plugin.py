@@ -207,9 +207,10 @@ def driver_state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     hot_row = np.full(len(bs.grp_ns), -1, dtype=np.int64)
     hot_row[shared] = np.arange(len(shared))
     hot = np.zeros((len(shared), n_nodes), dtype=np.int64)
-    kernels.count_groups.pick(len(shared) * n_nodes)(
-        shared.astype(np.int64), bs.grp_ns, bs.grp_req, bs.grp_ctrl, prep.index, hot
-    )
+    if len(shared):
+        kernels.count_groups.pick(len(shared) * n_nodes)(
+            shared.astype(np.int64), bs.grp_ns, bs.grp_req, bs.grp_ctrl, prep.index, hot
+        )
     state = (
         bs.group, bs.skip, bs.grp_ns, bs.grp_req, bs.grp_ctrl, prep.index,
         snapshot.node_zone, np.int64(len(snapshot.zone_keys)), np.int64(snapshot.n_nodes),
