@@ -463,7 +463,7 @@ def spec_twins(batch: PodBatch) -> np.ndarray:
     if cached is not None:
         return cached
     key, ids = _TwinKey(_SPEC_BLANKS), {}
-    same: dict[tuple[Any, ...], int] = {}  # spec fields holding the same objects → id
+    same: dict[tuple[int, ...], int] = {}  # spec fields holding the same objects → id
 
     def group(p: PodRecord) -> int:
         kept = _spec_fields(p)  # (the pods of a template hold the same records: no text)
