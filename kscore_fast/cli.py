@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from functools import partial
+from typing import Any, TextIO
 
 from . import __version__
 from ._signals import STOP_SIGNALS
@@ -30,10 +31,11 @@ def _parser() -> argparse.ArgumentParser:
         description="kube-scheduler v1.23.6 node scoring, bit-exact and vectorized.",
     )
     p.add_argument("--version", action="version", version=f"kscore_fast {__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_CommandParser)
 
     s = sub.add_parser(
         "score",
+        intermixed=True,
         help="score every pending pod of a cluster against every feasible node",
         description="Score the pending pods (pods without spec.nodeName) of the given "
         "manifests against the cluster they describe, as kube-scheduler v1.23.6 would.",
@@ -41,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     _run_arguments(s)
     m = sub.add_parser(
         "simulate",
+        intermixed=True,
         help="schedule the pending pods one after the other, each bound before the next",
         description="Schedule the pending pods in kube-scheduler's queue order (higher "
         "spec.priority first, then input order), each assumed on its host before the next "
@@ -69,6 +72,62 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("cache", help="show or clear the compiled-kernel cache")
     c.add_argument("action", choices=("info", "clear"))
     return p
+
+
+class _CommandParser(argparse.ArgumentParser):
+    """The parser of a subcommand. With ``intermixed=True``, options may come between its
+    positional arguments (``kscore score a.yaml --quiet b.yaml``): plain argparse stops
+    taking paths at the first option after them.
+
+    This is ``parse_known_intermixed_args`` (options first, the positionals set aside,
+    then the positionals), except that everything after ``--`` is kept for the second
+    pass: Python 3.11's version loses a ``--`` that no path precedes
+    (``kscore score --quiet -- -a.yaml``)."""
+
+    def __init__(self, *args: Any, intermixed: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.intermixed = intermixed
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        # the top-level parser hands a subcommand its arguments through this method
+        if not self.intermixed:
+            return super().parse_known_args(args, namespace)
+        args = list(sys.argv[1:] if args is None else args)
+        cut = args.index("--") if "--" in args else len(args)
+        namespace, positionals = self._intermixed_options(args[:cut], namespace)
+        return self._intermixed_positionals(positionals + args[cut:], namespace)
+
+    def _intermixed_options(
+        self, args: list[str], namespace: argparse.Namespace | None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """The options; the positionals (and unknown options) are returned in order."""
+        positionals = self._get_positional_actions()
+        saved = [(a, a.nargs, a.default) for a in positionals]
+        usage = self.usage
+        self.usage = usage or self.format_usage()[len("usage: ") :]  # errors show PATH too
+        try:
+            for action in positionals:
+                action.nargs = action.default = argparse.SUPPRESS
+            return super().parse_known_args(args, namespace)
+        finally:
+            for action, nargs, default in saved:
+                action.nargs, action.default = nargs, default
+            self.usage = usage
+
+    def _intermixed_positionals(
+        self, args: list[str], namespace: argparse.Namespace
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """The positionals, the options already read (a required one is not asked again)."""
+        optionals = [(a, a.required) for a in self._get_optional_actions()]
+        try:
+            for action, _ in optionals:
+                action.required = False
+            return super().parse_known_args(args, namespace)
+        finally:
+            for action, required in optionals:
+                action.required = required
 
 
 def _run_arguments(s: argparse.ArgumentParser) -> None:
@@ -177,7 +236,9 @@ def _score(args: argparse.Namespace) -> int:
     parse_scores_mode(args.scores)
     config = _config(args)
     if args.plugins is not None:
-        build_framework(args.plugins, args.percentage_of_nodes_to_score or 0)
+        _check_plugins(args.plugins)
+    if args.percentage_of_nodes_to_score is not None:
+        build_framework("", args.percentage_of_nodes_to_score)  # raises the range error
     with prepare_output(args.format, args.output, args.paths) as out:
         from ._memory import retain_freed_memory
         from ._progress import Progress
@@ -223,17 +284,43 @@ def _config(args: argparse.Namespace) -> object:
         from .errors import ConfigError
 
         raise ConfigError("give score plugins (--plugins) or a configuration (--config), not both")
-    from .config.load import load_config
+    return _load_config(args.config)
 
-    return load_config(args.config)
+
+def _check_plugins(spec: str) -> None:
+    """``--plugins`` parsed and its framework built (before any input is read); every
+    message names the option."""
+    from .errors import ConfigError
+    from .profile import build_framework
+
+    try:
+        build_framework(spec)
+    except ConfigError as exc:
+        if str(exc).startswith("--plugins:"):
+            raise
+        raise ConfigError(f"--plugins: {exc}") from None
+
+
+def _load_config(path: str) -> object:
+    """The configuration of ``--config PATH``; a path that cannot name a file is refused
+    here with the option's name (the file's own errors name the file)."""
+    from .config.load import load_config
+    from .errors import ConfigError
+
+    if path == "":
+        raise ConfigError("--config: empty path")
+    if path == "-":
+        raise ConfigError("--config -: the configuration is read from a file, not standard input")
+    return load_config(path)
 
 
 def _print_config(args: argparse.Namespace) -> int:
     from .config.dump import dump_config
-    from .config.load import default_config, load_config
+    from .config.load import default_config
 
-    cfg = default_config("v1beta3") if args.config is None else load_config(args.config)
-    sys.stdout.write(dump_config(cfg))
+    _stdout()  # a closed stdout is reported before the configuration is read
+    cfg = default_config("v1beta3") if args.config is None else _load_config(args.config)
+    _write_stdout(dump_config(cfg))
     return 0
 
 
@@ -253,8 +340,31 @@ def _cache_command(action: str) -> int:
     from . import _cache
     from ._jit import CACHE
 
-    print(_cache.info(CACHE) if action == "info" else _cache.clear(CACHE))
+    _stdout()  # nothing is cleared when its report cannot be shown
+    _write_stdout((_cache.info(CACHE) if action == "info" else _cache.clear(CACHE)) + "\n")
     return 0
+
+
+def _stdout() -> TextIO:
+    """``sys.stdout``, or an error when it is closed (``kscore ... >&-``)."""
+    if sys.stdout is None:
+        raise InputError("stdout is closed")
+    return sys.stdout
+
+
+def _write_stdout(text: str) -> None:
+    """A command's result on stdout. Errors read as ``kscore score``'s (``stdout: cannot
+    write: REASON``, exit 2); a closed pipe is left to :func:`main` (exit 141, quietly)."""
+    stream = _stdout()
+    try:
+        stream.write(text)
+        stream.flush()  # a full disk or closed pipe shows here, not at interpreter exit
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        from .io.output import _write_error
+
+        raise _write_error("stdout", exc) from None
 
 
 class _Stopped(BaseException):

@@ -20,11 +20,13 @@ naming the file):
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
 from ..errors import ConfigError
+from ..io.manifests import file_kind
 from . import args as a
 from .build import FrameworkError, build_profiles
 from .decode import DecodeError, Decoder, json_kind
@@ -50,11 +52,29 @@ def load_config(path: str | os.PathLike[str]) -> SchedulerConfiguration:
     """The effective configuration of a ``--config`` file (YAML or JSON)."""
     name = os.fspath(path)
     try:
-        with open(name, "rb") as f:
-            data = f.read(MAX_BYTES + 1)  # more is refused by read_document
+        data = _read_regular_file(name)
     except OSError as exc:
         raise ConfigError(exc.strerror or str(exc), file=name) from None
     return parse_config(data, name)
+
+
+def _read_regular_file(name: str) -> bytes:
+    """The bytes of a regular file (symbolic links followed); anything else (a FIFO, a
+    device, a socket, a directory) is refused before it is read, so reading never hangs."""
+    _check_regular(os.stat(name).st_mode, name)
+    # O_NONBLOCK: a FIFO put in its place after the check opens at once instead of
+    # waiting for a writer, and is refused by the second check
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb") as f:
+        _check_regular(os.fstat(fd).st_mode, name)
+        return f.read(MAX_BYTES + 1)  # more is refused by read_document
+
+
+def _check_regular(mode: int, name: str) -> None:
+    if stat.S_ISDIR(mode):
+        raise ConfigError("is a directory, not a configuration file", file=name)
+    if not stat.S_ISREG(mode):
+        raise ConfigError(f"not a regular file ({file_kind(mode)})", file=name)
 
 
 def parse_config(data: bytes, name: str = "<config>") -> SchedulerConfiguration:

@@ -23,7 +23,6 @@ import json
 import mmap
 import os
 import re
-import shutil
 import stat
 import sys
 import tempfile
@@ -102,7 +101,8 @@ def _os_error(exc: OSError | ValueError, name: str) -> InputError:
     return InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", file=name)
 
 
-def _kind_of(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a special file is (``a FIFO``), for messages that refuse it."""
     for test, what in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):  # fmt: skip
         if test(mode):
@@ -133,7 +133,7 @@ def iter_sources(paths: Iterable[str | os.PathLike[str]], report: Report) -> Ite
             yield _file(name, st.st_size)
         else:
             raise InputError(
-                f"not a regular file ({_kind_of(st.st_mode)}); pipe it into - to read "
+                f"not a regular file ({file_kind(st.st_mode)}); pipe it into - to read "
                 "standard input",
                 file=name,
             )
@@ -179,8 +179,16 @@ def _stdin() -> Source:
     if len(head) < STREAM_BYTES:
         return Source("<stdin>", None, head)
     spool = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the Source
-    spool.write(head)
-    shutil.copyfileobj(stream, spool, 1 << 20)
+    chunk, offset = head, 0
+    while chunk:  # (binary data, /dev/zero say, is refused at once, not spooled to the end)
+        nul = chunk.find(b"\0")
+        if nul >= 0:
+            spool.close()
+            raise InputError(f"not YAML or JSON text: a NUL byte at byte {offset + nul}",
+                             file="<stdin>")  # fmt: skip
+        spool.write(chunk)
+        offset += len(chunk)
+        chunk = stream.read(1 << 20)
     return Source("<stdin>", None, size=spool.tell(), spool=spool)
 
 
@@ -211,7 +219,8 @@ def decode_json(data: bytes | mmap.mmap) -> schema.Object | None:
 def parse_json(data: bytes | mmap.mmap, name: str) -> Any:
     """The document as Python objects, or a located error."""
     try:
-        return json.loads(data if isinstance(data, bytes) else bytes(data))
+        # (decoded first: json.loads would take UTF-16 and UTF-32 bytes, as YAML does not)
+        return json.loads(bytes(data).decode("utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(
             f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name
@@ -221,7 +230,7 @@ def parse_json(data: bytes | mmap.mmap, name: str) -> Any:
     except RecursionError:
         raise InputError(too_deep("JSON"), file=name) from None
     except ValueError as exc:  # integers past Python's digit limit
-        raise InputError(_bad_value(exc), file=name) from None
+        raise InputError(_bad_value(exc, bytes(data)), file=name) from None
 
 
 def too_deep(fmt: str, where: str = "", frames_per_level: int = 0) -> str:
@@ -250,10 +259,23 @@ def yaml_depth_limit() -> tuple[int, str] | None:
     return MAX_DEPTH, "kscore's limit"
 
 
-def _bad_value(exc: ValueError | OverflowError) -> str:
+def _bad_value(exc: ValueError | OverflowError, text: str | bytes) -> str:
     if "digits" in str(exc):  # int("9" * 5000): past the interpreter's digit limit
-        return f"integer too large (more than {sys.get_int_max_str_digits():,} digits)"
+        limit = sys.get_int_max_str_digits()
+        return f"integer too large (more than {limit:,} digits){_long_digits_at(text, limit)}"
     return f"cannot read a value: {exc}"
+
+
+def _long_digits_at(text: str | bytes, limit: int) -> str:
+    """`` at line L column C`` of the first run of more than ``limit`` digits in ``text``."""
+    if isinstance(text, bytes):
+        text = text.decode("latin-1")  # (a character per byte: columns count bytes)
+    found = re.search(f"[0-9]{{{limit + 1},}}", text)
+    if found is None:
+        return ""
+    start = found.start()
+    line_start = text.rfind("\n", 0, start) + 1
+    return f" at line {text.count(chr(10), 0, start) + 1} column {start - line_start + 1}"
 
 
 # -- YAML ------------------------------------------------------------------------------------
@@ -297,14 +319,15 @@ def _load_stream(text: str, name: str) -> Iterator[tuple[str, Any]]:
             if node is not None:
                 if aliases:
                     check_aliasing(node, name)
-                previous = _guard(name, loader.construct_document, node)
+                previous = _guard(name, loader.construct_document, node, text=text)
             n += 1
     finally:
         loader.dispose()
 
 
-def _guard(name: str, fn: Any, *args: Any) -> Any:
-    """Run a PyYAML step, turning its failures into located input errors."""
+def _guard(name: str, fn: Any, *args: Any, text: str = "") -> Any:
+    """Run a PyYAML step, turning its failures into located input errors (``text``: the
+    YAML, to locate a value that cannot be constructed)."""
     try:
         return fn(*args)
     except yaml.YAMLError as exc:
@@ -316,7 +339,7 @@ def _guard(name: str, fn: Any, *args: Any) -> Any:
     except RecursionError:  # PyYAML's Python parser
         raise InputError(too_deep("YAML", frames_per_level=3), file=name) from None
     except (ValueError, OverflowError) as exc:  # e.g. integers past Python's digit limit
-        raise InputError(_bad_value(exc), file=name) from None
+        raise InputError(_bad_value(exc, text), file=name) from None
 
 
 def mark_where(mark: yaml.Mark | None) -> str:

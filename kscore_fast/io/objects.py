@@ -15,9 +15,10 @@ handed to :func:`~kscore_fast.io.validate.explain`, which names the file, object
 Defaults the API server applies and the scheduler therefore sees are applied: a missing
 namespace is ``default``, a missing ``schedulerName`` ``default-scheduler``, a port's
 missing protocol ``TCP``, a Namespace's ``kubernetes.io/metadata.name`` label its name
-(``SetDefaults_Namespace``); the namespace of a cluster-scoped object is ignored (the API
-server clears it). Other defaulting (requests copied from limits, host ports of
-``hostNetwork`` pods) is not: kubectl prints objects already defaulted.
+(``SetDefaults_Namespace``), a container's request of a resource it limits but does not
+request its limit (``SetDefaults_Pod``); the namespace of a cluster-scoped object is
+ignored (the API server clears it). Other defaulting (host ports of ``hostNetwork`` pods)
+is not: kubectl prints objects already defaulted.
 """
 
 from __future__ import annotations
@@ -335,7 +336,7 @@ class _Fields:
     def _shared_container(self, c: schema.Container, path: str, at: At
                           ) -> tuple[ContainerRecord, bool]:  # fmt: skip
         """(record, whether it has host ports), one record for every container with the
-        same image, ports and requests (limits: checked, not kept)."""
+        same image, ports, requests and limits (requests default to limits)."""
         key = self._container_key(c)
         hit = self._containers.get(key) if key is not None else None
         if hit is None:
@@ -355,7 +356,8 @@ class _Fields:
             return (c.image, c.ports)
         req, lim, ok = res.requests, res.limits, self._quantity_texts_ok
         if (not req or _all_in(ok, req)) and (not lim or _all_in(ok, lim)):
-            return (c.image, c.ports, tuple(req.items()) if req else None)
+            return (c.image, c.ports, tuple(req.items()) if req else None,
+                    tuple(lim.items()) if lim else None)  # fmt: skip
         return None
 
     def _container(self, c: schema.Container, path: str, at: At) -> tuple[ContainerRecord, bool]:
@@ -363,8 +365,10 @@ class _Fields:
         requests = _NO_RESOURCES
         if res.requests:
             requests = self._resource_list(res.requests, f"{path}.resources.requests", at)
-        if res.limits:  # checked, not kept
-            self._resource_list(res.limits, f"{path}.resources.limits", at)
+        if res.limits:
+            limits = self._resource_list(res.limits, f"{path}.resources.limits", at)
+            if not limits.keys() <= requests.keys():  # (both dicts are shared: copied)
+                requests = _requested_at_limits(requests, limits)
         ports = []
         for j, p in enumerate(c.ports or ()):
             p = p or _NO_PORT
@@ -745,9 +749,10 @@ class ObjectReader(_Fields):
                     where: Location) -> None:  # fmt: skip
         """An object (counted already) by the general path, which names what is wrong."""
         if not isinstance(kind, str) or not kind:
-            raise InputError(
-                "object without kind", file=file, obj=where_text(where) or None, field="kind"
-            )
+            what = "object without kind"
+            if kind is not None and not isinstance(kind, str):
+                what = f"must be a string, found {type(kind).__name__} {kind!r}"
+            raise InputError(what, file=file, obj=where_text(where) or None, field="kind")
         if kind not in USED_KINDS:
             if kind not in self.objects.skipped:
                 _check_text(kind, file, where)
@@ -934,6 +939,13 @@ class ObjectReader(_Fields):
                 ref.api_version or "", ref.kind or "", ref.name or "", bool(ref.controller)
             )
         return owner
+
+
+def _requested_at_limits(requests: ResourceList, limits: ResourceList) -> ResourceList:
+    """A container's requests as the API server defaults them (``SetDefaults_Pod``,
+    pkg/apis/core/v1/defaults.go): a resource with a limit and no request is requested
+    at its limit."""
+    return {**requests, **{name: q for name, q in limits.items() if name not in requests}}
 
 
 def _all_in(ok: set[str], values: dict[Any, Any]) -> bool:

@@ -364,12 +364,13 @@ def _prepare_json(output: str, shown: str, inputs: Sequence[str | os.PathLike]) 
     if st is not None and _through_fd_table(output):  # /dev/stdout redirected to a file
         return _Direct(output, shown)
     final = os.path.realpath(output)
-    if st is None:
-        return _AtomicFile(final, shown, 0o666 & ~_umask())
+    # a new file too: one inside an input directory would be read as input next time
     clash = _input_clash(final, inputs, as_file=True)
     if clash:
         raise InputError(f"-o {shown}: {clash}; write the result somewhere else")
-    if not os.access(final, os.W_OK):
+    if st is None:
+        return _AtomicFile(final, shown, 0o666 & ~_umask())
+    if _read_only(final, st, os.W_OK):
         raise InputError(
             f"-o {shown}: the file is read-only; make it writable or choose another path"
         )
@@ -388,12 +389,19 @@ def _prepare_dir(fmt: str, output: str, shown: str, inputs: Sequence[str | os.Pa
     if state not in ("empty", "ours"):
         raise InputError(
             f"-o {shown}: {state}; kscore replaces only an empty directory or its own "
-            f"earlier output (exactly scores.{fmt} and placements.{fmt}): remove it "
+            f"earlier output (exactly scores.{fmt} and placements.{fmt}, and rejected.{fmt} "
+            "when it explained rejections): remove it "
             "yourself or give a new directory"
         )
-    if state == "ours" and not os.access(final, os.W_OK | os.X_OK):
+    if state == "ours" and _read_only(final, st, os.W_OK | os.X_OK):
         raise InputError(f"-o {shown}: the directory is read-only; its tables cannot be replaced")
     return _AtomicDir(fmt, final, shown, stat.S_IMODE(st.st_mode) & 0o777)
+
+
+def _read_only(path: str, st: os.stat_result, mode: int) -> bool:
+    """``path`` may not be written by this process, or by anyone (no write bit: root may
+    write it anyway, but a file or folder made read-only is not to be replaced)."""
+    return not os.access(path, mode) or not st.st_mode & 0o222
 
 
 def _dir_state(path: str, fmt: str) -> str:

@@ -78,13 +78,12 @@ def object_label(kind: str, namespace: str, name: str) -> str:
 
 def label_problem(path: str, key: Any, value: Any) -> tuple[str, str] | None:
     """(field, message) if ``key: value`` is not a valid label, else None."""
-    if not isinstance(key, str):
-        return path, f"label key {key!r} is not a string"
+    if not isinstance(key, str):  # YAML reads yes, no, on, off and digits otherwise
+        return path, f"label key must be a string, found {_found(key)} (quote it in YAML)"
     if not isinstance(value, str):
         return (
             f"{path}.{key}",
-            f"label value must be a string, found {type(value).__name__} {value!r} "
-            "(quote it in YAML)",
+            f"label value must be a string, found {_found(value)} (quote it in YAML)",
         )
     if errs := is_qualified_name(key):
         return path, f"invalid label key {key!r}: {'; '.join(errs)}"
@@ -93,9 +92,16 @@ def label_problem(path: str, key: Any, value: Any) -> tuple[str, str] | None:
     return None
 
 
+def _found(value: Any) -> str:
+    """What a value of the wrong type is, as a message shows it: ``bool True``."""
+    return f"{type(value).__name__} {value!r}"
+
+
 def name_problem(kind: str, name: Any) -> str | None:
     """Why ``name`` cannot be the ``metadata.name`` of a ``kind``, or None."""
-    if not isinstance(name, str) or not name:
+    if name is not None and not isinstance(name, str):
+        return f"must be a string, found {_found(name)} (quote it in YAML)"
+    if not name:
         return f"{kind} without metadata.name"
     what, rule = _NAME_RULES[kind]
     if rule is is_dns1123_subdomain and valid_dns1123_subdomain(name):

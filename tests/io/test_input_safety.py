@@ -113,6 +113,24 @@ def test_stdin_json_and_yaml():
     assert proc.returncode == 2 and "no Kubernetes objects found in -" in proc.stderr
 
 
+def test_binary_stdin_is_refused_before_it_is_all_spooled():
+    """/dev/zero piped in ends at once (it was copied to a temporary file until the disk
+    was full): no YAML or JSON text holds a NUL byte."""
+    with open("/dev/zero", "rb") as zero:
+        proc = subprocess.run(
+            [sys.executable, "-m", "kscore_fast", "score", "-"],
+            stdin=zero,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=ROOT,
+        )
+    out, err = proc.stdout, proc.stderr
+    assert proc.returncode == 2, err
+    assert "<stdin>: not YAML or JSON text: a NUL byte at byte 0" in err
+    assert "Traceback" not in err and out == ""
+
+
 # -- parser limits -------------------------------------------------------------------------
 
 
@@ -184,8 +202,13 @@ def test_huge_integers(tmp_path, name, text):
     f.write_text(text % ("9" * 5000))
     if name.startswith("c"):  # a field kscore does not read: skipped, never converted
         assert len(load_cluster([f]).batch) == 1
-    else:
-        assert "integer too large (more than 4,300 digits)" in _error([f])
+    else:  # located: the line and column where the digits start
+        column = text.index("%s") + 1 - text.count("\n")  # (one line: JSON)
+        line = 1 if name.endswith(".json") else 3
+        if line == 3:
+            column = text.split("\n")[2].index("%s") + 1
+        where = f"at line {line} column {column}"
+        assert f"integer too large (more than 4,300 digits) {where}" in _error([f])
 
 
 def test_not_utf8(tmp_path):
@@ -193,6 +216,29 @@ def test_not_utf8(tmp_path):
         f = tmp_path / name
         f.write_bytes(b'{"kind": "Node", "metadata": {"name": "n\xff"}}')
         assert "not UTF-8" in _error([f]) or "malformed JSON" in _error([f])
+    # UTF-16: refused as a file as on standard input (json.loads alone would take it)
+    for name in ("u16.json", "u16.yaml"):
+        f = tmp_path / name
+        f.write_bytes('{"kind": "Node", "metadata": {"name": "n"}}'.encode("utf-16"))
+        assert "not UTF-8 text: invalid start byte at byte 0" in _error([f])
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("kind: Pod\nmetadata: {name: 7}\n",
+         "Pod: metadata.name: must be a string, found int 7 (quote it in YAML)"),
+        ("kind: 7\nmetadata: {name: x}\n", "kind: must be a string, found int 7"),
+        ("kind: Pod\nmetadata: {name: x, labels: {yes: a}}\n",
+         "metadata.labels: label key must be a string, found bool True (quote it in YAML)"),
+        ("kind: Pod\nmetadata: {name: x, labels: {a: 1}}\n",
+         "metadata.labels.a: label value must be a string, found int 1 (quote it in YAML)"),
+    ],
+)  # fmt: skip
+def test_values_of_the_wrong_type_say_what_was_found(tmp_path, text, message):
+    f = tmp_path / "m.yaml"
+    f.write_text(text)
+    assert message in _error([f])
 
 
 # -- values the API server would refuse ---------------------------------------------------

@@ -244,6 +244,8 @@ def test_no_output_value_destroys_anything(dangerous_runs, fmt, value, rc):
         ("parquet", "in/cluster.json", "exists and is not a directory (a file)"),
         ("json", "in/cluster.json", "is inside the input directory in"),
         ("json", "link-input", "is inside the input directory in"),
+        # a new file too: the next run would read it as input
+        ("json", "in/new.json", "is inside the input directory in"),
         ("parquet", "foreign", "is a directory holding other files (2 entries: a.txt, deep)"),
         ("parquet", "link-dir", "is a directory holding other files"),
         ("json", "link-dir", "is a directory; --format json writes one file"),
@@ -370,8 +372,7 @@ def test_dangling_symlink_is_written_through(tmp_path):
 
 
 def test_json_refuses_a_read_only_file(tmp_path):
-    if IS_ROOT:
-        pytest.skip("root may write any file")
+    # (root included: it may write the file, but a file made read-only is not replaced)
     f = tmp_path / "r.json"
     f.write_text("protected")
     f.chmod(0o444)
