@@ -95,6 +95,14 @@ def _container(rng: random.Random, ports: bool) -> dict[str, Any]:
         ext = {r: v for r, v in req.items() if r in EXTENDED}
         if ext:
             c["resources"]["limits"] = ext
+        # limits alone, or a request missing: the API server requests the limit
+        # (SetDefaults_Pod); decided by the container's number, the draws stay the same
+        number = int(c["name"][1:])
+        if req and number % 4 == 0:
+            c["resources"] = {"limits": req}
+        elif len(req) > 1 and number % 4 == 1:
+            first = next(iter(req))
+            c["resources"] = {"requests": {first: req[first]}, "limits": req}
     if ports and rng.random() < 0.3:
         c["ports"] = [
             {"containerPort": 80, "hostPort": rng.choice([80, 443, 8080]),

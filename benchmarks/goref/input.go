@@ -1,7 +1,7 @@
 package main
 
 // Input loading per docs/contract.md ("Input"): files and directories, multi-document
-// YAML, *List kinds, the six used kinds, namespace defaulting, phase filtering, bound
+// YAML, *List kinds, the six used kinds, namespace and request defaulting, phase filtering, bound
 // pods to absent nodes, pending pods in input order. YAML is turned into JSON by
 // sigs.k8s.io/yaml and JSON is decoded into the typed k8s.io/api structs.
 
@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -321,6 +322,9 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		}
 	case *v1.Pod:
 		o.Namespace = ns
+		// The API server's defaulting the scheduler sees: a container's request of a
+		// resource it limits but does not request is its limit.
+		corev1defaults.SetDefaults_Pod(o)
 		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
 		errs = append(errs, validatePodSelectors(o)...)
 		if len(errs) == 0 {

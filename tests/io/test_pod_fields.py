@@ -261,6 +261,33 @@ def test_defaults(how, tmp_path):
     assert got.nodes == [node("n")]
 
 
+@pytest.mark.parametrize("how", HOW)
+def test_requests_default_to_limits(how, tmp_path):
+    """The API server's SetDefaults_Pod: a resource a container limits but does not
+    request is requested at its limit (containers and init containers; a request given
+    stays); the quantities as parsed from the limits."""
+
+    def with_resources(name: str, res: dict[str, Any], init: bool = False) -> dict[str, Any]:
+        container = {"name": "c", "image": "i", "resources": res}
+        group = "initContainers" if init else "containers"
+        return {"kind": "Pod", "metadata": {"name": name}, "spec": {group: [container]}}
+
+    limits = {"cpu": "3", "memory": "1Gi", "example.com/gpu": "1"}
+    got = read(
+        [with_resources("only-limits", {"limits": limits}),
+         with_resources("some", {"requests": {"cpu": "500m"}, "limits": limits}),
+         with_resources("init", {"requests": None, "limits": {"memory": "2Gi"}}, init=True),
+         with_resources("none", {"requests": {"cpu": "1"}})],
+        how, tmp_path,
+    ).pods  # fmt: skip
+    q = parse_quantity
+    want = {"cpu": q("3"), "memory": q("1Gi"), "example.com/gpu": q("1")}
+    assert got[0].containers[0].requests == want
+    assert got[1].containers[0].requests == {**want, "cpu": q("500m")}
+    assert got[2].init_containers[0].requests == {"memory": q("2Gi")}
+    assert got[3].containers[0].requests == {"cpu": q("1")}
+
+
 def test_one_pass_path_gives_the_general_paths_records(monkeypatch, tmp_path):
     """The first pod (new label keys) goes through the general path, the others through
     ``_common_pod``: the same records."""
