@@ -20,6 +20,7 @@ anti-affinity, and selecting Services and controllers, with both plugins enabled
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -95,14 +96,6 @@ def _container(rng: random.Random, ports: bool) -> dict[str, Any]:
         ext = {r: v for r, v in req.items() if r in EXTENDED}
         if ext:
             c["resources"]["limits"] = ext
-        # limits alone, or a request missing: the API server requests the limit
-        # (SetDefaults_Pod); decided by the container's number, the draws stay the same
-        number = int(c["name"][1:])
-        if req and number % 4 == 0:
-            c["resources"] = {"limits": req}
-        elif len(req) > 1 and number % 4 == 1:
-            first = next(iter(req))
-            c["resources"] = {"requests": {first: req[first]}, "limits": req}
     if ports and rng.random() < 0.3:
         c["ports"] = [
             {"containerPort": 80, "hostPort": rng.choice([80, 443, 8080]),
@@ -177,6 +170,25 @@ def _scheduling(rng: random.Random, spec: dict[str, Any], n_nodes: int) -> None:
         ]
     if affinity:
         spec["affinity"] = {"nodeAffinity": affinity}
+
+
+def limits_for_requests(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``objs`` with some containers' requests moved to limits: all of them (a quarter of
+    the containers with requests) or all but the first (another quarter), chosen by the
+    container's number. The API server requests the limit of a resource a container
+    limits but does not request (``SetDefaults_Pod``): kscore and Go must both."""
+    out = copy.deepcopy(objs)
+    for obj in out:
+        spec = obj.get("spec") or {}
+        for c in [*spec.get("containers", ()), *spec.get("initContainers", ())]:
+            req = (c.get("resources") or {}).get("requests") or {}
+            number = int(c["name"][1:])
+            if req and number % 4 == 0:
+                c["resources"] = {"limits": req}
+            elif len(req) > 1 and number % 4 == 1:
+                first = next(iter(req))
+                c["resources"] = {"requests": {first: req[first]}, "limits": req}
+    return out
 
 
 def profile_scenario(
