@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from functools import partial
-from typing import Any, TextIO
+from typing import Any
 
 from . import __version__
 from ._signals import STOP_SIGNALS
@@ -317,10 +317,12 @@ def _load_config(path: str) -> object:
 def _print_config(args: argparse.Namespace) -> int:
     from .config.dump import dump_config
     from .config.load import default_config
+    from .io.output import stdout, to_stdout
 
-    _stdout()  # a closed stdout is reported before the configuration is read
+    stdout()  # a closed stdout is reported before the configuration is read
     cfg = default_config("v1beta3") if args.config is None else _load_config(args.config)
-    _write_stdout(dump_config(cfg))
+    text = dump_config(cfg)
+    to_stdout(lambda stream: stream.write(text))
     return 0
 
 
@@ -339,32 +341,12 @@ def _warmup() -> int:
 def _cache_command(action: str) -> int:
     from . import _cache
     from ._jit import CACHE
+    from .io.output import stdout, to_stdout
 
-    _stdout()  # nothing is cleared when its report cannot be shown
-    _write_stdout((_cache.info(CACHE) if action == "info" else _cache.clear(CACHE)) + "\n")
+    stdout()  # nothing is cleared when its report cannot be shown
+    text = (_cache.info(CACHE) if action == "info" else _cache.clear(CACHE)) + "\n"
+    to_stdout(lambda stream: stream.write(text))
     return 0
-
-
-def _stdout() -> TextIO:
-    """``sys.stdout``, or an error when it is closed (``kscore ... >&-``)."""
-    if sys.stdout is None:
-        raise InputError("stdout is closed")
-    return sys.stdout
-
-
-def _write_stdout(text: str) -> None:
-    """A command's result on stdout. Errors read as ``kscore score``'s (``stdout: cannot
-    write: REASON``, exit 2); a closed pipe is left to :func:`main` (exit 141, quietly)."""
-    stream = _stdout()
-    try:
-        stream.write(text)
-        stream.flush()  # a full disk or closed pipe shows here, not at interpreter exit
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        from .io.output import _write_error
-
-        raise _write_error("stdout", exc) from None
 
 
 class _Stopped(BaseException):

@@ -274,8 +274,8 @@ def _long_digits_at(text: str | bytes, limit: int) -> str:
     if found is None:
         return ""
     start = found.start()
-    line_start = text.rfind("\n", 0, start) + 1
-    return f" at line {text.count(chr(10), 0, start) + 1} column {start - line_start + 1}"
+    line, line_start = text.count("\n", 0, start) + 1, text.rfind("\n", 0, start) + 1
+    return f" at line {line} column {start - line_start + 1}"
 
 
 # -- YAML ------------------------------------------------------------------------------------

@@ -74,6 +74,7 @@ from .validate import (
     affinity_term_problem,
     explain,
     field_requirement_problem,
+    found,
     integer_problem,
     label_problem,
     label_selector,
@@ -751,7 +752,7 @@ class ObjectReader(_Fields):
         if not isinstance(kind, str) or not kind:
             what = "object without kind"
             if kind is not None and not isinstance(kind, str):
-                what = f"must be a string, found {type(kind).__name__} {kind!r}"
+                what = f"must be a string, found {found(kind)}"
             raise InputError(what, file=file, obj=where_text(where) or None, field="kind")
         if kind not in USED_KINDS:
             if kind not in self.objects.skipped:

@@ -39,7 +39,8 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, TextIO
 
 from .._signals import deferred
@@ -175,16 +176,29 @@ class Output:
 
 class _Stdout(Output):
     def write(self, result: ScoreResult) -> None:
-        stream = sys.stdout
-        if stream is None:
-            raise InputError("stdout is closed: give the output file with -o FILE")
-        try:
-            write_json(result, stream)
-            stream.flush()  # a closed pipe shows here, not at interpreter exit
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise _write_error("stdout", exc) from None
+        to_stdout(partial(write_json, result), ": give the output file with -o FILE")
+
+
+def stdout(closed_hint: str = "") -> TextIO:
+    """``sys.stdout``; InputError ``stdout is closed`` (+ ``closed_hint``) when it is
+    (``kscore ... >&-``)."""
+    if sys.stdout is None:
+        raise InputError("stdout is closed" + closed_hint)
+    return sys.stdout
+
+
+def to_stdout(write: Callable[[TextIO], object], closed_hint: str = "") -> None:
+    """``write(sys.stdout)`` and a flush: a result on stdout. Errors: :func:`stdout`'s,
+    ``stdout: cannot write: REASON`` (InputError); a closed pipe (BrokenPipeError) is left
+    to the caller, which exits quietly."""
+    stream = stdout(closed_hint)
+    try:
+        write(stream)
+        stream.flush()  # a full disk or a closed pipe shows here, not at interpreter exit
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise _write_error("stdout", exc) from None
 
 
 class _Direct(Output):

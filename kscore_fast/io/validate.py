@@ -79,11 +79,11 @@ def object_label(kind: str, namespace: str, name: str) -> str:
 def label_problem(path: str, key: Any, value: Any) -> tuple[str, str] | None:
     """(field, message) if ``key: value`` is not a valid label, else None."""
     if not isinstance(key, str):  # YAML reads yes, no, on, off and digits otherwise
-        return path, f"label key must be a string, found {_found(key)} (quote it in YAML)"
+        return path, f"label key must be a string, found {found(key)} (quote it in YAML)"
     if not isinstance(value, str):
         return (
             f"{path}.{key}",
-            f"label value must be a string, found {_found(value)} (quote it in YAML)",
+            f"label value must be a string, found {found(value)} (quote it in YAML)",
         )
     if errs := is_qualified_name(key):
         return path, f"invalid label key {key!r}: {'; '.join(errs)}"
@@ -92,7 +92,7 @@ def label_problem(path: str, key: Any, value: Any) -> tuple[str, str] | None:
     return None
 
 
-def _found(value: Any) -> str:
+def found(value: Any) -> str:
     """What a value of the wrong type is, as a message shows it: ``bool True``."""
     return f"{type(value).__name__} {value!r}"
 
@@ -100,7 +100,7 @@ def _found(value: Any) -> str:
 def name_problem(kind: str, name: Any) -> str | None:
     """Why ``name`` cannot be the ``metadata.name`` of a ``kind``, or None."""
     if name is not None and not isinstance(name, str):
-        return f"must be a string, found {_found(name)} (quote it in YAML)"
+        return f"must be a string, found {found(name)} (quote it in YAML)"
     if not name:
         return f"{kind} without metadata.name"
     what, rule = _NAME_RULES[kind]
@@ -144,7 +144,7 @@ def resource_name_problem(name: Any) -> str | None:
     """A resource list's key must be a string (YAML may give a number)."""
     if isinstance(name, str):
         return None
-    return f"resource name must be a string, found {type(name).__name__} {name!r}"
+    return f"resource name must be a string, found {found(name)}"
 
 
 def mapping(ctx: Where, value: Any, path: str) -> Mapping[Any, Any]:

@@ -600,12 +600,10 @@ class TwinRows:
 
     def _family(self, k: int, groups: np.ndarray, shared: bool = False,
                 joined: bool = False) -> None:  # fmt: skip
-        """Plugin ``k`` into the family of ``groups`` (the twins' one when ``shared``;
-        ``joined``: one family for every plugin given these groups)."""
-        if shared and self.members and self.groups[0] is groups:
-            self.members[0][k] = True
-            return
-        if joined:
+        """Plugin ``k`` into the family of ``groups``: the twins' one when ``shared`` (kept
+        first), one family for every plugin given these very groups when ``joined``, else
+        a family of its own."""
+        if shared or joined:
             for members, mine in zip(self.members, self.groups, strict=True):
                 if mine is groups:
                     members[k] = True
