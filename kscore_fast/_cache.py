@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import importlib.util
 import os
 import re
 import shutil
@@ -89,6 +90,24 @@ def source_hash(package_dir: str = PACKAGE_DIR) -> str:
 def package_source_hash() -> str:
     """:func:`source_hash` of the installed package, computed once per process."""
     return source_hash(PACKAGE_DIR)
+
+
+@functools.cache
+def module_stamp(module_name: str) -> str:
+    """A stamp of the sources of the module ``module_name`` outside kscore_fast (an
+    out-of-tree plugin's): :func:`source_hash` of its top-level package, or of its own
+    file; "" for kscore_fast's own modules (the package hash covers them)."""
+    top = module_name.partition(".")[0]
+    if top == __name__.partition(".")[0]:
+        return ""
+    spec = importlib.util.find_spec(top)
+    origin = getattr(spec, "origin", None)
+    if spec is None or not origin or not os.path.isfile(origin):
+        return "-" + module_name
+    if spec.submodule_search_locations:
+        return "-" + source_hash(os.path.dirname(origin))[:16]
+    with open(origin, "rb") as f:
+        return "-" + hashlib.sha256(f.read()).hexdigest()[:16]
 
 
 def versioned_name(numba_version: str, digest: str) -> str:

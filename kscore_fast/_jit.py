@@ -28,9 +28,11 @@ import os
 import types
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from typing import Any
 
 import numba
+import numpy as np
 from numba.core import caching as _caching
 
 from . import _cache
@@ -48,6 +50,10 @@ class PackageCacheLocator(_caching._CacheLocator):
     def __init__(self, py_func: Any, cache_path: str) -> None:
         self._lineno = py_func.__code__.co_firstlineno
         self._cache_path = cache_path
+        self._py_file = py_func.__code__.co_filename  # (numba's warnings name it)
+        #: a plugin's entry points (``framework.entries``) also depend on the plugin's
+        #: own sources, outside the package for an out-of-tree plugin
+        self._stamp = py_func.__globals__.get("__kscore_stamp__", "")
 
     def ensure_cache_path(self) -> None:
         os.makedirs(self._cache_path, exist_ok=True)  # writability: checked by prepare()
@@ -56,7 +62,7 @@ class PackageCacheLocator(_caching._CacheLocator):
         return self._cache_path
 
     def get_source_stamp(self) -> str:
-        return _cache.package_source_hash()
+        return _cache.package_source_hash() + self._stamp
 
     def get_disambiguator(self) -> str:
         return str(self._lineno)
@@ -92,6 +98,8 @@ PARALLEL_MIN_WORK = int(os.environ.get("KSCORE_PARALLEL_MIN_WORK", 1 << 15))
 REGISTERED: list[Any] = []
 #: every serial/parallel pair
 DUALS: list[DualKernel] = []
+#: every plugin entry point compiled so far (one per plugin, entry and state type)
+ENTRIES: list[Any] = []
 
 
 def kernel(fn: Callable[..., Any]) -> Any:
@@ -116,6 +124,19 @@ def unrefcounted_kernel(fn: Callable[..., Any]) -> Any:
 
 def inline_kernel(fn: Callable[..., Any]) -> Any:
     """Compile a small helper that other kernels call (inlined by LLVM)."""
+    return numba.njit(cache=_CACHE, nogil=True, fastmath=False)(fn)
+
+
+def entry_kernel(fn: Callable[..., Any], nrt: bool) -> Any:
+    """Compile a plugin's entry point (:mod:`kscore_fast.framework.entries`): with numba's
+    reference counting when ``nrt`` (its kernels allocate), else without."""
+    jitted = numba.njit(cache=_CACHE, nogil=True, fastmath=False, _nrt=nrt)(fn)
+    ENTRIES.append(jitted)
+    return jitted
+
+
+def higher_order_kernel(fn: Callable[..., Any]) -> Any:
+    """A helper taking kernels as arguments: inlined into its callers by numba."""
     return numba.njit(cache=_CACHE, nogil=True, fastmath=False, inline="always")(fn)
 
 
@@ -174,3 +195,17 @@ def run_threaded(calls: list[Callable[[], Any]]) -> list[Any]:
     if _pool is None:
         _pool = ThreadPoolExecutor(max_workers=max(2, threads()), thread_name_prefix="kscore")
     return [f.result() for f in [_pool.submit(c) for c in calls]]
+
+
+def split_work(ptr: np.ndarray, work: int) -> list[tuple[int, int]]:
+    """Ranges of items (item ``i`` spans ``ptr[i]:ptr[i+1]``) of about equal work, one
+    per thread (:func:`run_threaded`), or a single range when the work is too small to
+    share (below ``PARALLEL_MIN_WORK``)."""
+    n = len(ptr) - 1
+    k = threads() if work >= PARALLEL_MIN_WORK else 1
+    if k == 1:
+        return [(0, n)] if n > 0 else []
+    total = int(ptr[-1])
+    bounds = np.searchsorted(ptr, [total * j // k for j in range(1, k)]).tolist()
+    edges = sorted({0, n, *(min(max(b, 0), n) for b in bounds)})
+    return list(pairwise(edges))

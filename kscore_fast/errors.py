@@ -52,3 +52,8 @@ class ConfigError(InputError):
 
 class UnsupportedError(InputError):
     """A valid request for something kscore_fast does not implement yet."""
+
+
+class PluginError(InputError):
+    """A plugin that cannot run: a missing or misshapen kernel, a name already taken, a
+    kernel that does not compile for the plugin's state."""

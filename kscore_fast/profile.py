@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ConfigError
+from .framework.interface import Plugin
 from .framework.runtime import Framework, WeightedPlugin
 from .goarith import INT64_MAX, MAX_NODE_SCORE
-from .plugins.registry import IN_TREE, new_plugin, new_score_plugin
+from .plugins.registry import new_plugin, new_score_plugin, plugin_class
 
 DEFAULT_PLUGINS = "SelectorSpread"
 INT32_MAX = 2**31 - 1
@@ -129,7 +130,7 @@ def framework_for_profile(profile: Any, percentage_of_nodes_to_score: int) -> Bu
     missing: dict[str, list[str]] = {}
 
     def plugin(name: str, point: str) -> Any | None:
-        cls = IN_TREE.get(name)
+        cls = plugin_class(name)
         if cls is None or not getattr(cls, "filters" if point == "filter" else "scores"):
             missing.setdefault(name, []).append(point)
             return None
@@ -145,14 +146,17 @@ def framework_for_profile(profile: Any, percentage_of_nodes_to_score: int) -> Bu
         if (p := plugin(n, "score")) is not None
     ]
     for name in profile.enabled("preFilter"):  # PreFilter-only rejections (none in-tree)
-        if name not in IN_TREE and name not in missing:
+        if plugin_class(name) is None and name not in missing:
             missing[name] = ["preFilter"]
     # PreScore runs the profile's own list (a plugin disabled at Score may still fail there)
     pre_score = [
-        plugin(n, "score")
-        for n in profile.enabled("preScore")
-        if hasattr(IN_TREE.get(n), "pre_score_errors")
+        plugin(n, "score") for n in profile.enabled("preScore") if _fails_pre_score(plugin_class(n))
     ]
-    framework = Framework(scores, percentage_of_nodes_to_score, filters, None, pre_score)
+    framework = Framework(scores, percentage_of_nodes_to_score, filters, pre_score)
     shown = tuple(f"{n} ({', '.join(points)})" for n, points in missing.items())
     return BuiltProfile(framework, shown)
+
+
+def _fails_pre_score(cls: type[Plugin] | None) -> bool:
+    """The plugin's PreScore can fail (it implements ``pre_score_errors``)."""
+    return cls is not None and cls.pre_score_errors is not Plugin.pre_score_errors

@@ -31,11 +31,10 @@ from .framework.cluster_cache import ClusterCache
 from .framework.nodeorder import num_feasible_nodes_to_find
 from .framework.result import ScoreResult, ScoresMode
 from .framework.runtime import ERR_NO_NODES
+from .framework.sequential import OP_DELETE, OP_SCHEDULE, TIE_GO_RAND
 from .framework.simulation import _Sequence, queue_order, random_source
 from .model.objects import NodeRecord, PodRecord
 from .model.snapshot import TERMINATED_PHASES, Cluster
-from .plugins.driver import NODE_PORTS
-from .plugins.sequential import OP_DELETE, OP_SCHEDULE, TIE_GO_RAND
 
 
 class Simulator:
@@ -83,10 +82,10 @@ class Simulator:
         bound = [(self._index[k], where[n]) for k, n in self._cache.bound.items() if n in where]
         if bound:
             pods, nodes = (np.array(col, dtype=np.int64) for col in zip(*bound, strict=True))
-            aids = self._seq.aids
-            if snap.used_ports is not None:  # they hold these pods' ports already
-                aids = aids[aids != NODE_PORTS]
-            self._seq.kernels.assume_pods(aids, self._seq.states, self._seq.cache, pods, nodes)
+            seq = self._seq
+            counted = [p.counts_bound_pending(snap) for p in seq.plugins]
+            aids = seq.aids[~np.array(counted, dtype=np.bool_)[seq.aids]]
+            seq.kernels.assume_pods(aids, seq.table, seq.cache, pods, nodes)
             self._seq.bound[pods] = nodes
 
     def _fresh(self) -> _Sequence | None:
@@ -215,7 +214,7 @@ class Simulator:
         seq = self._seq
         assert seq is not None  # a node exists
         one = np.array([i], dtype=np.int64)
-        seq.kernels.assume_pods(seq.aids, seq.states, seq.cache, one,
+        seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, one,
                                 np.array([n], dtype=np.int64))  # fmt: skip
         seq.bound[i] = n
         self._cache.bind(pod, node)
@@ -315,7 +314,7 @@ class Simulator:
         if self._stale or node is None or seq is None or i is None:
             return
         if seq.bound[i] >= 0:  # (a pod on a node that is absent counts nowhere)
-            seq.kernels.remove_pod(seq.aids, seq.states, seq.cache, i, np.int64(seq.bound[i]))
+            seq.kernels.remove_pod(seq.aids, seq.table, seq.cache, i, np.int64(seq.bound[i]))
             seq.bound[i] = -1
 
     def add_pod(self, pod: dict[str, Any] | PodRecord) -> str:
@@ -368,7 +367,7 @@ class Simulator:
         if self._seq is not None:
             seq = _Sequence.__new__(_Sequence)
             seq.__dict__.update(self._seq.__dict__)
-            seq.states = _copy_state(self._seq.states)
+            seq.adopt_states([_copy_state(state) for state in self._seq.states])
             seq.cache = _copy_state(self._seq.cache)
             seq.bound = self._seq.bound.copy()
             other._seq = seq

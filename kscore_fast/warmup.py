@@ -21,7 +21,9 @@ def warmup() -> int:
     pods = [PodRecord("default", f"e{i}", {"app": "a"}, node_name=f"n{i % 3}") for i in range(4)]
     pods += [PodRecord("default", "p", {"app": "a"}, owner_references=ref)]
     cluster = build_cluster(nodes, pods, [ServiceRecord("default", "s", {"app": "a"})])
-    framework = Framework([WeightedPlugin(factory(), 1) for factory in IN_TREE.values()])
+    plugins = [cls() for _, cls in IN_TREE.items()]
+    framework = Framework([WeightedPlugin(p, 1) for p in plugins if p.scores], 0,
+                          [p for p in plugins if p.filters])  # fmt: skip
     threshold = _jit.PARALLEL_MIN_WORK
     try:
         for _jit.PARALLEL_MIN_WORK in (threshold, 0):  # serial, then parallel variants

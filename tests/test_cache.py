@@ -227,6 +227,26 @@ def _seed_cache(cache: Path) -> bool:
     return True
 
 
+def _nested_venv(venv: Path, cwd: Path) -> Path:
+    """A venv at ``venv`` that sees the packages of the running interpreter's environment
+    (numpy, numba, ...): a venv's ``--system-site-packages`` would show the *base*
+    interpreter's instead, which lacks them when the tests run in a venv (or in a venv
+    made from a venv). Its own site-packages comes first, as with that flag."""
+    import site
+    import sysconfig
+
+    _run([sys.executable, "-m", "venv", venv], _env(), cwd)
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    outer = [*site.getsitepackages(), sysconfig.get_path("purelib"), sysconfig.get_path("platlib")]
+    if site.ENABLE_USER_SITE:
+        outer.append(site.getusersitepackages())
+    paths = list(dict.fromkeys(p for p in outer if os.path.isdir(p)))
+    purelib = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    inner = Path(_run([bindir / "python", "-c", purelib], _env(), cwd).strip())
+    (inner / "_outer_environment.pth").write_text("".join(f"{p}\n" for p in paths))
+    return bindir
+
+
 def test_install_editable_upgrade_uninstall_leave_nothing_behind(tmp_path):
     """Issue #6: ~30 s (a venv, three installs, one kernel compiled)."""
     src = tmp_path / "src"
@@ -236,8 +256,7 @@ def test_install_editable_upgrade_uninstall_leave_nothing_behind(tmp_path):
     ignore = shutil.ignore_patterns("__pycache__")
     shutil.copytree(ROOT / "kscore_fast", src / "kscore_fast", ignore=ignore)
     venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", "--system-site-packages", venv], _env(), tmp_path)
-    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    bindir = _nested_venv(venv, tmp_path)
     python, kscore = bindir / "python", bindir / "kscore"
     cache = tmp_path / "cache"
     env = _env(KSCORE_CACHE_DIR=str(cache), PIP_DISABLE_PIP_VERSION_CHECK="1")

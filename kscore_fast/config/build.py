@@ -1,5 +1,5 @@
 """What the framework makes of a profile: ``frameworkruntime.NewFramework`` and
-``profile.NewMap`` of v1.23.6, over the in-tree registry, without running anything.
+``profile.NewMap`` of v1.23.6, over the plugin registry, without running anything.
 
 Per profile, in Go's order:
 
@@ -24,7 +24,7 @@ message>``, as kube-scheduler prints them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 
@@ -34,31 +34,32 @@ from .types import EXTENSION_POINTS, MULTI_POINT, Plugin, PluginSet, Profile
 from .validate import validate_fit_args
 
 QS, PF, F, POF, PS, S, R, PE, PB, B, POB = EXTENSION_POINTS
-#: the interfaces each in-tree plugin implements (pkg/scheduler/framework/plugins, v1.23.6)
-REGISTRY: dict[str, frozenset[str]] = {
+#: the interfaces of the v1.23.6 in-tree plugins that kscore_fast has no plugin class for
+#: (pkg/scheduler/framework/plugins); registered plugins declare theirs
+#: (``Plugin.extension_points``)
+UPSTREAM_ONLY: dict[str, frozenset[str]] = {
     "PrioritySort": frozenset({QS}),
-    "NodeUnschedulable": frozenset({F}),
-    "NodeName": frozenset({F}),
-    "TaintToleration": frozenset({F, PS, S}),
-    "NodeAffinity": frozenset({PF, F, PS, S}),
-    "NodePorts": frozenset({PF, F}),
-    "NodeResourcesFit": frozenset({PF, F, S}),
     "VolumeRestrictions": frozenset({PF, F}),
     "EBSLimits": frozenset({F}),
     "GCEPDLimits": frozenset({F}),
     "NodeVolumeLimits": frozenset({F}),
     "AzureDiskLimits": frozenset({F}),
     "CinderLimits": frozenset({F}),
-    "VolumeBinding": frozenset({PF, F, R, PB, S}),
     "VolumeZone": frozenset({F}),
-    "PodTopologySpread": frozenset({PF, F, PS, S}),
-    "InterPodAffinity": frozenset({PF, F, PS, S}),
     "DefaultPreemption": frozenset({POF}),
-    "NodeResourcesBalancedAllocation": frozenset({S}),
-    "ImageLocality": frozenset({S}),
-    "SelectorSpread": frozenset({PS, S}),
     "DefaultBinder": frozenset({B}),
 }
+
+
+def plugin_points(names: Iterable[str] = ()) -> dict[str, frozenset[str]]:
+    """The plugins a profile may name, with the extension points each implements: the
+    upstream plugins above, every registered plugin (in-tree and out-of-tree), and those
+    of ``names`` an installed package declares (loaded now)."""
+    from ..plugins.registry import registered_points  # (config loads without the plugins)
+
+    return {**UPSTREAM_ONLY, **registered_points(names)}
+
+
 #: getExtensionPoints' order, and the Go interface of each point
 FRAMEWORK_ORDER = (PF, F, POF, R, PS, S, PB, B, POB, PE, QS)
 INTERFACE = {p: p[0].upper() + p[1:] + "Plugin" for p in EXTENSION_POINTS}
@@ -115,7 +116,8 @@ def build_profile(prof: Profile) -> Profile:
     sets = prof.plugins
     needed = {p.name for s in sets.values() for p in s.enabled}
     config = {pc.name: pc.args for pc in prof.plugin_config}
-    built = {name for name in REGISTRY if name in needed}
+    known = plugin_points(needed)
+    built = {name: known[name] for name in known if name in needed}
     for name in sorted(built):
         _init_plugin(name, config.get(name))
     lists: dict[str, list[str]] = {p: [] for p in EXTENSION_POINTS}
@@ -163,12 +165,14 @@ def _init_plugin(name: str, args: a.PluginArgs | None) -> None:
         raise FrameworkError(f'initializing plugin "{name}": {_RTC_PANIC}')
 
 
-def _update_plugin_list(point: str, ps: PluginSet, built: set[str], out: list[str]) -> None:
+def _update_plugin_list(
+    point: str, ps: PluginSet, built: Mapping[str, frozenset[str]], out: list[str]
+) -> None:
     iface = INTERFACE[point]
     for p in ps.enabled:
         if p.name not in built:
             raise FrameworkError(f"{iface} {go_quote(p.name)} does not exist")
-        if point not in REGISTRY[p.name]:
+        if point not in built[p.name]:
             raise FrameworkError(f"plugin {go_quote(p.name)} does not extend {iface} plugin")
         if p.name in out:
             raise FrameworkError(
@@ -178,7 +182,10 @@ def _update_plugin_list(point: str, ps: PluginSet, built: set[str], out: list[st
 
 
 def _expand_multi_point(
-    sets: Mapping[str, PluginSet], multi: PluginSet, built: set[str], lists: dict[str, list[str]]
+    sets: Mapping[str, PluginSet],
+    multi: PluginSet,
+    built: Mapping[str, frozenset[str]],
+    lists: dict[str, list[str]],
 ) -> None:
     """``expandMultiPointPlugins``."""
     for point in FRAMEWORK_ORDER:
@@ -191,7 +198,7 @@ def _expand_multi_point(
         for p in multi.enabled:
             if p.name not in built:
                 raise FrameworkError(f"{INTERFACE[point]} {go_quote(p.name)} does not exist")
-            if point not in REGISTRY[p.name] or p.name in disabled or p.name in enabled:
+            if point not in built[p.name] or p.name in disabled or p.name in enabled:
                 continue
             if p.name in added:
                 raise FrameworkError(
@@ -205,7 +212,9 @@ def _wrap64(v: int) -> int:
     return (v + 2**63) % 2**64 - 2**63
 
 
-def _score_weights(plugins: Sequence[Plugin], built: set[str]) -> dict[str, int]:
+def _score_weights(
+    plugins: Sequence[Plugin], built: Mapping[str, frozenset[str]]
+) -> dict[str, int]:
     """``getScoreWeights`` (int64 arithmetic, wrapping as Go's does)."""
     weights: dict[str, int] = {}
     total = 0
@@ -215,7 +224,7 @@ def _score_weights(plugins: Sequence[Plugin], built: set[str]) -> dict[str, int]
                 f"multiPoint plugin {go_quote(p.name)} does not exist (kube-scheduler v1.23.6 "
                 "crashes on this configuration: every extension point disables '*')"
             )
-        if S not in REGISTRY[p.name] or p.name in weights:
+        if S not in built[p.name] or p.name in weights:
             continue
         w = p.weight or 1
         weights[p.name] = w

@@ -1,22 +1,52 @@
-"""Plugin protocols (pkg/scheduler/framework/interface.go) in kscore_fast's compiled shape.
+"""What a plugin is (pkg/scheduler/framework/interface.go), in kscore_fast's compiled shape.
+
+A plugin is a Python class deriving from :class:`Plugin`, registered by name in a
+:class:`~kscore_fast.framework.registry.Registry`, plus its compiled *kernels* (numba
+functions, see :class:`FilterKernels`, :class:`ScoreKernels`, :class:`BindKernels`).
+
+Python, once per (snapshot, batch): ``prepare`` runs what kube-scheduler's PreFilter and
+PreScore do for every pending pod at once and returns the plugin's *state*, its
+:data:`CycleState`: a tuple of NumPy arrays and NumPy scalars, always of the same dtypes
+and dimensions (one compiled signature). Node aggregates (requested resources, used host
+ports, spread counts) are arrays of that state, updated in place by ``assume``/``remove``
+when pods are bound and deleted (the scheduler cache's ``AssumePod``/``RemovePod``).
+
+Compiled, per pod and node (``pod`` is the pod's index in the batch, ``node`` a node
+index in the node tree's order): the kernels. The framework compiles them into the
+plugin's entry points (:mod:`.entries`) and runs them from its loops, the same for the
+batch runtime (in parallel over pods) and the simulator (pod after pod).
+
+Every capability below is a declared member with a safe default: a plugin that declares
+nothing shares no work between pods, and is refused in sequential mode unless it says
+how binding a pod changes what it reads.
 
 A *chunk* is a few pods of the batch (``pods``, int64 indices) and, for chunk pod ``i``,
-the nodes ``nodes[ptr[i]:ptr[i+1]]`` it is scored on. Plugins are the :class:`Plugin`
-protocol below plus a numba ``kernels`` module (see the comment block at the end): the
-registry's driver (``plugins/driver.py``) calls their kernels from one compiled loop, the
-same for the batch runtime and the simulator.
+the nodes ``nodes[ptr[i]:ptr[i+1]]`` it is scored on.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from ..goarith import MAX_NODE_SCORE, MIN_NODE_SCORE
 from ..model.snapshot import ClusterSnapshot, PodBatch
 
-__all__ = ["MAX_NODE_SCORE", "MIN_NODE_SCORE", "Chunk", "Plugin"]
+__all__ = [
+    "MAX_NODE_SCORE",
+    "MIN_NODE_SCORE",
+    "BindKernels",
+    "Chunk",
+    "CycleState",
+    "FilterKernels",
+    "Plugin",
+    "ScoreKernels",
+]
+
+#: a plugin's state for one (snapshot, batch): a tuple of NumPy arrays and NumPy scalars
+CycleState = tuple[Any, ...]
 
 
 class Chunk:
@@ -33,62 +63,133 @@ class Chunk:
         return len(self.pods)
 
 
-@runtime_checkable
-class Plugin(Protocol):
-    """The Python half of a compiled plugin (see the comment block below)."""
+class FilterKernels(Protocol):
+    """A FilterPlugin's compiled half."""
 
-    name: str
-    filters: bool
-    scores: bool
-    normalizes: bool
-
-    def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple[Any, ...]:
-        """The plugin's state for the kernels (PreFilter/PreScore of every pod at once)."""
-        ...
-
-    def empty_state(self) -> tuple[Any, ...]:
-        """A state of the same numba types, for a plugin not in the profile."""
+    def filter_node(self, state: CycleState, pod: int, node: int) -> int:
+        """``Filter``: 0 when ``pod`` fits ``node``, else the plugin's failure code (> 0),
+        which :meth:`Plugin.reasons` turns into Go's reasons. Allocates nothing."""
         ...
 
 
-# -- the compiled plugin shape (filters and the default-profile score plugins) ---------------
-#
-# Every plugin below is driven by one compiled per-pod loop (``plugins/driver.py``), the
-# same for the batch runtime (in parallel over pods) and the simulator (pod after pod, with
-# ``assume`` in between). A plugin is a Python class plus a ``kernels`` module:
-#
-# Python (the class):
-#   ``name``                      upstream name, e.g. "NodeResourcesFit"
-#   ``__init__(args=None)``       ``args``: the plugin's pluginConfig args, defaulted, as the
-#                                 camelCase mapping kube-scheduler reads (None: defaults)
-#   ``prepare(snapshot, batch)``  → the plugin's *state*: a tuple of C-contiguous NumPy
-#                                 arrays and NumPy scalars, always of the same dtypes and
-#                                 ndims (one compiled signature), built once per
-#                                 (snapshot, batch). Node aggregates (e.g. requested
-#                                 resources, used host ports) are arrays the simulator
-#                                 updates in place with ``assume``.
-#   ``empty_state()``             a state of the same types for a plugin that is not in the
-#                                 profile (never read by the kernels).
-#   ``constant_normalize``        (score plugins with NormalizeScore, optional, default
-#                                 False) True when NormalizeScore turns equal raw scores
-#                                 into equal scores whatever the list (e.g.
-#                                 ``DefaultNormalizeScore``): a pod whose raw scores are
-#                                 one value everywhere is then normalized once
-#   filters only: ``filter_key(state)`` → int64[B]: pods with equal keys get equal codes from
-#                                 ``filter_node`` on every node (pending pods of one shape
-#                                 are filtered once); ``reasons(state, code)`` → Go's
-#                                 ``Status.Reasons()`` (list of str) for a failure code.
-#
-# numba (the ``kernels`` module; ``pod`` is the pod's index in the batch, ``node`` a node
-# index in node-tree order; none of them allocates per node; ``filter_node`` is an
-# ``inline_kernel`` and, with ``score_pod``/``normalize_pod``, allocates nothing at all
-# unless the driver lists the plugin among those it runs with numba's reference counting:
-# the hot loops run them in ``_jit.unrefcounted_kernel``s):
-#   ``filter_node(state, pod, node) -> int64``     0: passes; > 0: the plugin's failure code
-#   ``score_pod(state, pod, nodes, out)``          raw ``Score`` of ``pod`` on each of
-#                                                  ``nodes`` (int32[:]) into ``out`` (int64[:])
-#   ``normalize_pod(state, pod, nodes, scores)``   ``NormalizeScore`` in place (plugins
-#                                                  that have one)
-#   ``assume(state, pod, node)``                   add ``pod`` to ``node``'s aggregates (the
-#                                                  scheduler cache's ``AssumePod``; no-op
-#                                                  for plugins without node aggregates)
+class ScoreKernels(Protocol):
+    """A ScorePlugin's compiled half (``normalize_pod`` when it has ScoreExtensions)."""
+
+    def score_pod(self, state: CycleState, pod: int, nodes: np.ndarray, out: np.ndarray) -> None:
+        """``Score`` of ``pod`` on each of ``nodes`` (int32) into ``out`` (int64)."""
+        ...
+
+    def normalize_pod(
+        self, state: CycleState, pod: int, nodes: np.ndarray, scores: np.ndarray
+    ) -> None:
+        """``NormalizeScore`` of ``pod``'s raw scores on ``nodes``, in place."""
+        ...
+
+
+class BindKernels(Protocol):
+    """How binding and deleting a pod change a plugin's node aggregates (both or none)."""
+
+    def assume(self, state: CycleState, pod: int, node: int) -> bool:
+        """``pod`` added to ``node``'s aggregates. True when the change may reach beyond
+        ``node`` (counters shared by a topology domain: any node's verdicts and scores
+        may change); False or None when only ``node``'s may."""
+        ...
+
+    def remove(self, state: CycleState, pod: int, node: int) -> bool:
+        """``assume`` undone; returns what ``assume`` would."""
+        ...
+
+
+class Plugin:
+    """A plugin's Python half: its name, extension points, kernels and capabilities.
+
+    Subclasses set the class attributes and implement :meth:`prepare` (and, for a filter
+    plugin, :meth:`reasons`); ``__init__`` takes the plugin's ``pluginConfig`` args, as
+    the camelCase mapping kube-scheduler decodes (None: defaults).
+    """
+
+    #: the name profiles use, e.g. "NodeResourcesFit"
+    name: ClassVar[str] = ""
+    #: extension points: Filter, Score, and NormalizeScore (ScoreExtensions)
+    filters: ClassVar[bool] = False
+    scores: ClassVar[bool] = False
+    normalizes: ClassVar[bool] = False
+    #: the upstream extension points it implements, as configurations name them
+    #: ("preFilter", "filter", "preScore", "score", "reserve", ...); empty: those its
+    #: ``filters``/``scores`` imply (:meth:`implemented_points`)
+    extension_points: ClassVar[frozenset[str]] = frozenset()
+    #: the compiled functions: a module or any object with ``filter_node``, ``score_pod``,
+    #: ``normalize_pod``, ``assume``/``remove`` as the extension points need, and
+    #: optionally ``score_pod_serial`` (used in sequential mode instead of ``score_pod``)
+    kernels: ClassVar[Any] = None
+
+    # -- capabilities: what lets the framework share work; each default is safe --------
+    #: Filter and Score read only the pod's spec (resources, ports, tolerations, node
+    #: affinity, images), not its name, namespace, labels or owners
+    spec_only: ClassVar[bool] = False
+    #: a raw score depends on the pod and the node only, not on the pod's node list
+    row_independent: ClassVar[bool] = False
+    #: NormalizeScore turns equal raw scores into equal scores whatever the list
+    constant_normalize: ClassVar[bool] = False
+    #: the names of the kernels that allocate arrays (their entry points are compiled
+    #: with numba's reference counting)
+    kernels_allocate: ClassVar[tuple[str, ...]] = ()
+    #: binding or deleting a pod changes nothing this plugin reads (no ``assume`` needed)
+    bind_independent: ClassVar[bool] = False
+
+    def __init__(self, args: Mapping[str, Any] | None = None) -> None:
+        self.args = args
+
+    @classmethod
+    def implemented_points(cls) -> frozenset[str]:
+        """The extension points a profile may enable the plugin at."""
+        if cls.extension_points:
+            return cls.extension_points
+        points = {"preFilter", "filter"} if cls.filters else set()
+        return frozenset(points | ({"preScore", "score"} if cls.scores else set()))
+
+    def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> CycleState:
+        """The plugin's state for the pending ``batch`` on ``snapshot``."""
+        raise NotImplementedError(f"plugin {self.name!r} does not implement prepare")
+
+    def empty_state(self) -> CycleState | None:
+        """A state of the types ``prepare`` gives, without a cluster (lets ``kscore warmup``
+        compile the plugin's entry points ahead); None: not available."""
+        return None
+
+    def reasons(self, state: CycleState, code: int) -> list[str]:
+        """Go's ``Status.Reasons()`` for failure ``code`` of ``filter_node``."""
+        raise NotImplementedError(f"filter plugin {self.name!r} does not implement reasons")
+
+    def filter_key(self, state: CycleState) -> np.ndarray | None:
+        """int64[B]: pods with equal keys get equal codes from ``filter_node`` on every
+        node (pending pods of one shape are filtered once); None: every pod its own."""
+        return None
+
+    def score_groups(self, state: CycleState) -> np.ndarray | None:
+        """int64[B]: pods with equal ids ≥ 0 get equal raw scores on every node (-1: the
+        pod's depend on its node list); None: no such groups."""
+        return None
+
+    def copy_groups(self, state: CycleState) -> np.ndarray | None:
+        """int64[B]: pods with equal ids ≥ 0 get equal raw and normalized scores on equal
+        node lists, whatever else differs; None: no such groups."""
+        return None
+
+    def constant_scores(self, state: CycleState) -> np.ndarray | bool | None:
+        """bool[B] (or one bool for every pod): the pod's raw score is one value on every
+        node, in every state of a run; None: unknown."""
+        return None
+
+    def pre_score_errors(self, snapshot: ClusterSnapshot, batch: PodBatch) -> dict[int, str]:
+        """PreScore failures: batch index → the error's message."""
+        return {}
+
+    def counts_bound_pending(self, snapshot: ClusterSnapshot) -> bool:
+        """Whether ``prepare`` already counts the pending pods that a simulator bound
+        (a snapshot rebuilt from the simulator's cache may carry them, as
+        ``ClusterSnapshot.used_ports`` does); False: they are assumed after ``prepare``."""
+        return False
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"

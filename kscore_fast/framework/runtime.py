@@ -13,8 +13,9 @@ framework.go, chunk by chunk:
    × weight, summed (:mod:`.scoring`), in parallel over pods;
 5. the host: a seeded uniform choice among the top totals (:mod:`.selection`).
 
-The compiled loops are the plugin registry's driver (``plugins/driver.py``); the runtime
-only prepares arrays and reads results.
+The compiled loops (:mod:`.search`, :mod:`.verdicts`, :mod:`.scoring`, :mod:`.sharing`)
+reach the profile's plugins through its plugin table (:mod:`.abi`, :mod:`.entries`); the
+runtime only prepares arrays and reads results.
 
 Scores are written straight into the result's buffers (``scores="all"``) or into
 chunk-sized scratch (``top:K``, ``none``), so memory stays bounded by the chunk.
@@ -28,7 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ConfigError
 from ..model.snapshot import ClusterSnapshot, PodBatch, pod_twins, spec_twins
+from . import search, sharing, verdicts
+from .entries import PluginTable
 from .interface import Chunk
 from .kernels import top_k
 from .nodeorder import num_feasible_nodes_to_find
@@ -78,18 +82,21 @@ class _Searched:
 
 class Framework:
     """A profile: filter plugins in order, score plugins with weights, and
-    ``percentageOfNodesToScore``, run by a compiled ``driver`` (``plugins/driver.py``)."""
+    ``percentageOfNodesToScore`` (pkg/scheduler/framework/runtime/framework.go)."""
 
     def __init__(
         self,
         score_plugins: Sequence[WeightedPlugin],
         percentage_of_nodes_to_score: int = 0,
         filter_plugins: Sequence[Any] = (),
-        driver: Any = None,
         pre_score_plugins: Sequence[Any] | None = None,
     ) -> None:
         self.score_plugins = list(score_plugins)
         self.filter_plugins = list(filter_plugins)
+        for plugin, point in [*((wp.plugin, "Score") for wp in self.score_plugins),
+                              *((p, "Filter") for p in self.filter_plugins)]:  # fmt: skip
+            if not getattr(plugin, point.lower() + "s", False):
+                raise ConfigError(f'plugin "{plugin.name}" does not extend {point}Plugin plugin')
         #: the PreScore plugins in order (default: the score plugins, as ``--plugins``
         #: puts each at PreScore); only their failures matter here
         self.pre_score_plugins = (
@@ -98,9 +105,6 @@ class Framework:
             else list(pre_score_plugins)
         )
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
-        if driver is None:
-            from ..plugins import driver  # the in-tree registry's driver (lazy: no cycle)
-        self.driver = driver
 
     @property
     def plugin_names(self) -> list[str]:
@@ -196,17 +200,17 @@ class _Run:
         explain: bool,
     ) -> None:
         self._profile(fw, snapshot, batch, num_to_find, explain)
-        driver = self.driver
-        self.keys = driver.plugin_keys(fw.filter_plugins, self.states, len(batch))
-        self.classes = driver.filter_keys(fw.filter_plugins, self.states, len(batch))
+        filter_states = [self.states[p] for p in self.fids.tolist()]
+        self.keys = verdicts.plugin_keys(fw.filter_plugins, filter_states, len(batch))
+        self.classes = verdicts.filter_classes(self.keys)
         self.twins = pod_twins(batch)
-        spec = (spec_twins(batch) if any(getattr(wp.plugin, "spec_only", False)
-                                         for wp in fw.score_plugins) else None)  # fmt: skip
-        self.twin_rows = driver.TwinRows(
-            self.sids, self.twins, snapshot.n_nodes, self.states, num_to_find, spec
+        plugins, states = self.score_plugins, self.score_states
+        spec = spec_twins(batch) if any(p.spec_only for p in plugins) else None
+        self.twin_rows = sharing.TwinRows(
+            self.sids, plugins, states, self.twins, snapshot.n_nodes, num_to_find, spec
         )
         #: pods scored once per node list and copied (twins, and more: ``copy_classes``)
-        self.copies = driver.copy_classes(self.sids, self.states, self.twins, spec)
+        self.copies = sharing.copy_classes(plugins, states, self.twins, spec)
         self.memo = self.done = self.reps = None
         n_classes = int(self.classes.max()) + 1 if len(batch) and len(self.fids) else 0
         if 0 < n_classes * self.n_nodes <= MEMO_ENTRIES:  # verdicts kept for the whole run
@@ -217,14 +221,18 @@ class _Run:
 
     def _profile(self, fw: Framework, snapshot: ClusterSnapshot, batch: PodBatch,
                  num_to_find: int, explain: bool) -> None:  # fmt: skip
-        """What every run of the profile holds: the plugins' states, the filter and score
-        slots, the weights, the PreScore failures and the search position."""
-        driver = fw.driver
-        plugins = [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]
-        self.fw, self.driver, self.batch = fw, driver, batch
-        self.states = driver.states_for(plugins, snapshot, batch)
-        self.fids = np.array([driver.SLOTS[p.name] for p in fw.filter_plugins], np.int64)
-        self.sids = np.array([driver.SLOTS[wp.plugin.name] for wp in fw.score_plugins], np.int64)
+        """What every run of the profile holds: the plugins' states and plugin table, the
+        filter and score plugins' rows in it, the weights, the PreScore failures and the
+        search position."""
+        by_name = {p.name: p for p in [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]}
+        self.fw, self.batch = fw, batch
+        #: the profile's plugins (each once), their states and the table the loops read
+        self.plugins = list(by_name.values())
+        row = {p.name: i for i, p in enumerate(self.plugins)}
+        self.fids = np.array([row[p.name] for p in fw.filter_plugins], np.int64)
+        self.sids = np.array([row[wp.plugin.name] for wp in fw.score_plugins], np.int64)
+        self.score_plugins = [self.plugins[p] for p in self.sids.tolist()]
+        self.adopt_states([p.prepare(snapshot, batch) for p in self.plugins])
         self.weights = np.array([wp.weight for wp in fw.score_plugins], np.int64)
         self.prescore_errors = self._prescore_errors(snapshot, batch)
         self.n_nodes = snapshot.n_nodes
@@ -232,16 +240,21 @@ class _Run:
         self.explain = explain
         self.start = 0  # nextStartNodeIndex
 
+    def adopt_states(self, states: list[tuple[Any, ...]]) -> None:
+        """Run on ``states`` (one per plugin of ``self.plugins``): the plugin table made
+        for them."""
+        self.states = states
+        self.plugin_table = PluginTable(self.plugins, states)
+        self.table = self.plugin_table.table
+        self.score_states = [states[p] for p in self.sids.tolist()]
+
     def _prescore_errors(self, snapshot: ClusterSnapshot, batch: PodBatch) -> dict[int, str]:
         """``RunPreScorePlugins`` failures: pod → the first PreScore plugin's error (in the
         profile's PreScore order, which may hold plugins its Score list does not), for
         plugins whose PreScore can fail (``pre_score_errors(snapshot, batch)``)."""
         errors: dict[int, str] = {}
         for plugin in reversed(self.fw.pre_score_plugins):
-            find = getattr(plugin, "pre_score_errors", None)
-            if find is None:
-                continue
-            for pod, message in find(snapshot, batch).items():
+            for pod, message in plugin.pre_score_errors(snapshot, batch).items():
                 errors[pod] = f"running PreScore plugin {_go_quote(plugin.name)}: {message}"
         return errors
 
@@ -268,7 +281,7 @@ class _Run:
             todo = np.unique(classes) if self.memo is None else np.arange(len(reps))
             todo = todo[~done[todo].all(axis=1)]
             if len(todo):
-                self.driver.prefill(self.fids, self.states, reps, todo, memo, done, self.keys)
+                verdicts.prefill(self.fids, self.table, reps, todo, memo, done, self.keys)
         return classes, reps, memo, done
 
     def search(self, pods: np.ndarray) -> _Searched:
@@ -287,9 +300,10 @@ class _Run:
             classes=classes,
             memo=memo,
         )
-        self.start = self.driver.search_chunk(
-            self.fids, self.states, pods, reps, classes, self.batch.nominated[pods],
-            self.start, self.num_to_find, n_nodes, memo, done, self.explain, found.ptr, found.nodes,
+        self.start = search.search_chunk(
+            self.fids, self.table, pods, reps, classes, self.batch.nominated[pods],
+            self.start, self.num_to_find, n_nodes, memo, done, BLOCK, self.explain, found.ptr,
+            found.nodes,
             found.failed, found.rej_ptr, found.rej_node, found.rej_code,
         )  # fmt: skip
         return found
@@ -337,7 +351,7 @@ class _Run:
     def reasons(self, verdict: int) -> list[str]:
         slot, code = unpack(verdict)
         plugin = self.fw.filter_plugins[slot]
-        return plugin.reasons(self.states[self.driver.SLOTS[plugin.name]], code)
+        return plugin.reasons(self.states[int(self.fids[slot])], code)
 
     def _record_rejections(self, pods: np.ndarray, found: _Searched, result: ScoreResult) -> None:
         for i, pod in enumerate(pods.tolist()):
@@ -368,8 +382,8 @@ class _Run:
             count[:] = np.diff(chunk.ptr)
         else:
             bad_plugin, bad_value = np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64)
-            source = self.driver.score_chunk(
-                self.sids, self.weights, self.states, chunk.pods, self.copies[chunk.pods],
+            source = sharing.score_chunk(
+                self.sids, self.weights, self.table, chunk.pods, self.copies[chunk.pods],
                 self.twin_rows, chunk.ptr, chunk.nodes, whole_raw, whole_norm, base,
                 result.keep != 0, total, best, count, bad_plugin, bad_value,
             )  # fmt: skip

@@ -4,10 +4,9 @@ summed.
 Mirrors ``RunScorePlugins`` of pkg/scheduler/framework/runtime/framework.go: per plugin
 ``Score`` on each feasible node, ``NormalizeScore`` over the pod's feasible list, the
 [0, 100] check of the normalized scores, × weight; ``prioritizeNodes`` sums the weighted
-scores. Inlined helpers taking a plugin's kernels as arguments; the compiled entry point
-lives with the plugin registry (``plugins/driver.py``), which runs :func:`plugin_pass`
-once per plugin of the profile (its state handed over once for all the pods: numba counts
-references of every array of a state each time one is passed) and then
+scores. :func:`plugin_pass` is one plugin's part, compiled into each plugin's ``SCORE``
+entry point with its kernels (:mod:`.entries`); :func:`score_todo` runs it for every
+score plugin of the profile (rows ``sids`` of the plugin table, :mod:`.abi`), then
 :func:`weigh_pods`.
 """
 
@@ -15,10 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import inline_kernel
+from .._jit import higher_order_kernel, inline_kernel, kernel
+from .abi import SCORE, SCORE_SERIAL, STATE, call_score
 
 
-@inline_kernel
+@higher_order_kernel
 def plugin_pass(
     score_fn,
     normalize_fn,
@@ -159,3 +159,76 @@ def weigh_pods(
                     norm_u8[k, base + e] = v
                 total[e] += v * w
         best[i], count[i] = offset_top(total, ptr[i], ptr[i + 1], offset)
+
+
+@kernel
+def score_todo(todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, base, total, best,
+               count, bad_plugin, bad_value, rows, row_raw, n_all, row_const, const_ok,
+               row_ok, keep):  # fmt: skip  # pragma: no cover - compiled
+    """``prioritizeNodes`` for the chunk pods ``todo`` (≥ 2 feasible nodes each), plugin by
+    plugin over the pods. ``raw``/``norm_u8`` are whole buffers (one compiled signature),
+    the chunk's entries from column ``base``; ``rows`` (int64[K, C])/``row_raw``/
+    ``row_const``: shared raw scores on all ``n_all`` nodes (see ``sharing.TwinRows``), for
+    the plugins with ``row_ok[k]``; ``const_ok[k]``: plugin ``k`` normalizes equal scores
+    to equal scores; ``keep``: the per-plugin scores are kept (else only totals matter)."""
+    nptr = np.zeros(todo.shape[0] + 1, dtype=np.int64)
+    for q in range(todo.shape[0]):
+        nptr[q + 1] = nptr[q] + ptr[todo[q] + 1] - ptr[todo[q]]
+    norm = np.empty((sids.shape[0], nptr[-1]), dtype=np.int64)
+    cflag = np.empty((sids.shape[0], todo.shape[0]), dtype=np.bool_)
+    cval = np.empty((sids.shape[0], todo.shape[0]), dtype=np.int64)
+    own_lists = np.full(rows.shape[1], -1, dtype=np.int64)
+    for k in range(sids.shape[0]):
+        p = sids[k]
+        pod_rows = rows[k] if row_ok[k] else own_lists
+        call_score(table[p, SCORE], table[p, STATE], k, todo, pods, ptr, nodes, raw, base, norm,
+                   nptr, pod_rows, row_raw, n_all, row_const, const_ok[k], keep, cflag, cval,
+                   True)  # fmt: skip
+    weigh_pods(weights, todo, ptr, norm, nptr, norm_u8, base, total, best, count, bad_plugin,
+               bad_value, cflag, cval, keep)  # fmt: skip
+
+
+@kernel
+def fill_rows(sids, table, reps, n_all, row_raw, row_ok, first, const
+              ):  # pragma: no cover - compiled  # fmt: skip
+    """Raw scores of pods ``reps`` on every node, into rows ``first``, ``first + 1``, ...:
+    ``row_raw[k, (first + m) * n_all + node]``, and ``const[k, first + m]``: the row holds
+    one value (plugins with ``row_ok[k]``; the others' rows are left alone)."""
+    m = reps.shape[0]
+    todo = np.arange(m)
+    ptr = np.arange(m + 1) * n_all
+    nodes = np.empty(m * n_all, dtype=np.int32)
+    for r in range(m):
+        for node in range(n_all):
+            nodes[r * n_all + node] = node
+    norm = np.empty((sids.shape[0], 0), dtype=np.int64)  # not normalized
+    none = np.full(m, -1, dtype=np.int64)
+    no_const = np.zeros((sids.shape[0], 1), dtype=np.bool_)
+    cflag = np.empty((sids.shape[0], m), dtype=np.bool_)
+    cval = np.empty((sids.shape[0], m), dtype=np.int64)
+    base = first * n_all
+    for k in range(sids.shape[0]):
+        if not row_ok[k]:
+            continue
+        p = sids[k]
+        call_score(table[p, SCORE], table[p, STATE], k, todo, reps, ptr, nodes, row_raw, base,
+                   norm, ptr, none, row_raw, n_all, no_const, False, True, cflag, cval,
+                   False)  # fmt: skip
+        for r in range(m):
+            lo = base + r * n_all
+            same = True
+            for e in range(lo + 1, lo + n_all):
+                if row_raw[k, e] != row_raw[k, lo]:
+                    same = False
+                    break
+            const[k, first + r] = same
+
+
+@inline_kernel
+def serial_pass(table, p, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows, row_raw, n_all,
+                row_const, const_ok, keep, cflag, cval, do_norm):  # fmt: skip  # pragma: no cover
+    """:func:`plugin_pass` of the score plugin in row ``p`` of the plugin table, through its
+    ``SCORE_SERIAL`` entry point (the sequential loop's: it may use scratch in its state)."""
+    call_score(table[p, SCORE_SERIAL], table[p, STATE], k, todo, pods, ptr, nodes, raw, base,
+               norm, nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag, cval,
+               do_norm)  # fmt: skip

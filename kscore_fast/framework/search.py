@@ -19,16 +19,17 @@ are found, and the counts, vary from run to run; kscore_fast gives the determini
 reading of ``parallelism: 1``, whatever the configuration says.
 
 Verdicts are 0 (every filter passes) or ``(k + 1) << 48 | code`` (plugin ``k`` of the
-profile's filter list failed first, with its code). These are inlined helpers taking the
-registry's functions as arguments; the compiled entry points live with the plugin
-registry (``plugins/driver.py``).
+profile's filter list failed first, with its code). The filter plugins are rows ``fids``
+of the profile's plugin table (:mod:`.abi`): each runs on a block of nodes at a time,
+through its ``FILTER`` entry point (:func:`filter_rows` with its ``filter_node``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._jit import inline_kernel
+from .._jit import higher_order_kernel, inline_kernel, unrefcounted_kernel
+from .abi import FILTER, STATE, call_filter
 
 #: a filter verdict packs the failing plugin's position in the profile above this shift
 SLOT_SHIFT = 48
@@ -38,32 +39,15 @@ BLOCK = 256
 
 
 @inline_kernel
-def search_pod(
-    fill_fn,
-    fids,
-    states,
-    reps,
-    cls,
-    nominated,
-    start,
-    num_to_find,
-    n_nodes,
-    memo,
-    done,
-    block,
-    feasible,
-    rej_node,
-    rej_code,
-    rej_pos,
-):  # pragma: no cover
+def search_pod(fids, table, reps, cls, nominated, start, num_to_find, n_nodes, memo, done, block,
+               feasible, rej_node, rej_code, rej_pos):  # fmt: skip  # pragma: no cover
     """One cycle's search. Writes the feasible nodes to ``feasible`` (in the order Go
     finds them) and, when ``rej_node`` has room, every failed node and its verdict in
     examination order (from ``rej_pos`` on).
 
     Verdicts of pod class ``cls`` are read from ``memo[cls]``, filled a block of
-    ``block`` nodes at a time by ``fill_fn(fids, states, reps, cls, b, block, memo,
-    done)`` when ``done[cls, b]`` is false (the plugins' states are handed over once per
-    block, never per node: numba counts references of every array in them per call).
+    ``block`` nodes at a time (:func:`fill_block`; the callers' ``BLOCK``) when
+    ``done[cls, b]`` is false.
 
     Returns ``(n_feasible, n_failed, next_start, rej_end)``; ``n_failed`` is
     ``len(diagnosis.NodeToStatusMap)``.
@@ -73,7 +57,7 @@ def search_pod(
     nominated_failed = False
     if nominated >= 0:  # evaluateNominatedNode: a one-node findNodesThatPassFilters
         if not done[cls, nominated // block]:
-            fill_fn(fids, states, reps, cls, nominated // block, block, memo, done)
+            fill_block(fids, table, reps, cls, nominated // block, block, memo, done)
         v = memo[cls, nominated]
         if v == 0:
             feasible[0] = nominated
@@ -92,7 +76,7 @@ def search_pod(
     while left > 0:  # a run of nodes within one block at a time
         b = lo // block
         if not done[cls, b]:
-            fill_fn(fids, states, reps, cls, b, block, memo, done)
+            fill_block(fids, table, reps, cls, b, block, memo, done)
         hi = min((b + 1) * block, n_nodes, lo + left)
         left -= hi - lo
         for node in range(lo, hi):
@@ -126,29 +110,10 @@ def windows_pod(nominated, start, num_to_find, n_nodes, feasible):  # pragma: no
     return num_to_find, (start + num_to_find) % n_nodes
 
 
-@inline_kernel
-def search_chunk(
-    fill_fn,
-    fids,
-    states,
-    pods,
-    reps,
-    classes,
-    nominated,
-    start,
-    num_to_find,
-    n_nodes,
-    memo,
-    done,
-    block,
-    explain,
-    ptr,
-    feasible,
-    failed,
-    rej_ptr,
-    rej_node,
-    rej_code,
-):  # pragma: no cover - compiled
+@unrefcounted_kernel
+def search_chunk(fids, table, pods, reps, classes, nominated, start, num_to_find, n_nodes, memo,
+                 done, block, explain, ptr, feasible, failed, rej_ptr, rej_node,
+                 rej_code):  # fmt: skip  # pragma: no cover - compiled
     """Consecutive cycles for the chunk's pods (``nextStartNodeIndex`` carries over).
 
     ``fids`` empty: no filter plugins. Per pod ``i``: its feasible nodes
@@ -166,24 +131,9 @@ def search_chunk(
             rej_ptr[i + 1] = rej_ptr[i]
         else:
             rn = rej_node if explain else no_room
-            n, nf, start, end = search_pod(
-                fill_fn,
-                fids,
-                states,
-                reps,
-                classes[i],
-                nominated[i],
-                start,
-                num_to_find,
-                n_nodes,
-                memo,
-                done,
-                block,
-                out,
-                rn,
-                rej_code,
-                rej_ptr[i],
-            )
+            n, nf, start, end = search_pod(fids, table, reps, classes[i], nominated[i], start,
+                                           num_to_find, n_nodes, memo, done, block, out, rn,
+                                           rej_code, rej_ptr[i])  # fmt: skip
             failed[i] = nf
             rej_ptr[i + 1] = end
         ptr[i + 1] = lo + n
@@ -201,7 +151,7 @@ def clear_rows(c, lo, hi, nodes, memo):  # pragma: no cover - compiled
             memo[c, nodes[j]] = 0
 
 
-@inline_kernel
+@higher_order_kernel
 def filter_rows(filter_fn, state, k, rep, c, lo, hi, nodes, memo):  # pragma: no cover - compiled
     """Filter plugin ``k`` of the profile (``filter_fn`` over its ``state``) on nodes
     ``lo:hi`` (or, ``nodes`` non-empty, ``nodes[lo:hi]``) for pod class ``c``
@@ -215,6 +165,33 @@ def filter_rows(filter_fn, state, k, rep, c, lo, hi, nodes, memo):  # pragma: no
             v = np.int64(filter_fn(state, rep, node))
             if v != 0:
                 memo[c, node] = ((k + 1) << SLOT_SHIFT) | v
+
+
+@inline_kernel
+def fill_verdicts(fids, table, rep, c, lo, hi, nodes, memo):  # pragma: no cover - compiled
+    """``RunFilterPlugins`` for class ``c`` (representative pod ``rep``) on nodes ``lo:hi``,
+    or with ``nodes`` non-empty on ``nodes[lo:hi]``: every profile filter in turn where no
+    earlier one failed."""
+    clear_rows(c, lo, hi, nodes, memo)
+    for k in range(fids.shape[0]):
+        p = fids[k]
+        call_filter(table[p, FILTER], table[p, STATE], k, rep, c, lo, hi, nodes, memo)
+
+
+@unrefcounted_kernel
+def fill_block(fids, table, reps, c, b, block, memo, done):  # pragma: no cover - compiled
+    """The verdicts of pod class ``c`` on the nodes of block ``b`` (``block`` nodes)."""
+    lo = b * block
+    hi = min(lo + block, memo.shape[1])
+    fill_verdicts(fids, table, reps[c], c, lo, hi, memo[c, :0], memo)
+    done[c, b] = True
+
+
+@unrefcounted_kernel
+def fill_nodes(fids, table, reps, c, nodes, memo):  # pragma: no cover - compiled
+    """The verdicts of pod class ``c`` on the listed nodes (a node may come more than
+    once) whatever their block: verdicts made afresh after those nodes changed."""
+    fill_verdicts(fids, table, reps[c], c, 0, nodes.shape[0], nodes, memo)
 
 
 def unpack(verdict: int) -> tuple[int, int]:

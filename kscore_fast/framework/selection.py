@@ -92,7 +92,7 @@ def _pick(i, ptr, nodes, scores, scale, best, count, seed, streams, out
 def select_shared(ptr, nodes, scores, scale, best, count, seed, streams, source, out
                   ):  # fmt: skip  # pragma: no cover - compiled
     """:func:`select_hosts` where pod ``i`` with ``source[i] = j ≥ 0`` has the node list and
-    totals of pod ``j`` (a copy, ``plugins.driver.copy_classes``), whose own entries may
+    totals of pod ``j`` (a copy, ``sharing.copy_classes``), whose own entries may
     hold nothing: the ties of each copied pod are listed once, and a copy takes its
     ``draw``-th tie there (the same node as scanning an equal list would give)."""
     c = ptr.shape[0] - 1

@@ -1,5 +1,5 @@
 """Sequential mode: the pending pods scheduled one after the other, each assumed on its host
-before the next (``kscore simulate``; the compiled loop is ``plugins/sequential.py``).
+before the next (``kscore simulate``; the compiled loop is :mod:`.sequential`).
 
 The pods are taken in the order given (the caller puts them in kube-scheduler's queue
 order, :func:`queue_order`); ``nextStartNodeIndex`` carries over the whole run, as in
@@ -15,16 +15,19 @@ pod for pod).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
 from ..errors import ConfigError, UnsupportedError
 from ..model.objects import PodRecord
 from ..model.snapshot import ClusterSnapshot, PodBatch, pod_twins
-from . import gorand
+from . import cached_scoring, cycle_cache, gorand, sequential
+from .abi import ASSUME
 from .interface import Chunk
 from .result import ScoreResult, ScoresMode
 from .runtime import Framework, _invalid_score, _Run, _Searched
+from .sharing import normalizes_equal_equally
 
 TIE_BREAKS = ("uniform", "go-rand")
 #: entries of a chunk's buffers (a chunk's pods × nodes)
@@ -58,20 +61,17 @@ class _Sequence(_Run):
 
     def __init__(self, fw: Framework, snapshot: ClusterSnapshot, batch: PodBatch,
                  num_to_find: int, explain: bool) -> None:  # fmt: skip
-        from ..plugins import cached_scoring, cycle_cache, sequential
-
-        driver = fw.driver
         plugins = [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]
-        slots = sorted({driver.SLOTS[p.name] for p in plugins})
-        stale = [driver.CLASSES[s].name for s in slots if s in sequential.NOT_INCREMENTAL]
+        stale = [p.name for p in plugins if not _incremental(p)]
         if stale:
             raise UnsupportedError(
-                f"sequential mode: {', '.join(stale)} does not update its counts on assume "
-                "yet; score with `kscore score` or leave it out of the profile"
+                f"sequential mode: {', '.join(dict.fromkeys(stale))} does not update its "
+                "counts on assume yet; score with `kscore score` or leave it out of the profile"
             )
         self.kernels = sequential
-        self.aids = np.array(slots, dtype=np.int64)
         self._profile(fw, snapshot, batch, num_to_find, explain)
+        #: the plugins whose node aggregates follow binds and deletions
+        self.aids = np.flatnonzero(self.table[:, ASSUME] != 0).astype(np.int64)
         #: int32[B]: the node each pod of the batch is bound to (-1: none)
         self.bound = np.full(len(batch), -1, dtype=np.int32)
         #: int64[B]: each pod's twin group; the verdicts kept across cycles, per group
@@ -80,10 +80,8 @@ class _Sequence(_Run):
                                            len(self.sids))  # fmt: skip
         #: per score plugin and pod: how its raw scores are kept; per score plugin:
         #: whether it normalizes equal scores equally
-        sids = self.sids.tolist()
-        self.kinds = cached_scoring.kinds([driver.CLASSES[s] for s in sids],
-                                          [self.states[s] for s in sids], len(batch))  # fmt: skip
-        self.const_ok = driver.normalizes_equal_equally(self.sids)
+        self.kinds = cached_scoring.kinds(self.score_plugins, self.score_states, len(batch))
+        self.const_ok = normalizes_equal_equally(self.score_plugins)
 
     def many(self, pods: np.ndarray, rows: np.ndarray, tie: int, seed: int, rng: np.ndarray,
              result: ScoreResult, commit: bool,
@@ -128,7 +126,7 @@ class _Sequence(_Run):
         errors = [self.prescore_errors.get(p) for p in pods.tolist()]
         bad = np.array([e is not None for e in errors], dtype=np.bool_).reshape(-1)
         self.start = self.kernels.simulate_chunk(
-            self.fids, self.sids, self.weights, self.kinds, self.const_ok, self.aids, self.states,
+            self.fids, self.sids, self.weights, self.kinds, self.const_ok, self.aids, self.table,
             self.cache, self.groups, pods, ops, self.bound,
             self.batch.nominated[pods], pods, bad, self.start, self.num_to_find, n_nodes, tie,
             np.uint64(seed % 2**64), rng, self.explain, keep, commit, hosts, feasible, failed,
@@ -186,6 +184,12 @@ class _Sequence(_Run):
         self._keep(sub, raw[:, : found.ptr[-1]][:, entries],
                    norm_u8[:, : found.ptr[-1]][:, entries], total[: found.ptr[-1]][entries],
                    result)  # fmt: skip
+
+
+def _incremental(plugin: Any) -> bool:
+    """The plugin follows binds and deletions: it has ``assume``/``remove`` kernels, or
+    binding a pod changes nothing it reads."""
+    return plugin.bind_independent or getattr(plugin.kernels, "assume", None) is not None
 
 
 def _keep_entries(ptr: np.ndarray, keep: np.ndarray) -> np.ndarray:

@@ -8,9 +8,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from kscore_fast.config.build import REGISTRY
+from kscore_fast.config.build import plugin_points
 from kscore_fast.config.schema import PLUGIN_SET_FIELDS, V1BETA2, V1BETA3
 
+REGISTRY = plugin_points()
 PLUGINS = sorted(REGISTRY)
 
 

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from kscore_fast.config import parse_config
-from kscore_fast.config.build import REGISTRY, _score_weights
+from kscore_fast.config.build import FrameworkError, _score_weights
 from kscore_fast.config.types import Plugin
 from kscore_fast.errors import ConfigError
 
@@ -102,17 +102,12 @@ def test_a_negative_total_makes_the_next_weight_overflow():
 
 def test_score_weight_overflow():
     big = [Plugin(f"P{i}", 2**31 - 1) for i in range(3)]
-    with pytest.MonkeyPatch.context() as mp:
-        for p in big:
-            mp.setitem(REGISTRY, p.name, frozenset({"score"}))
-        assert _score_weights(big, {p.name for p in big}) == {p.name: 2**31 - 1 for p in big}
-        # int64 wraps in Go: a negative total makes MaxInt64 - total overflow
-        neg = [Plugin("P0", -(2**31)), *([Plugin(f"P{i}", 2**31 - 1) for i in range(1, 3)])]
-        mp.setitem(REGISTRY, "P0", frozenset({"score"}))
-        from kscore_fast.config.build import FrameworkError
-
-        with pytest.raises(FrameworkError, match="total score of Score plugins could overflow"):
-            _score_weights(neg, {p.name for p in neg})
+    score = frozenset({"score"})
+    assert _score_weights(big, {p.name: score for p in big}) == {p.name: 2**31 - 1 for p in big}
+    # int64 wraps in Go: a negative total makes MaxInt64 - total overflow
+    neg = [Plugin("P0", -(2**31)), *([Plugin(f"P{i}", 2**31 - 1) for i in range(1, 3)])]
+    with pytest.raises(FrameworkError, match="total score of Score plugins could overflow"):
+        _score_weights(neg, {p.name: score for p in neg})
 
 
 PREFIX = "initializing profiles: creating profile for scheduler name default-scheduler: "

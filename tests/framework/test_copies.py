@@ -1,5 +1,5 @@
 """Copies: pods that every score plugin of the profile scores and normalizes alike on equal
-node lists (``plugins.driver.copy_classes``: twins, and for SelectorSpread pods with one
+node lists (``framework.sharing.copy_classes``: twins, and for SelectorSpread pods with one
 default selector whatever their other labels) are scored once per list; with
 ``scores="none"`` a copy's host is picked from its source's totals
 (``selection.select_shared``). Every result must equal scoring each pod on its own."""
@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 from kscore_fast.api import load_cluster, score
-from kscore_fast.framework import runtime
+from kscore_fast.framework import runtime, sharing
 from kscore_fast.framework.interface import Chunk
 from kscore_fast.framework.selection import select_hosts, select_shared
-from kscore_fast.plugins import driver
+from kscore_fast.plugins.noderesources import NodeResourcesBalancedAllocation
+from kscore_fast.plugins.selectorspread import SelectorSpread
 
 from ..scenarios import scenario
 
@@ -38,7 +39,7 @@ def _many_pending(seed: int) -> list[dict]:
 
 def _no_copies(monkeypatch: pytest.MonkeyPatch) -> None:
     """Score as before copies: twins only."""
-    monkeypatch.setattr(driver, "copy_classes", lambda sids, states, twins, spec=None: twins)
+    monkeypatch.setattr(sharing, "copy_classes", lambda plugins, states, twins, spec=None: twins)
 
 
 PROFILES = ["SelectorSpread", "SelectorSpread=2,NodeResourcesBalancedAllocation",
@@ -67,13 +68,11 @@ def test_selector_spread_shares_pods_that_are_not_twins():
     from kscore_fast.plugins.selectorspread.plugin import driver_state
 
     twins = pod_twins(cluster.batch)
-    sids = np.array([driver.SLOTS["SelectorSpread"]], dtype=np.int64)
-    states = [None] * (int(sids[0]) + 1)
-    states[int(sids[0])] = driver_state(cluster.snapshot, cluster.batch)
-    classes = driver.copy_classes(sids, tuple(states), twins)
+    state = driver_state(cluster.snapshot, cluster.batch)
+    classes = sharing.copy_classes([SelectorSpread()], [state], twins)
     assert len(np.unique(classes)) < len(np.unique(twins)) // 4
     # pods of one class are pods of one twin group or share a selector group
-    group = states[int(sids[0])][0]
+    group = state[0]
     for c in np.unique(classes).tolist():
         members = classes == c
         assert len(set(group[members].tolist())) == 1
@@ -81,8 +80,8 @@ def test_selector_spread_shares_pods_that_are_not_twins():
 
 def test_a_plugin_without_copy_groups_keeps_twins_apart():
     twins = np.array([0, 1, 0, 2], dtype=np.int64)
-    sids = np.array([driver.SLOTS["NodeResourcesBalancedAllocation"]], dtype=np.int64)
-    assert driver.copy_classes(sids, (None,) * 64, twins) is twins
+    plugin = NodeResourcesBalancedAllocation()
+    assert sharing.copy_classes([plugin], [None], twins) is twins
 
 
 @pytest.mark.parametrize("seed", range(20))

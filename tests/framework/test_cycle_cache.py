@@ -1,5 +1,5 @@
-"""Verdicts and raw scores kept across cycles (``plugins/cycle_cache.py``,
-``plugins/cached_scoring.py``) give the sequence computed afresh: with room for every
+"""Verdicts and raw scores kept across cycles (``framework/cycle_cache.py``,
+``framework/cached_scoring.py``) give the sequence computed afresh: with room for every
 twin group, with one slot (a group evicts another), and with a log of one entry (every
 change starts a new epoch: every verdict made afresh). Raw scores are kept only without
 score output (``scores="none"``); with it, every cycle scores afresh."""
@@ -12,7 +12,7 @@ import random
 import pytest
 
 from kscore_fast import Simulator, api
-from kscore_fast.plugins import cycle_cache
+from kscore_fast.framework import cycle_cache
 
 from ..scenarios_profile import profile_scenario
 

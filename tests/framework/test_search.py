@@ -1,13 +1,13 @@
 """The compiled node search (kscore_fast/framework/search.py) == the scalar reference port
 of Go's (kscore_fast/framework/reference.py), and FitError texts.
 
-``search.search_chunk`` runs inside an uncached numba loop with a fill function that
-copies memo blocks from a verdict table (as tests/plugins/harness.py passes kernels), on
-seeded random cases: node counts 1..400, ``numFeasibleNodesToFind`` from random
-percentages (and any K), verdict tables from all-pass to all-fail, nominated nodes that
-pass, fail or are absent, consecutive pods carrying ``nextStartNodeIndex`` across
-chunks, memo blocks of several sizes, kept for the run, per chunk or prefilled, and the
-explain mode's rejections. Then upstream tables of generic_scheduler_test.go (v1.23.6),
+``search.search_chunk`` runs with a plugin table of test filter plugins that read a
+verdict table (``TableFilter``, one per slot the verdicts name), on seeded random cases:
+node counts 1..400, ``numFeasibleNodesToFind`` from random percentages (and any K),
+verdict tables from all-pass to all-fail, nominated nodes that pass, fail or are absent,
+consecutive pods carrying ``nextStartNodeIndex`` across chunks, memo blocks of several
+sizes, kept for the run, per chunk or prefilled, and the explain mode's rejections.
+Then upstream tables of generic_scheduler_test.go (v1.23.6),
 and the runtime's FitError text against the reference, alone and through
 ``Framework.run`` with real filter plugins.
 """
@@ -15,6 +15,7 @@ and the runtime's FitError text against the reference, alone and through
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import msgspec
 import numba
@@ -22,6 +23,8 @@ import numpy as np
 import pytest
 
 from kscore_fast.framework import reference, runtime, search
+from kscore_fast.framework.entries import PluginTable
+from kscore_fast.framework.interface import Plugin
 from kscore_fast.framework.nodeorder import num_feasible_nodes_to_find
 from kscore_fast.framework.runtime import Framework, fit_error_text
 from kscore_fast.model.objects import ContainerRecord, NodeRecord, PodRecord
@@ -40,26 +43,37 @@ GARBAGE = -(1 << 40)
 
 
 @numba.njit
-def _fill_from_table(fids, states, reps, c, b, block, memo, done):  # pragma: no cover
-    """``fill_fn`` of the search: block ``b`` of class ``c`` from the verdict table
-    (``states``: the table and a count of fills per block)."""
-    table, fills = states
-    lo = b * block
-    hi = min(lo + block, memo.shape[1])
-    for node in range(lo, hi):
-        memo[c, node] = table[reps[c], node]
-    fills[c, b] += 1
-    done[c, b] = True
+def _table_verdict(state, pod, node):  # pragma: no cover - compiled
+    """A filter plugin's ``filter_node`` that reads class ``pod``'s verdict code from a
+    table (``state``: the codes and a count of calls per class and node)."""
+    codes, calls = state
+    calls[pod, node] += 1
+    return codes[pod, node]
 
 
-@numba.njit
-def _search_chunk(fill_fn, fids, states, pods, reps, classes, nominated, start, num_to_find,
-                  n_nodes, memo, done, block, explain, ptr, feasible, failed, rej_ptr, rej_node,
-                  rej_code):  # fmt: skip  # pragma: no cover - compiled
-    return search.search_chunk(
-        fill_fn, fids, states, pods, reps, classes, nominated, start, num_to_find, n_nodes,
-        memo, done, block, explain, ptr, feasible, failed, rej_ptr, rej_node, rej_code,
-    )  # fmt: skip
+class TableFilter(Plugin):
+    """The search's test filter: fails where the verdict table says (Go's tables run fake
+    filters the same way)."""
+
+    name = "TableFilter"
+    filters = True
+    kernels = SimpleNamespace(filter_node=_table_verdict)
+
+    def prepare(self, snapshot, batch):  # pragma: no cover - built by hand below
+        raise AssertionError
+
+    def reasons(self, state, code):
+        return [ERR_REASON_FAKE]
+
+
+def _plugin_table(case: Case, calls: np.ndarray) -> PluginTable:
+    """The profile's filters: one per slot the table's verdicts name (0, 1, ...), each
+    failing where a verdict names its slot, with that verdict's code."""
+    slots = np.where(case.table != 0, case.table >> search.SLOT_SHIFT, 0)
+    codes = case.table & search.CODE_MASK
+    n_slots = max(int(slots.max(initial=0)), 1)
+    states = [(np.where(slots == k + 1, codes, 0), calls[k]) for k in range(n_slots)]
+    return PluginTable([TableFilter()] * n_slots, states)
 
 
 @dataclass
@@ -106,7 +120,8 @@ def reference_run(case: Case) -> list[reference.SearchResult]:
 def compiled_run(
     case: Case, *, explain: bool, block: int, chunks: list[int], memo_mode: str
 ) -> tuple[list[Got], list[int]]:
-    """The compiled cycles, ``chunks[j]`` pods per ``search_chunk`` call; the verdicts
+    """The compiled cycles (the real search and plugin table, :class:`TableFilter`),
+    ``chunks[j]`` pods per ``search_chunk`` call; the verdicts
     kept for the whole run (``memo_mode`` "run"), fresh per chunk ("chunk") or filled
     before the run ("prefill"). Returns every pod's search and the start after each
     chunk."""
@@ -129,20 +144,24 @@ def compiled_run(
 def _run_chunk(case, pods, start, memo, done, block, explain, got) -> int:
     """One ``search_chunk`` call for ``pods``; appends their searches to ``got``."""
     c, n, k = len(pods), case.n_nodes, case.num_to_find
-    fills = np.zeros(done.shape, dtype=np.int64)
+    calls = np.zeros((max(int((case.table >> search.SLOT_SHIFT).max(initial=0)), 1),
+                      *case.table.shape), dtype=np.int64)  # fmt: skip
+    plugins = _plugin_table(case, calls)
+    fids = np.arange(len(plugins) if case.has_filters else 0, dtype=np.int64)
     ptr, rej_ptr = np.zeros(c + 1, np.int64), np.zeros(c + 1, np.int64)
     feasible, failed = np.empty(c * max(k, 1), np.int32), np.zeros(c, np.int64)
     room = c * n if explain and case.has_filters else 0
     rej_node, rej_code = np.empty(room, np.int32), np.empty(room, np.int64)
-    prefilled = done.copy()
-    start = _search_chunk(
-        _fill_from_table, np.zeros(int(case.has_filters), np.int64), (case.table, fills),
-        np.asarray(pods, np.int64), np.arange(case.table.shape[0], dtype=np.int64),
+    prefilled = np.repeat(done, block, axis=1)[:, :n].copy()
+    start = search.search_chunk(
+        fids, plugins.table, np.asarray(pods, np.int64),
+        np.arange(case.table.shape[0], dtype=np.int64),
         np.asarray(case.classes, np.int64)[pods], np.asarray(case.nominated, np.int32)[pods],
         start, k, n, memo, done, block, explain, ptr, feasible, failed, rej_ptr, rej_node,
         rej_code,
     )  # fmt: skip
-    assert fills.max(initial=0) <= 1 and not fills[prefilled].any()  # a block is filled once
+    # each plugin filters a class on a node at most once, never on a prefilled block
+    assert calls.max(initial=0) <= 1 and not calls[:, prefilled].any()
     for i in range(c):
         rej = range(rej_ptr[i], rej_ptr[i + 1])
         got.append(

@@ -1,6 +1,6 @@
 """``constant_scores``: the pods a score plugin declares to score one value on every node
 in every state of a run (the sequential loop scores them on one node alone,
-``plugins/cached_scoring.py``) do, on every node of random clusters, as pods are bound."""
+``framework/cached_scoring.py``) do, on every node of random clusters, as pods are bound."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 from kscore_fast import api
-from kscore_fast.plugins import driver
+from kscore_fast.framework.interface import Plugin
+from kscore_fast.plugins.registry import IN_TREE
 
 from ..scenarios_profile import profile_scenario
 
-_DECLARING = [c for c in driver.CLASSES if hasattr(c, "constant_scores")]
+_DECLARING = [c for _, c in IN_TREE.items() if c.constant_scores is not Plugin.constant_scores]
 
 
 @pytest.mark.parametrize("family", ["basic", "pts", "ipa", "mixed"])

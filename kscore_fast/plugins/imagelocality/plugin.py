@@ -21,8 +21,10 @@ from typing import Any
 import numpy as np
 
 from ...errors import InputError
+from ...framework.interface import Plugin
 from ...model.snapshot import ClusterSnapshot, PodBatch, spec_representatives
 from ..helper.twins import expand_rows
+from . import kernels
 from .reference import INT64_MIN, NAME, node_image_states, normalized_image_name
 
 _TWO63 = 2.0**63
@@ -97,7 +99,7 @@ def build_state(snapshot: ClusterSnapshot, batch: PodBatch, test_snapshot: bool 
     )
 
 
-class ImageLocality:
+class ImageLocality(Plugin):
     """The ImageLocality score plugin (Score only; no NormalizeScore).
 
     It takes no args (Go's ``New`` ignores them).
@@ -107,6 +109,13 @@ class ImageLocality:
     filters = False
     scores = True
     normalizes = False
+    #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/imagelocality)
+    extension_points = frozenset({"score"})
+    kernels = kernels
+    #: a raw score depends on the pod and the node only
+    row_independent = True
+    #: no node aggregates: binding a pod changes nothing it reads
+    bind_independent = True
     #: reads only the pod's spec: pods of one ``spec_twins`` group score alike
     spec_only = True
 

@@ -31,11 +31,12 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigError
+from ...framework.interface import Plugin
 from ...model.labels import LabelInterner
 from ...model.objects import PodAffinity, PodAffinityTerm, PodRecord
+from ...model.rows import unique_rows
 from ...model.selectors import Selector, SelectorSpace, label_selector_as_selector
 from ...model.snapshot import ClusterSnapshot, PodBatch, build_cluster, pod_twins, twin_firsts
-from ..helper.rows import unique_rows
 from ..helper.twins import Interner, shape_rows
 from . import kernels as k
 from .compile import ANTI, SCORE, Registry, csr, domain_offsets, resolve_namespaces
@@ -332,7 +333,7 @@ class _Builder:
         )  # fmt: skip
 
 
-class InterPodAffinity:
+class InterPodAffinity(Plugin):
     """The InterPodAffinity plugin (PreFilter+Filter, PreScore+Score+NormalizeScore).
 
     ``args``: ``InterPodAffinityArgs`` as the camelCase mapping
@@ -345,6 +346,9 @@ class InterPodAffinity:
     filters = True
     scores = True
     normalizes = True
+    #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/interpodaffinity)
+    extension_points = frozenset({"preFilter", "filter", "preScore", "score"})
+    kernels = k
     #: a pod's raw score on a node does not depend on the scored node list (twins on
     #: different lists may share rows of raw scores)
     row_independent = True

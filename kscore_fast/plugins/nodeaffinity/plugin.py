@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigError
+from ...framework.interface import Plugin
 from ...model.labels import ABSENT, LabelInterner, LabelTable
 from ...model.objects import NodeAffinity as NodeAffinityRecord
 from ...model.objects import (
@@ -341,7 +342,7 @@ def build_state(ref: NodeAffinityReference, snapshot: ClusterSnapshot, batch: Po
     return state, errors
 
 
-class NodeAffinity:
+class NodeAffinity(Plugin):
     """The NodeAffinity plugin (PreFilter+Filter, PreScore+Score+NormalizeScore).
 
     ``args``: ``NodeAffinityArgs`` as the camelCase mapping (``{"addedAffinity": {...}}``);
@@ -353,6 +354,13 @@ class NodeAffinity:
     filters = True
     scores = True
     normalizes = True
+    #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/nodeaffinity)
+    extension_points = frozenset({"preFilter", "filter", "preScore", "score"})
+    kernels = k
+    #: a raw score depends on the pod and the node only
+    row_independent = True
+    #: no node aggregates: binding a pod changes nothing it reads
+    bind_independent = True
     #: reads only the pod's spec: pods of one ``spec_twins`` group score alike
     spec_only = True
     #: ``DefaultNormalizeScore`` gives equal scores for equal scores, whatever the list

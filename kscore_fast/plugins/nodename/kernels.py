@@ -22,15 +22,3 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
     if target == ANY_NODE or target == node:  # noqa: SIM109 (numba: no tuple search)
         return np.int64(0)
     return np.int64(MISMATCH)
-
-
-@inline_kernel
-def assume(state, pod, node):  # pragma: no cover - compiled
-    """No node aggregates."""
-    return
-
-
-@inline_kernel
-def remove(state, pod, node):  # pragma: no cover - compiled
-    """No node aggregates."""
-    return

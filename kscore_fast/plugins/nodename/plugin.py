@@ -10,6 +10,7 @@ import numpy as np
 
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
+from . import kernels
 from .kernels import ANY_NODE, MISMATCH, NO_NODE
 from .reference import ERR_REASON
 
@@ -23,6 +24,11 @@ class NodeName(NoArgs):
     filters = True
     scores = False
     normalizes = False
+    #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/nodename)
+    extension_points = frozenset({"filter"})
+    kernels = kernels
+    #: no node aggregates: binding a pod changes nothing it reads
+    bind_independent = True
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         cached = batch.cache.get(NAME)

@@ -15,6 +15,7 @@ from ...model.objects import PodRecord
 from ...model.snapshot import ClusterSnapshot, PodBatch, spec_representatives
 from ..helper.base import NoArgs
 from ..helper.twins import expand_rows
+from . import kernels
 from .kernels import CONFLICT, EMPTY, build_tables
 from .reference import DEFAULT_BIND_ALL_HOST_IP, ERR_REASON, sanitize
 
@@ -128,6 +129,9 @@ class NodePorts(NoArgs):
     filters = True
     scores = False
     normalizes = False
+    #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/nodeports)
+    extension_points = frozenset({"preFilter", "filter"})
+    kernels = kernels
 
     def _pristine(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         cached = batch.cache.get(NAME)
@@ -156,6 +160,12 @@ class NodePorts(NoArgs):
         return (np.zeros(1, dtype=np.int64), z, z, z, z, np.full(4, EMPTY, dtype=np.int64),
                 np.full(4, EMPTY, dtype=np.int64), np.zeros(4, dtype=np.int64),
                 np.array([1, 1, 0, 0], dtype=np.int64))  # fmt: skip
+
+    def counts_bound_pending(self, snapshot: ClusterSnapshot) -> bool:
+        """The used host ports of a snapshot built by the simulator's cache hold every
+        bound pod's (``used_ports``, kept in binding order: host ports are
+        order-sensitive)."""
+        return snapshot.used_ports is not None
 
     def filter_key(self, state: tuple) -> np.ndarray:
         """The pod's set of host ports."""

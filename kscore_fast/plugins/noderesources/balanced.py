@@ -12,20 +12,26 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ...framework.interface import Plugin
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from . import args as plugin_args
-from . import resources
+from . import balanced_kernels, resources
 
 NAME = "NodeResourcesBalancedAllocation"
 
 
-class NodeResourcesBalancedAllocation:
+class NodeResourcesBalancedAllocation(Plugin):
     """The NodeResourcesBalancedAllocation score plugin (no NormalizeScore)."""
 
     name = NAME
     filters = False
     scores = True
     normalizes = False
+    #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/noderesources)
+    extension_points = frozenset({"score"})
+    kernels = balanced_kernels
+    #: a raw score depends on the pod and the node only
+    row_independent = True
     #: reads only the pod's spec: pods of one ``spec_twins`` group score alike
     spec_only = True
 

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import UnsupportedError
+from ...framework.interface import Plugin
+from ...model.rows import unique_rows
 from ...model.snapshot import ClusterSnapshot, PodBatch
-from ..helper.rows import unique_rows
 from . import args as fit_args
 from . import fit_kernels as fk
 from . import resources
@@ -42,13 +43,18 @@ def _names_table(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return ptr, np.frombuffer(b"".join(data), dtype=np.uint8).copy()
 
 
-class NodeResourcesFit:
+class NodeResourcesFit(Plugin):
     """The NodeResourcesFit filter and score plugin (no NormalizeScore)."""
 
     name = NAME
     filters = True
     scores = True
     normalizes = False
+    #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/noderesources)
+    extension_points = frozenset({"preFilter", "filter", "score"})
+    kernels = fk
+    #: a raw score depends on the pod and the node only
+    row_independent = True
     #: reads only the pod's spec: pods of one ``spec_twins`` group score alike
     spec_only = True
 

@@ -22,15 +22,3 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
     if node_unschedulable[node] and not pod_tolerates[pod]:
         return np.int64(UNSCHEDULABLE)
     return np.int64(0)
-
-
-@inline_kernel
-def assume(state, pod, node):  # pragma: no cover - compiled
-    """No node aggregates."""
-    return
-
-
-@inline_kernel
-def remove(state, pod, node):  # pragma: no cover - compiled
-    """No node aggregates."""
-    return

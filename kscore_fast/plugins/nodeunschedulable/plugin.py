@@ -10,6 +10,7 @@ import numpy as np
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
 from ..helper.taints import EMPTY, NO_SCHEDULE, UNSCHEDULABLE_KEY, sets_tolerate, taint_columns
+from . import kernels
 from .kernels import UNSCHEDULABLE
 from .reference import ERR_REASON_UNSCHEDULABLE
 
@@ -23,6 +24,11 @@ class NodeUnschedulable(NoArgs):
     filters = True
     scores = False
     normalizes = False
+    #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/nodeunschedulable)
+    extension_points = frozenset({"filter"})
+    kernels = kernels
+    #: no node aggregates: binding a pod changes nothing it reads
+    bind_independent = True
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         cols = taint_columns(snapshot, batch)  # cached

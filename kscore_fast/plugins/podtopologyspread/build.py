@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from ...model.rows import unique_rows
 from ...model.selectors import Selector, SelectorSpace, label_selector_as_selector
 from ...model.snapshot import ClusterSnapshot, PodBatch, pod_twins, twin_firsts
-from ..helper.rows import unique_rows
 from ..helper.twins import Interner, shape_rows
 from ..nodeaffinity.plugin import NodeAffinity
 from . import kernels as k

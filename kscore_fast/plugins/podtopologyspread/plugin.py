@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ...framework.interface import Plugin
 from ...model.snapshot import ClusterSnapshot, PodBatch, build_cluster
 from . import kernels
 from .build import build_state
@@ -36,7 +37,7 @@ _REASONS = {kernels.FAIL_LABEL: [ERR_REASON_NODE_LABEL_NOT_MATCH],
 _KEYS = 4
 
 
-class PodTopologySpread:
+class PodTopologySpread(Plugin):
     """The PodTopologySpread plugin (PreFilter+Filter, PreScore+Score+NormalizeScore).
 
     ``args``: ``PodTopologySpreadArgs`` as the camelCase mapping
@@ -47,6 +48,11 @@ class PodTopologySpread:
     filters = True
     scores = True
     normalizes = True
+    #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/podtopologyspread)
+    extension_points = frozenset({"preFilter", "filter", "preScore", "score"})
+    kernels = kernels
+    #: ``score_pod`` has scratch rows of its own (``score_pod_serial`` uses the state's)
+    kernels_allocate = ("score_pod",)
     #: raw scores depend on the scored node list (see the module docstring), but for the
     #: pods without soft constraints (``score_groups``)
     row_independent = False

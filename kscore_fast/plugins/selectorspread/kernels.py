@@ -363,9 +363,3 @@ def normalize_pod(state, pod, nodes, scores):  # pragma: no cover - compiled
         scores[:] = 0
         return
     _normalize_pod(0, scores.shape[0], scores, nodes, state[6], state[7], scores)
-
-
-@inline_kernel
-def assume(state, pod, node):  # pragma: no cover - compiled
-    """Not incremental yet: the simulator issue adds the pod's signature counts."""
-    return

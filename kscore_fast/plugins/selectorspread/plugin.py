@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...model.objects import RC_KIND, RS_KIND, SS_KIND
+from ...model.rows import unique_rows
 from ...model.selectors import (
     LOCAL_ABSENT,
     LabelSelector,
@@ -33,7 +34,6 @@ from ...model.snapshot import (
     build_cluster,
 )
 from ..helper.base import NoArgs
-from ..helper.rows import unique_rows
 from . import kernels
 
 NAME = "SelectorSpread"
@@ -227,6 +227,13 @@ class SelectorSpread(NoArgs):
     filters = False
     scores = True
     normalizes = True
+    #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/selectorspread)
+    extension_points = frozenset({"preScore", "score"})
+    kernels = kernels
+    #: ``score_pod`` counts a group's pods in a row of its own when no hot row holds them
+    kernels_allocate = ("score_pod",)
+    #: a raw score depends on the pod and the node only
+    row_independent = True
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         return driver_state(snapshot, batch)

@@ -73,15 +73,3 @@ def default_normalize_score(max_priority, reverse, scores):  # pragma: no cover 
 def normalize_pod(state, pod, nodes, scores):  # pragma: no cover - compiled
     """``NormalizeScore``: ``DefaultNormalizeScore(MaxNodeScore, reverse=true)``."""
     default_normalize_score(np.int64(MAX_NODE_SCORE), True, scores)
-
-
-@inline_kernel
-def assume(state, pod, node):  # pragma: no cover - compiled
-    """No node aggregates."""
-    return
-
-
-@inline_kernel
-def remove(state, pod, node):  # pragma: no cover - compiled
-    """No node aggregates."""
-    return

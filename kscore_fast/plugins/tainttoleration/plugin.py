@@ -10,6 +10,7 @@ from ...model.objects import Taint
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
 from ..helper.taints import PREFER_NO_SCHEDULE, string_at, taint_columns
+from . import kernels
 from .reference import reason
 
 NAME = "TaintToleration"
@@ -22,6 +23,13 @@ class TaintToleration(NoArgs):
     filters = True
     scores = True
     normalizes = True
+    #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/tainttoleration)
+    extension_points = frozenset({"filter", "preScore", "score"})
+    kernels = kernels
+    #: a raw score depends on the pod and the node only
+    row_independent = True
+    #: no node aggregates: binding a pod changes nothing it reads
+    bind_independent = True
     #: reads only the pod's spec: pods of one ``spec_twins`` group score alike
     spec_only = True
     #: ``DefaultNormalizeScore`` gives equal scores for equal scores, whatever the list

@@ -14,6 +14,7 @@ import numpy as np
 
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
+from . import kernels
 
 NAME = "VolumeBinding"
 
@@ -23,6 +24,13 @@ class VolumeBinding(NoArgs):
     filters = False
     scores = True
     normalizes = False
+    #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/volumebinding)
+    extension_points = frozenset({"preFilter", "filter", "reserve", "preBind", "score"})
+    kernels = kernels
+    #: a raw score depends on the pod and the node only
+    row_independent = True
+    #: no node aggregates: binding a pod changes nothing it reads
+    bind_independent = True
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         return self.empty_state()

@@ -30,19 +30,18 @@ normalizes equal scores equally, ``const_ok``); for the other plugins, ``Score``
 the out-of-range check (first plugin in profile order, first node) and the host choice
 are those of the scoring of every plugin afresh; a ``BAD`` sum falls back to it.
 
-These kernels run without numba's reference counting (``driver.serial_pass``; with it,
-every array of the plugins' states was counted up and down at each plugin's pass, a
-third of a cycle).
+The plugins run through their ``SCORE_SERIAL`` entry points (:mod:`.abi`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from .._jit import inline_kernel, unrefcounted_kernel
-from ..framework import scoring
-from . import cycle_cache
-from . import driver as d
+from . import cycle_cache, scoring
 
 #: what a score plugin's kept row is, per pod: summed (no NormalizeScore), normalized per
 #: cycle, not kept (scored afresh every cycle), or not needed (one raw score on every
@@ -55,33 +54,33 @@ FALLBACK = -2
 UNI_NONE, UNI_ONE, UNI_MANY = cycle_cache.UNI_NONE, cycle_cache.UNI_ONE, cycle_cache.UNI_MANY
 
 
-def kinds(classes: list[type], states: list[tuple], n_pods: int) -> np.ndarray:
-    """int64[K, B]: the kind of each score plugin of the profile (plugin classes and
-    their states, in order) for each pod of the batch: a plugin whose raw scores depend on
+def kinds(plugins: Sequence[Any], states: Sequence[tuple[Any, ...]], n_pods: int) -> np.ndarray:
+    """int64[K, B]: the kind of each score plugin of the profile (``plugins`` and their
+    ``states``, in order) for each pod of the batch: a plugin whose raw scores depend on
     the node list is kept for the pods its ``score_groups`` gives a group (≥ 0: their raw
     scores depend on the pod's group and the node only), live for the others; the pods
     whose raw score is one value on every node in every state (``constant_scores``) need
     no row where the plugin normalizes equal scores equally whatever the list."""
-    out = np.empty((len(classes), n_pods), dtype=np.int64)
-    for k, c in enumerate(classes):
+    out = np.empty((len(plugins), n_pods), dtype=np.int64)
+    for k, (c, state) in enumerate(zip(plugins, states, strict=True)):
         kept = KIND_NORM if c.normalizes else KIND_SUM
-        if getattr(c, "row_independent", True):
+        groups = None if c.row_independent else c.score_groups(state)
+        if c.row_independent:
             out[k] = kept
-        elif hasattr(c, "score_groups"):
-            out[k] = np.where(np.asarray(c.score_groups(states[k])) >= 0, kept, KIND_LIVE)
+        elif groups is not None:
+            out[k] = np.where(np.asarray(groups) >= 0, kept, KIND_LIVE)
         else:
             out[k] = KIND_LIVE
-        if hasattr(c, "constant_scores") and (
-            not c.normalizes or getattr(c, "constant_normalize", False)
-        ):
-            const = np.broadcast_to(np.asarray(c.constant_scores(states[k]), bool), (n_pods,))
+        constant = c.constant_scores(state)
+        if constant is not None and (not c.normalizes or c.constant_normalize):
+            const = np.broadcast_to(np.asarray(constant, bool), (n_pods,))
             out[k, const] = KIND_CONST
     return out
 
 
 @unrefcounted_kernel
 def score_cycle(
-    sids, weights, kind, const_ok, states, cache, s, pod, sub, total, n_all, todo, one, one_ptr,
+    sids, weights, kind, const_ok, table, cache, s, pod, sub, total, n_all, todo, one, one_ptr,
     tmp, norm, nptr, fptr, rows, row_const, no_rows, cflag, cval, miss, at, bp, bv,
 ):  # fmt: skip  # pragma: no cover - compiled
     """Totals of the feasible nodes ``sub`` for ``pod`` (cache slot ``s``) into ``total``,
@@ -99,7 +98,7 @@ def score_cycle(
     for k in range(sids.shape[0]):
         if kind[k, pod] != KIND_SUM and kind[k, pod] != KIND_CONST:
             fast = False
-    if fast and not _constants_in_range(sids, kind, const_ok, states, pod, sub, todo, one,
+    if fast and not _constants_in_range(sids, kind, const_ok, table, pod, sub, todo, one,
                                         one_ptr, tmp, norm, nptr, no_rows, cache[10], n_all,
                                         row_const, cflag, cval):  # fmt: skip
         return FALLBACK
@@ -107,7 +106,7 @@ def score_cycle(
     if m < 0:
         return FALLBACK
     if m > 0:
-        _fill(sids, weights, kind, states, cache, s, pod, miss[:m], n_all, todo, one, tmp, norm,
+        _fill(sids, weights, kind, table, cache, s, pod, miss[:m], n_all, todo, one, tmp, norm,
               nptr, fptr, no_rows, row_const, cflag, cval)  # fmt: skip
         sums = cache[11]
         for j in range(m):
@@ -119,7 +118,7 @@ def score_cycle(
     if fast:
         bp[0] = -1
         return 0
-    return _normalized(sids, weights, kind, const_ok, states, cache, s, pod, sub, total, n_all,
+    return _normalized(sids, weights, kind, const_ok, table, cache, s, pod, sub, total, n_all,
                        todo, one, one_ptr, tmp, norm, nptr, rows, row_const, no_rows, cflag, cval,
                        bp, bv)  # fmt: skip
 
@@ -151,7 +150,7 @@ def _kept_sums(cache, s, sub, total, miss, at, bp, bv):  # pragma: no cover - co
 
 
 @inline_kernel
-def _constants_in_range(sids, kind, const_ok, states, pod, sub, todo, one, one_ptr, tmp, norm,
+def _constants_in_range(sids, kind, const_ok, table, pod, sub, todo, one, one_ptr, tmp, norm,
                         nptr, no_rows, raw, n_all, row_const, cflag, cval):  # fmt: skip
     """Whether every plugin constant for ``pod`` (``KIND_CONST``) scores it within [0, 100]
     (each scored and normalized on the first feasible node alone)."""
@@ -159,7 +158,7 @@ def _constants_in_range(sids, kind, const_ok, states, pod, sub, todo, one, one_p
         if kind[k, pod] != KIND_CONST:
             continue
         one_ptr[1] = nptr[1] = 1
-        d.serial_pass(sids[k], states, k, todo, one, one_ptr, sub[:1], tmp, np.int64(0), norm,
+        scoring.serial_pass(table, sids[k], k, todo, one, one_ptr, sub[:1], tmp, np.int64(0), norm,
                       nptr, no_rows, raw, n_all, row_const, const_ok[k], np.bool_(False), cflag,
                       cval, np.bool_(True))  # fmt: skip
         v = norm[k, 0]
@@ -169,7 +168,7 @@ def _constants_in_range(sids, kind, const_ok, states, pod, sub, todo, one, one_p
 
 
 @inline_kernel
-def _normalized(sids, weights, kind, const_ok, states, cache, s, pod, sub, total, n_all, todo,
+def _normalized(sids, weights, kind, const_ok, table, cache, s, pod, sub, total, n_all, todo,
                 one, one_ptr, tmp, norm, nptr, rows, row_const, no_rows, cflag, cval, bp,
                 bv):  # fmt: skip  # pragma: no cover - compiled
     """The plugins with ``NormalizeScore`` or scored live added to the kept sums in
@@ -187,7 +186,7 @@ def _normalized(sids, weights, kind, const_ok, states, cache, s, pod, sub, total
             continue
         if kind[k, pod] == KIND_CONST:  # one raw score everywhere: a one-node list's
             one_ptr[1] = nptr[1] = 1
-            d.serial_pass(sids[k], states, k, todo, one, one_ptr, sub[:1], tmp, np.int64(0),
+            scoring.serial_pass(table, sids[k], k, todo, one, one_ptr, sub[:1], tmp, np.int64(0),
                           norm, nptr, no_rows, raw, n_all, row_const, const_ok[k],
                           np.bool_(False), cflag, cval, np.bool_(True))  # fmt: skip
             one_ptr[1] = nptr[1] = n
@@ -195,12 +194,12 @@ def _normalized(sids, weights, kind, const_ok, states, cache, s, pod, sub, total
             cval[k, 0] = norm[k, 0]
         elif kind[k, pod] == KIND_NORM:
             row_const[k, s] = uniform[k, s] == UNI_ONE or _uniform(raw, k, s * n_all, sub)
-            d.serial_pass(sids[k], states, k, todo, one, one_ptr, sub, tmp, np.int64(0), norm,
+            scoring.serial_pass(table, sids[k], k, todo, one, one_ptr, sub, tmp, np.int64(0), norm,
                           nptr, rows, raw, n_all, row_const, const_ok[k], np.bool_(False),
                           cflag, cval, np.bool_(True))  # fmt: skip
             row_const[k, s] = False
         else:
-            d.serial_pass(sids[k], states, k, todo, one, one_ptr, sub, tmp, np.int64(0), norm,
+            scoring.serial_pass(table, sids[k], k, todo, one, one_ptr, sub, tmp, np.int64(0), norm,
                           nptr, no_rows, raw, n_all, row_const, const_ok[k], np.bool_(False),
                           cflag, cval, np.bool_(True))  # fmt: skip
         w = weights[k]
@@ -226,7 +225,7 @@ def _normalized(sids, weights, kind, const_ok, states, cache, s, pod, sub, total
 
 
 @unrefcounted_kernel
-def _fill(sids, weights, kind, states, cache, s, pod, miss, n_all, todo, one, tmp, norm, nptr,
+def _fill(sids, weights, kind, table, cache, s, pod, miss, n_all, todo, one, tmp, norm, nptr,
           ptr, no_rows, row_const, cflag, cval):  # fmt: skip  # pragma: no cover - compiled
     """The kept raw scores and sums of slot ``s`` (twin group of ``pod``) on the nodes
     ``miss`` (``ptr``: scratch for the one pod's list, ``miss[0:m]``)."""
@@ -240,7 +239,7 @@ def _fill(sids, weights, kind, states, cache, s, pod, miss, n_all, todo, one, tm
     for k in range(sids.shape[0]):
         if kind[k, pod] != KIND_SUM and kind[k, pod] != KIND_NORM:
             continue
-        d.serial_pass(sids[k], states, k, todo, one, ptr, miss, tmp, np.int64(0), norm, nptr,
+        scoring.serial_pass(table, sids[k], k, todo, one, ptr, miss, tmp, np.int64(0), norm, nptr,
                       no_rows, raw, n_all, row_const, np.bool_(False), np.bool_(True), cflag,
                       cval, np.bool_(False))  # fmt: skip
         if uniform[k, s] == UNI_NONE:

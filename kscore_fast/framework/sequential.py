@@ -10,9 +10,8 @@ Score/NormalizeScore/weights and the host choice, and at last the pod is assumed
 host by every plugin of the profile that keeps node aggregates (``assume`` kernels). A pod
 that fits nowhere, or whose PreScore or scores fail, changes nothing.
 
-The per-node work runs in kernels without numba's reference counting (``_search``,
-``_choose``, ``_change``): counted, every array of a state tuple handed to an inlined
-helper is counted up and down per node, which cost more than the filters themselves.
+The plugins are rows of the profile's plugin table (:mod:`.abi`): the loop reaches their
+filters, scores and ``assume``/``remove`` through their entry points.
 
 The kernel fills per-chunk buffers (entries, rejections, failed pods' verdict rows) and
 returns to Python once per chunk of pods, which records them in the result.
@@ -23,71 +22,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import inline_kernel, kernel, unrefcounted_kernel
-from ..framework import gorand, scoring, search
-from ..framework.selection import _draw
-from . import cached_scoring, cycle_cache
-from . import driver as d
-from .interpodaffinity import kernels as interpodaffinity
-from .nodename import kernels as nodename
-from .nodeports import kernels as nodeports
-from .noderesources import balanced_kernels, fit_kernels
-from .nodeunschedulable import kernels as nodeunschedulable
-from .podtopologyspread import kernels as podtopologyspread
-from .tainttoleration import kernels as tainttoleration
+from . import cached_scoring, cycle_cache, gorand, scoring, search
+from .abi import ASSUME, REMOVE, STATE, call_bind
+from .selection import _draw
 
 #: tie-break modes (``kscore simulate --tie-break``)
 TIE_UNIFORM, TIE_GO_RAND = 0, 1
-
-#: slots whose ``assume`` is not incremental: a profile holding one cannot be simulated
-NOT_INCREMENTAL = frozenset({d.SELECTOR_SPREAD})
-
-
-@inline_kernel
-def _assume(slot, states, pod, node):  # pragma: no cover - compiled
-    """The ``assume`` kernel of plugin slot ``slot``. Whether the change reaches beyond
-    ``node`` (PodTopologySpread's and InterPodAffinity's counters: every node's verdicts
-    and scores may change), else only ``node``'s may."""
-    if slot == d.NODE_UNSCHEDULABLE:
-        nodeunschedulable.assume(states[d.NODE_UNSCHEDULABLE], pod, node)
-    elif slot == d.NODE_NAME:
-        nodename.assume(states[d.NODE_NAME], pod, node)
-    elif slot == d.TAINT_TOLERATION:
-        tainttoleration.assume(states[d.TAINT_TOLERATION], pod, node)
-    elif slot == d.NODE_PORTS:
-        nodeports.assume(states[d.NODE_PORTS], pod, node)
-    elif slot == d.NODE_RESOURCES_FIT:
-        fit_kernels.assume(states[d.NODE_RESOURCES_FIT], pod, node)
-    elif slot == d.BALANCED_ALLOCATION:
-        balanced_kernels.assume(states[d.BALANCED_ALLOCATION], pod, node)
-    elif slot == d.POD_TOPOLOGY_SPREAD:
-        return podtopologyspread.assume(states[d.POD_TOPOLOGY_SPREAD], pod, node)
-    elif slot == d.INTER_POD_AFFINITY:
-        return interpodaffinity.assume(states[d.INTER_POD_AFFINITY], pod, node)
-    # NodeAffinity, ImageLocality, VolumeBinding: no node aggregates
-    return False
-
-
-@inline_kernel
-def _remove(slot, states, pod, node):  # pragma: no cover - compiled
-    """The ``remove`` kernel of plugin slot ``slot`` (``assume`` undone); what it may
-    change, as :func:`_assume`."""
-    if slot == d.NODE_UNSCHEDULABLE:
-        nodeunschedulable.remove(states[d.NODE_UNSCHEDULABLE], pod, node)
-    elif slot == d.NODE_NAME:
-        nodename.remove(states[d.NODE_NAME], pod, node)
-    elif slot == d.TAINT_TOLERATION:
-        tainttoleration.remove(states[d.TAINT_TOLERATION], pod, node)
-    elif slot == d.NODE_PORTS:
-        nodeports.remove(states[d.NODE_PORTS], pod, node)
-    elif slot == d.NODE_RESOURCES_FIT:
-        fit_kernels.remove(states[d.NODE_RESOURCES_FIT], pod, node)
-    elif slot == d.BALANCED_ALLOCATION:
-        balanced_kernels.remove(states[d.BALANCED_ALLOCATION], pod, node)
-    elif slot == d.POD_TOPOLOGY_SPREAD:
-        return podtopologyspread.remove(states[d.POD_TOPOLOGY_SPREAD], pod, node)
-    elif slot == d.INTER_POD_AFFINITY:
-        return interpodaffinity.remove(states[d.INTER_POD_AFFINITY], pod, node)
-    return False
 
 
 @inline_kernel
@@ -106,16 +46,16 @@ def _pick(tie, total, lo, hi, best, count, seed, stream, rng):  # pragma: no cov
 
 
 @unrefcounted_kernel
-def _search(fids, states, cache, pod, g, nominated, start, num_to_find, n_nodes, out, rej_node,
+def _search(fids, table, cache, pod, g, nominated, start, num_to_find, n_nodes, out, rej_node,
             rej_code, rej_pos):  # fmt: skip  # pragma: no cover - compiled
     """One cycle's search (``framework.search.search_pod``) on the verdicts the cache holds
     for twin group ``g``, made current (:func:`.cycle_cache.slot_for`): ``(slot,
     n_feasible, n_failed, next_start, rej_end)``. Without reference counting: numba would
     count the cache's and states' arrays up and down per node."""
-    s = cycle_cache.slot_for(fids, states, cache, pod, g)
+    s = cycle_cache.slot_for(fids, table, cache, pod, g)
     n, nf, start, end = search.search_pod(
-        d.fill_block, fids, states, cache[2], s, nominated, start, num_to_find, n_nodes, cache[0],
-        cache[1], search.BLOCK, out, rej_node, rej_code, rej_pos,
+        fids, table, cache[2], s, nominated, start, num_to_find, n_nodes, cache[0], cache[1],
+        search.BLOCK, out, rej_node, rej_code, rej_pos,
     )  # fmt: skip
     return s, n, nf, start, end
 
@@ -148,20 +88,20 @@ def _pick_host(tie, total, lo, hi, best, count, seed, stream, rng):  # pragma: n
 
 @unrefcounted_kernel
 def _score_all(
-    sids, weights, states, pod, sub, lo, n, raw, norm, norm_u8, total, todo, one, one_ptr, nptr,
+    sids, weights, table, pod, sub, lo, n, raw, norm, norm_u8, total, todo, one, one_ptr, nptr,
     no_rows, no_row_raw, no_const, cflag, cval, bp, bv, keep, tie, seed, stream, rng,
 ):  # fmt: skip  # pragma: no cover - compiled
     """Every score plugin's ``Score`` and ``NormalizeScore`` on the pod's feasible nodes
     ``sub`` (entries from ``lo`` on), then :func:`_choose`: the host's entry, or -1.
-    Without reference counting (``driver.serial_pass``)."""
+    Without reference counting."""
     one_ptr[1] = n
     nptr[1] = n
     todo[0] = 0
     for k in range(sids.shape[0]):
         one[0] = pod
-        d.serial_pass(sids[k], states, k, todo, one, one_ptr, sub, raw, lo, norm, nptr, no_rows,
-                      no_row_raw, np.int64(1), no_const, np.bool_(False), np.bool_(True), cflag,
-                      cval, np.bool_(True))  # fmt: skip
+        scoring.serial_pass(table, sids[k], k, todo, one, one_ptr, sub, raw, lo, norm, nptr,
+                            no_rows, no_row_raw, np.int64(1), no_const, np.bool_(False),
+                            np.bool_(True), cflag, cval, np.bool_(True))  # fmt: skip
     return _choose(weights, todo, one_ptr, norm, nptr, norm_u8, lo, n, total, bp, bv, cflag, cval,
                    keep, tie, seed, stream, rng)  # fmt: skip
 
@@ -172,7 +112,7 @@ OP_SCHEDULE, OP_DELETE = 0, 1
 
 @kernel
 def simulate_chunk(
-    fids, sids, weights, kinds, const_ok, aids, states, cache, groups, pods, ops, bound,
+    fids, sids, weights, kinds, const_ok, aids, table, cache, groups, pods, ops, bound,
     nominated, streams, prescore_bad, start, num_to_find, n_nodes, tie, seed, rng, explain, keep,
     commit,
     hosts, feasible, failed, bad_plugin, bad_value, ptr, nodes, raw, norm_u8, total,
@@ -231,7 +171,7 @@ def simulate_chunk(
         fail_row[i] = -1
         if ops[i] == OP_DELETE:
             if bound[pod] >= 0:
-                _change(aids, states, cache, pod, np.int64(bound[pod]), np.bool_(False))
+                _change(aids, table, cache, pod, np.int64(bound[pod]), np.bool_(False))
                 bound[pod] = -1
             feasible[i] = failed[i] = 0
             ptr[i + 1] = lo
@@ -246,7 +186,7 @@ def simulate_chunk(
             rej_ptr[i + 1] = rej_ptr[i]
         else:
             rn = rej_node if explain else no_room
-            s, n, nf, start, end = _search(fids, states, cache, pod, groups[pod], nominated[i],
+            s, n, nf, start, end = _search(fids, table, cache, pod, groups[pod], nominated[i],
                                            start, num_to_find, n_nodes, out, rn, rej_code,
                                            rej_ptr[i])  # fmt: skip
             failed[i] = nf
@@ -267,14 +207,14 @@ def simulate_chunk(
             e = cached_scoring.FALLBACK  # (-1: a score out of range)
             if not keep and fids.shape[0] > 0:
                 e = cached_scoring.score_cycle(
-                    sids, weights, kinds, const_ok, states, cache, s, pod, sub, total[lo : lo + n],
+                    sids, weights, kinds, const_ok, table, cache, s, pod, sub, total[lo : lo + n],
                     n_nodes, todo, one, one_ptr, tmp, norm, nptr, fptr, rows, row_const, no_rows,
                     cflag, cval, miss, at, bp, bv,
                 )  # fmt: skip
                 if e == 0:
                     e = _pick_host(tie, total, lo, lo + n, bp[1], bv[1], seed, streams[i], rng)
             if e == cached_scoring.FALLBACK:
-                e = _score_all(sids, weights, states, pod, sub, lo, n, raw, norm, norm_u8, total,
+                e = _score_all(sids, weights, table, pod, sub, lo, n, raw, norm, norm_u8, total,
                                todo, one, one_ptr, nptr, no_rows, no_row_raw, no_const, cflag,
                                cval, bp, bv, keep, tie, seed, streams[i], rng)  # fmt: skip
             if e < 0:
@@ -283,32 +223,33 @@ def simulate_chunk(
                 continue
             hosts[i] = nodes[e]
         if commit:
-            _change(aids, states, cache, pod, hosts[i], np.bool_(True))
+            _change(aids, table, cache, pod, hosts[i], np.bool_(True))
             bound[pod] = hosts[i]
     return start
 
 
 @unrefcounted_kernel
-def _change(aids, states, cache, pod, node, bind):  # pragma: no cover - compiled
-    """``pod`` bound to ``node`` (``bind``), or deleted from it, in every plugin state of
-    slots ``aids``; the cache told what may have changed."""
+def _change(aids, table, cache, pod, node, bind):  # pragma: no cover - compiled
+    """``pod`` bound to ``node`` (``bind``), or deleted from it, in the state of every plugin
+    of rows ``aids`` (those with ``assume``/``remove`` entry points); the cache told what
+    may have changed."""
     wide = False
+    col = ASSUME if bind else REMOVE
     for a in range(aids.shape[0]):
-        if bind:
-            wide |= _assume(aids[a], states, pod, node)
-        else:
-            wide |= _remove(aids[a], states, pod, node)
+        p = aids[a]
+        wide |= call_bind(table[p, col], table[p, STATE], pod, node) != 0
     cycle_cache.touch(cache, node, wide)
 
 
 @kernel
-def assume_pods(aids, states, cache, pods, nodes):  # pragma: no cover - compiled
-    """Bind each pod ``pods[i]`` to ``nodes[i]`` in every plugin state of slots ``aids``."""
+def assume_pods(aids, table, cache, pods, nodes):  # pragma: no cover - compiled
+    """Bind each pod ``pods[i]`` to ``nodes[i]`` in the state of every plugin of rows
+    ``aids``."""
     for i in range(pods.shape[0]):
-        _change(aids, states, cache, pods[i], nodes[i], np.bool_(True))
+        _change(aids, table, cache, pods[i], nodes[i], np.bool_(True))
 
 
 @kernel
-def remove_pod(aids, states, cache, pod, node):  # pragma: no cover - compiled
-    """Delete ``pod``, bound to ``node``, from every plugin state of slots ``aids``."""
-    _change(aids, states, cache, pod, node, np.bool_(False))
+def remove_pod(aids, table, cache, pod, node):  # pragma: no cover - compiled
+    """Delete ``pod``, bound to ``node``, from the state of every plugin of rows ``aids``."""
+    _change(aids, table, cache, pod, node, np.bool_(False))

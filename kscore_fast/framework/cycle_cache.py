@@ -36,8 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import inline_kernel
-from ..framework import search
-from . import driver as d
+from . import search
 
 _LOG, _EPOCH, _CLOCK = 0, 1, 2
 #: bytes of verdict and score rows a cache may hold (its slots: at least one, at most one
@@ -87,7 +86,7 @@ def touch(cache, node, wide):  # pragma: no cover - compiled
 
 
 @inline_kernel
-def slot_for(fids, states, cache, pod, g):  # pragma: no cover - compiled
+def slot_for(fids, table, cache, pod, g):  # pragma: no cover - compiled
     """The slot of twin group ``g`` for a cycle of ``pod``, its verdicts made current:
     the group's slot, else the least recently used one (emptied); entries of the log it
     has not seen replayed (a slot that missed more than a quarter of the nodes' worth,
@@ -114,7 +113,7 @@ def slot_for(fids, states, cache, pod, g):  # pragma: no cover - compiled
         uniform[:, s] = UNI_NONE
         epoch[s] = ctl[_EPOCH]
     elif b > a:
-        d.fill_nodes(fids, states, reps, s, log[a:b], memo)
+        search.fill_nodes(fids, table, reps, s, log[a:b], memo)
         for j in range(a, b):
             ok[s, log[j]] = False
     seen[s] = b

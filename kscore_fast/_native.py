@@ -1,0 +1,233 @@
+"""Plugin states and compiled entry points as the framework's compiled loops reach them.
+
+The framework's loops (search, scoring, the sequential loop) are compiled once, for every
+profile, and know no plugin. They reach a plugin through one row of a *plugin table*
+(``int64[P, 1 + entries]``, built by :mod:`kscore_fast.framework.entries`): the address
+of the plugin's state and the addresses of its compiled entry points (filter a block of
+nodes, score a list, assume, remove). This module provides the three pieces of that:
+
+* :func:`pack`: a plugin's state (a tuple of NumPy arrays and scalars) written into a
+  buffer in the memory layout numba gives that tuple type. Arrays are described by their
+  data pointer, shape and strides, without a reference count (numba treats a null
+  meminfo as borrowed): the :class:`Packed` object keeps the arrays alive, and the
+  kernels write through to them (``assume`` updates the arrays in place);
+* :func:`state_loader`: an intrinsic that reads such a buffer back as the typed tuple
+  (one load, no reference counting), used at the top of a plugin's entry points;
+* :func:`call`: an intrinsic that calls a compiled function at an address with numba's
+  own calling convention, so that an exception raised inside it propagates as in any
+  numba call.
+
+Crossing from Python into a loop then costs the type check of one ``int64`` array, not
+of every array of every plugin's state, and the loops' machine code is compiled once,
+not once per profile with every plugin inlined into every loop.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.core.errors import TypingError
+from numba.core.registry import cpu_target
+from numba.extending import intrinsic
+
+__all__ = ["Packed", "call", "pack", "state_loader", "state_type"]
+
+
+def state_type(state: tuple[Any, ...]) -> types.Type:
+    """numba's type of a plugin state (a tuple of arrays and NumPy scalars), found from a
+    cheap key of its leaves (dtype, dimensions, layout, writability) after the first time."""
+    return _typed(state, _leaves(state))
+
+
+def _typed(state: tuple[Any, ...], leaves: list[Any]) -> types.Type:
+    key = (tuple(map(_leaf_key, leaves)), _shape_key(state))
+    ty = _types.get(key)
+    if ty is None:
+        ty = _types[key] = numba.typeof(state)
+    return ty
+
+
+_types: dict[Any, types.Type] = {}
+
+
+def _leaf_key(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        f = value.flags
+        layout = "C" if f.c_contiguous else "F" if f.f_contiguous else "A"
+        return value.dtype, value.ndim, layout, f.writeable, f.aligned
+    return type(value)
+
+
+def _shape_key(value: Any) -> Any:
+    """The nesting of a state's tuples."""
+    return tuple(_shape_key(v) for v in value) if isinstance(value, tuple) else None
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The arrays and numbers of a (nested) state tuple, in order."""
+    if isinstance(value, tuple):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+class Packed:
+    """A plugin state in numba's memory layout (see :func:`pack`): ``address`` is what
+    the compiled code reads; ``state`` and the buffer stay alive with this object."""
+
+    __slots__ = ("address", "buffer", "numba_type", "state")
+
+    def __init__(self, state: tuple[Any, ...], numba_type: types.Type, buffer: np.ndarray):
+        self.state = state
+        self.numba_type = numba_type
+        self.buffer = buffer
+        self.address = int(buffer.ctypes.data)
+
+
+def pack(state: tuple[Any, ...]) -> Packed:
+    """Write ``state`` in the data layout of its numba type (:func:`state_type`)."""
+    leaves = _leaves(state)
+    ty = _typed(state, leaves)
+    layout = _layout(ty)
+    buffer = np.zeros(layout.words, dtype=np.int64)
+    words: list[int] = []
+    for i in layout.arrays:  # meminfo, parent, nitems, itemsize, data, shape, strides
+        a = leaves[i]
+        words += (0, 0, a.size, a.itemsize, a.__array_interface__["data"][0], *a.shape,
+                  *a.strides)  # fmt: skip
+    buffer[layout.array_words] = words
+    raw = buffer.view(np.uint8)
+    for i, off, dtype in layout.scalars:
+        one = np.array([leaves[i]], dtype=dtype)
+        raw[off : off + one.itemsize] = one.view(np.uint8)
+    return Packed(state, ty, buffer)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where a state type's leaves go: ``words`` int64 words in all; the leaves that are
+    arrays (their positions among the leaves) and the words their structs fill, in
+    order; the scalars' positions, byte offsets and dtypes."""
+
+    words: int
+    arrays: list[int]
+    array_words: np.ndarray
+    scalars: list[tuple[int, int, np.dtype]]
+
+
+@functools.cache
+def _layout(ty: types.Type) -> _Layout:
+    ctx = cpu_target.target_context
+    llty = ctx.data_model_manager[ty].get_data_type()
+    fields: list[tuple[int, np.dtype | None, int]] = []
+    _walk(ty, llty, 0, ctx.target_data, fields)
+    arrays = [i for i, (_, kind, _) in enumerate(fields) if kind is None]
+    array_words = [w for off, kind, ndim in fields if kind is None
+                   for w in range(off // 8, off // 8 + 5 + 2 * ndim)]  # fmt: skip
+    scalars = [(i, off, kind) for i, (off, kind, _) in enumerate(fields) if kind is not None]
+    size = llty.get_abi_size(ctx.target_data)
+    return _Layout(max(1, -(-size // 8)), arrays, np.array(array_words, dtype=np.int64), scalars)
+
+
+def _walk(ty: types.Type, llty: ir.Type, off: int, td: Any,
+          fields: list[tuple[int, np.dtype | None, int]]) -> None:  # fmt: skip
+    """Each leaf's (byte offset, dtype or None for an array, dimensions)."""
+    if isinstance(ty, types.Array):  # (its struct is pointer-aligned)
+        fields.append((off, None, ty.ndim))
+    elif isinstance(ty, types.BaseTuple):  # a UniTuple is an LLVM array, others structs
+        uniform = isinstance(llty, ir.ArrayType)
+        for i, t in enumerate(ty.types):
+            if uniform:
+                elem, at = llty.element, off + i * llty.element.get_abi_size(td)
+            else:
+                elem, at = llty.elements[i], off + llty.get_element_offset(td, i)
+            _walk(t, elem, at, td, fields)
+    elif isinstance(ty, types.Boolean):
+        fields.append((off, np.dtype(np.uint8), 0))
+    elif isinstance(ty, types.Integer | types.Float):
+        fields.append((off, np.dtype(str(ty)), 0))
+    else:
+        raise TypeError(f"a plugin state holds arrays and NumPy numbers, not {ty}")
+
+
+def state_loader(numba_type: types.Type) -> Any:
+    """An intrinsic ``load(address) -> state``: the tuple of type ``numba_type`` that
+    :func:`pack` wrote at ``address`` (borrowed: nothing is reference counted)."""
+
+    @intrinsic
+    def load(typingctx: Any, address: types.Type) -> Any:
+        if not isinstance(address, types.Integer):
+            raise TypingError(f"a state address is an integer, not {address}")
+
+        def codegen(context: Any, builder: Any, sig: Any, args: Sequence[Any]) -> Any:
+            model = context.data_model_manager[numba_type]
+            ptr = builder.inttoptr(args[0], model.get_data_type().as_pointer())
+            return model.load_from_data_pointer(builder, ptr)
+
+        return numba_type(types.int64), codegen
+
+    return load
+
+
+def call(abi: Sequence[types.Type], restype: types.Type = types.int64) -> Any:
+    """An intrinsic ``f(address, *args)``: call the compiled function at ``address``,
+    whose numba signature is ``restype(*abi)``, with numba's calling convention (an
+    exception it raises propagates). Scalars are cast to the ABI's types; arrays must
+    have the ABI's dtype and dimensions (a C-contiguous array is passed where the ABI
+    says any layout). A call that does not fit the ABI is refused when it is compiled."""
+    abi = tuple(abi)
+
+    @intrinsic
+    def invoke(typingctx: Any, address: types.Type, *args: types.Type) -> Any:
+        if not isinstance(address, types.Integer):
+            raise TypingError(f"a function address is an integer, not {address}")
+        if len(args) != len(abi):
+            raise TypingError(f"the entry takes {len(abi)} arguments, {len(args)} given")
+        for i, (got, want) in enumerate(zip(args, abi, strict=True)):
+            if not _fits(got, want, typingctx):
+                raise TypingError(f"argument {i} of the entry: {want} expected, {got} given")
+        star = types.StarArgTuple.from_types(args)
+
+        def codegen(context: Any, builder: Any, sig: Any, llargs: Sequence[Any]) -> Any:
+            given = sig.args[1].types
+            vals = cgutils.unpack_tuple(builder, llargs[1], len(given))
+            vals = [
+                context.cast(builder, v, g, w) for v, g, w in zip(vals, given, abi, strict=True)
+            ]
+            fnty = context.call_conv.get_function_type(restype, abi)
+            fn = builder.inttoptr(llargs[0], fnty.as_pointer())
+            status, out = context.call_conv.call_function(builder, fn, restype, abi, vals)
+            with cgutils.if_unlikely(builder, status.is_error):
+                context.call_conv.return_status_propagate(builder, status)
+            return out
+
+        return restype(address, star), codegen
+
+    return invoke
+
+
+def _fits(got: types.Type, want: types.Type, typingctx: Any) -> bool:
+    if got == want:
+        return True
+    if isinstance(want, types.Array):
+        return (
+            isinstance(got, types.Array)
+            and got.dtype == want.dtype
+            and got.ndim == want.ndim
+            and want.layout == "A"
+        )
+    return isinstance(want, types.Number | types.Boolean) and typingctx.can_convert(got, want)
+
+
+def function_address(dispatcher: Any, signature: tuple[types.Type, ...]) -> int:
+    """The address of ``dispatcher``'s compiled code for ``signature`` (compiled, or
+    loaded from the kernel cache, first), in numba's calling convention."""
+    dispatcher.compile(signature)
+    cres = dispatcher.overloads[signature]
+    return int(cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
