@@ -19,14 +19,20 @@ Policy:
   (``KSCORE_PARALLEL_MIN_WORK`` entries, default 32768).
 
 Kernels never read mutable module globals (numba freezes them at compile time); every
-input is an argument.
+input is an argument. Kernels copy arrays element by element, never ``a[i:j] = b[k:l]``:
+an array assigned to a slice makes numba compile its shape-mismatch message formatting,
+~1 s on a cold start, in every process.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+import threading
+import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 from typing import Any
@@ -34,6 +40,10 @@ from typing import Any
 import numba
 import numpy as np
 from numba.core import caching as _caching
+from numba.core import sigutils
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.registry import CPUDispatcher
+from numba.core.runtime.nrt import rtsys
 
 from . import _cache
 
@@ -102,9 +112,101 @@ DUALS: list[DualKernel] = []
 ENTRIES: list[Any] = []
 
 
+class _Dispatcher(CPUDispatcher):
+    """numba's CPU dispatcher, each of whose compilations holds a lock file beside the
+    kernel's cache entry: processes that need one kernel at once (``kscore warmup``'s
+    workers, a cold start's helper, :mod:`kscore_fast.compiling`) compile it once, the
+    others wait and load it from the cache. The call graph has no cycles, so neither do
+    the waits."""
+
+    def compile(self, sig: Any) -> Any:
+        args, _ = sigutils.normalize_signature(sig)
+        if tuple(args) in self.overloads:
+            return super().compile(sig)
+        path = self.index_path()
+        _depth.n = getattr(_depth, "n", 0) + 1
+        try:
+            with contextlib.nullcontext() if path is None else _file_lock(path + ".lock"):
+                entry = (self._load(sig) if path is not None else None) or super().compile(sig)
+        finally:
+            _depth.n -= 1
+        if _depth.n == 0:  # (a kernel compiled inside another's compilation comes with it)
+            COMPILED.append((self, tuple(args)))
+        return entry
+
+    def _load(self, sig: Any) -> Any:
+        """The kernel for ``sig`` loaded from the cache, as numba's ``compile`` loads it
+        but without first refreshing the target context's registries (~0.15 s of imports
+        once per process that only runs cached code; a compilation still refreshes them),
+        or None: not cached (or numba's internals are not as expected)."""
+        try:
+            with global_compiler_lock:
+                rtsys.initialize(self.targetctx)  # (what running the code needs of that)
+                cres = self._cache._load_overload(sig, self.targetctx)
+                if cres is None:
+                    return None
+                self._cache_hits[sig] += 1
+                if not cres.objectmode:
+                    self.targetctx.insert_user_function(cres.entry_point, cres.fndesc,
+                                                        [cres.library])  # fmt: skip
+                self.add_overload(cres)
+                return cres.entry_point
+        except AttributeError:
+            return None
+
+    def index_path(self) -> str | None:
+        """The kernel's cache index file (None: not cached)."""
+        return getattr(getattr(self._cache, "_cache_file", None), "_index_path", None)
+
+
+#: every (kernel, signature) compiled or loaded from the cache in this process, in order,
+#: when called from Python (not from another kernel's compilation)
+COMPILED: list[tuple[Any, tuple[Any, ...]]] = []
+_depth = threading.local()
+
+
+#: how long a process waits for another's compilation before compiling itself
+LOCK_WAIT = 600.0
+
+
+@contextlib.contextmanager
+def _file_lock(path: str) -> Iterator[None]:
+    """An exclusive ``flock`` on ``path`` (created), given up after :data:`LOCK_WAIT`
+    seconds of waiting (then the caller compiles anyway: the cache stays correct, numba
+    replaces its files atomically); none where the file cannot be opened."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.02)
+        yield
+    finally:
+        os.close(fd)  # (releases the lock)
+
+
+def _jitted(fn: Callable[..., Any], cache: bool = True, **options: Any) -> Any:
+    """``numba.njit(fn)`` with the policy above (nogil, fastmath off, the kernel cache) and
+    ``options``, as a :class:`_Dispatcher`."""
+    targetoptions = {"nopython": True, "nogil": True, "fastmath": False, **options}
+    disp = _Dispatcher(py_func=fn, locals={}, targetoptions=targetoptions)
+    if cache and _CACHE:
+        disp.enable_caching()
+    return disp
+
+
 def kernel(fn: Callable[..., Any]) -> Any:
     """Compile ``fn`` as a serial nopython kernel (fastmath off)."""
-    jitted = numba.njit(cache=_CACHE, nogil=True, fastmath=False)(fn)
+    jitted = _jitted(fn)
     REGISTERED.append(jitted)
     return jitted
 
@@ -117,27 +219,33 @@ def unrefcounted_kernel(fn: Callable[..., Any]) -> Any:
     helper it is not able to prove the counts balanced for; with twenty arrays in a state
     that is ~200 ns per filtered node. Such a kernel must not create arrays (numba refuses
     to compile one that does)."""
-    jitted = numba.njit(cache=_CACHE, nogil=True, fastmath=False, _nrt=False)(fn)
+    jitted = _jitted(fn, _nrt=False)
     REGISTERED.append(jitted)
     return jitted
 
 
 def inline_kernel(fn: Callable[..., Any]) -> Any:
     """Compile a small helper that other kernels call (inlined by LLVM)."""
-    return numba.njit(cache=_CACHE, nogil=True, fastmath=False)(fn)
+    return _jitted(fn)
 
 
 def entry_kernel(fn: Callable[..., Any], nrt: bool) -> Any:
     """Compile a plugin's entry point (:mod:`kscore_fast.framework.entries`): with numba's
     reference counting when ``nrt`` (its kernels allocate), else without."""
-    jitted = numba.njit(cache=_CACHE, nogil=True, fastmath=False, _nrt=nrt)(fn)
+    jitted = _jitted(fn, _nrt=nrt)
     ENTRIES.append(jitted)
     return jitted
 
 
+def inlined(kernel_fn: Any) -> Any:
+    """A copy of a compiled helper that numba inlines where it is called (no compiled
+    code of its own): a plugin's kernels inside its entry points, used once each."""
+    return _jitted(kernel_fn.py_func, cache=False, inline="always")
+
+
 def higher_order_kernel(fn: Callable[..., Any]) -> Any:
     """A helper taking kernels as arguments: inlined into its callers by numba."""
-    return numba.njit(cache=_CACHE, nogil=True, fastmath=False, inline="always")(fn)
+    return _jitted(fn, cache=False, inline="always")
 
 
 class DualKernel:
@@ -148,7 +256,7 @@ class DualKernel:
     """
 
     def __init__(self, fn: Callable[..., Any]) -> None:
-        self.serial = numba.njit(cache=_CACHE, nogil=True, fastmath=False)(fn)
+        self.serial = _jitted(fn)
         # a twin function object: numba's on-disk cache is keyed by the function's
         # qualified name, and must not hand the serial machine code to the parallel variant
         twin = types.FunctionType(
@@ -157,7 +265,7 @@ class DualKernel:
         )  # fmt: skip
         twin.__qualname__ = fn.__qualname__ + "_parallel"
         twin.__doc__ = fn.__doc__
-        self.parallel = numba.njit(cache=_CACHE, nogil=True, fastmath=False, parallel=True)(twin)
+        self.parallel = _jitted(twin, parallel=True)
         self.py_func = fn
         REGISTERED.extend((self.serial, self.parallel))
         DUALS.append(self)

@@ -35,6 +35,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.errors import TypingError
 from numba.core.registry import cpu_target
+from numba.core.typeconv import Conversion
 from numba.extending import intrinsic
 
 __all__ = ["Packed", "call", "pack", "state_loader", "state_type"]
@@ -222,7 +223,10 @@ def _fits(got: types.Type, want: types.Type, typingctx: Any) -> bool:
             and got.ndim == want.ndim
             and want.layout == "A"
         )
-    return isinstance(want, types.Number | types.Boolean) and typingctx.can_convert(got, want)
+    if not isinstance(want, types.Number | types.Boolean):
+        return False
+    conversion = typingctx.can_convert(got, want)  # (exact, promote or safe: no truncation)
+    return conversion is not None and conversion <= Conversion.safe
 
 
 def function_address(dispatcher: Any, signature: tuple[types.Type, ...]) -> int:

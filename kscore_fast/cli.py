@@ -245,35 +245,46 @@ def _score(args: argparse.Namespace) -> int:
         from .api import load_cluster, score, simulate
 
         retain_freed_memory()
-        cluster = load_cluster(
-            args.paths,
-            progress=lambda name, size: Progress(
-                size, f"reading {os.path.basename(name)}", quiet=args.quiet, unit="MB"
-            ),
-        )
-        warning = cluster.warning()
-        if warning and not args.quiet:
-            print(f"kscore: {warning}", file=sys.stderr)
         sequential = args.command == "simulate"
-        what = "scheduling pods" if sequential else "scoring pods"
-        bar = Progress(len(cluster.batch), what, quiet=args.quiet)
-        run = partial(simulate, tie_break=args.tie_break) if sequential else score
-        try:
-            result = run(
-                cluster,
-                plugins=args.plugins,
-                config=config,
-                seed=args.seed,
-                scores=args.scores,
-                explain=args.explain or args.scores == "all",
-                percentage_of_nodes_to_score=args.percentage_of_nodes_to_score,
-                progress=bar.update,
-                notice=None if args.quiet else lambda text: _say(f"kscore: {text}"),
+        with _precompiling("simulate" if sequential else "score", args, config):
+            cluster = load_cluster(
+                args.paths,
+                progress=lambda name, size: Progress(
+                    size, f"reading {os.path.basename(name)}", quiet=args.quiet, unit="MB"
+                ),
             )
-        finally:
-            bar.close()
+            warning = cluster.warning()
+            if warning and not args.quiet:
+                print(f"kscore: {warning}", file=sys.stderr)
+            what = "scheduling pods" if sequential else "scoring pods"
+            bar = Progress(len(cluster.batch), what, quiet=args.quiet)
+            run = partial(simulate, tie_break=args.tie_break) if sequential else score
+            try:
+                result = run(
+                    cluster,
+                    plugins=args.plugins,
+                    config=config,
+                    seed=args.seed,
+                    scores=args.scores,
+                    explain=args.explain or args.scores == "all",
+                    percentage_of_nodes_to_score=args.percentage_of_nodes_to_score,
+                    progress=bar.update,
+                    notice=None if args.quiet else lambda text: _say(f"kscore: {text}"),
+                )
+            finally:
+                bar.close()
         out.write(result)
     return 0
+
+
+def _precompiling(use: str, args: argparse.Namespace, config: object) -> Any:
+    """While the command runs: a helper process compiling its kernels in parallel when
+    they are not cached yet, and on a terminal (without ``--quiet``) a line saying so."""
+    from .precompile import helper, profile_plugins
+
+    tell = not args.quiet and sys.stderr.isatty()
+    notice = (lambda text: _say(f"kscore: {text}")) if tell else None
+    return helper(use, profile_plugins(config, args.plugins), notice)
 
 
 def _config(args: argparse.Namespace) -> object:

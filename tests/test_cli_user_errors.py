@@ -17,7 +17,7 @@ from kscore_fast.cli import _parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 EMBEDDED = ROOT / "data" / "embedded"
-NODES = EMBEDDED / "nodes.yaml"
+NODES = EMBEDDED / "nodes.json"
 CONFIG = "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"
 
 

@@ -58,36 +58,97 @@ def _bind_entry(state, pod, node):  # pragma: no cover - compiled
 
 
 @dataclass(frozen=True)
-class Entries:
-    """The addresses of a plugin's entry points (0: it has none)."""
+class _Column:
+    """How a column of the plugin table is made: its template, signature, and the
+    kernels the template's names stand for (the first of each list that the plugin has;
+    None: the framework's ``no_normalize``)."""
 
-    filter: int = 0
-    score: int = 0
-    score_serial: int = 0
-    assume: int = 0
-    remove: int = 0
+    name: str
+    template: Callable[..., Any]
+    signature: tuple[types.Type, ...]
+    kernels: dict[str, tuple[str | None, ...]]
+    #: the extension point the column serves (its plugins only have it)
+    point: str
 
 
-_built: dict[tuple[int, int], tuple[Any, types.Type, Entries]] = {}
-_lock = threading.Lock()
+_SCORE = {"SCORE_POD": ("score_pod",), "NORMALIZE_POD": ("normalize_pod", None)}
+COLUMNS: dict[int, _Column] = {
+    abi.FILTER: _Column("filter", _filter_entry, abi.FILTER_ABI,
+                        {"FILTER_NODE": ("filter_node",)}, "filters"),
+    abi.SCORE: _Column("score", _score_entry, abi.SCORE_ABI, _SCORE, "scores"),
+    abi.SCORE_SERIAL: _Column("score_serial", _score_entry, abi.SCORE_ABI,
+                              {**_SCORE, "SCORE_POD": ("score_pod_serial", "score_pod")},
+                              "scores"),
+    abi.ASSUME: _Column("assume", _bind_entry, abi.BIND_ABI, {"BIND": ("assume",)}, ""),
+    abi.REMOVE: _Column("remove", _bind_entry, abi.BIND_ABI, {"BIND": ("remove",)}, ""),
+}  # fmt: skip
+
+_built: dict[tuple[int, int, int], tuple[Any, types.Type, int]] = {}
+_lock = threading.RLock()
 
 
-def entries_for(plugin: Any, state_type: types.Type) -> Entries:
-    """The entry points of ``plugin`` for states of ``state_type``, compiled (or loaded
-    from the kernel cache) on first use in this process."""
+def entry_address(plugin: Any, state_type: types.Type, column: int) -> int:
+    """The address of ``plugin``'s entry point of ``column`` (:mod:`.abi`) for states of
+    ``state_type``, compiled (or loaded from the kernel cache) on first use in this
+    process; 0 when the plugin has none."""
     kernels = plugin.kernels
-    key = (id(kernels), id(state_type))  # (both kept alive in the value)
+    key = (id(kernels), id(state_type), column)  # (both kept alive in the value)
     with _lock:
         found = _built.get(key)
         if found is None:
-            found = _built[key] = (kernels, state_type, _build(plugin, kernels, state_type))
+            found = _built[key] = (kernels, state_type, _build(plugin, state_type, column))
     return found[2]
 
 
-def _build(plugin: Any, kernels: Any, state_type: types.Type) -> Entries:
+def _build(plugin: Any, state_type: types.Type, column: int) -> int:
+    if column == abi.SCORE_SERIAL and getattr(plugin.kernels, "score_pod_serial", None) is None:
+        return entry_address(plugin, state_type, abi.SCORE)  # (the same kernels)
+    made = entry_kernel(plugin, state_type, column)
+    if made is None:
+        return 0
+    dispatcher, name = made
+    try:
+        return _native.function_address(dispatcher, COLUMNS[column].signature)
+    except Exception as exc:
+        if not dispatcher.targetoptions.get("_nrt", True) and "NRT required" in str(exc):
+            nrt = _jit.entry_kernel(dispatcher.py_func, nrt=True)  # (an undeclared allocation)
+            return _native.function_address(nrt, COLUMNS[column].signature)
+        raise PluginError(
+            f"plugin {plugin.name!r}: its {name} kernels do not compile for its state "
+            f"({type(exc).__name__}: {_first_line(exc)})"
+        ) from exc
+
+
+def entry_kernel(plugin: Any, state_type: types.Type, column: int) -> tuple[Any, str] | None:
+    """The compiled function (not compiled yet) of ``plugin``'s entry point of ``column``
+    for states of ``state_type``, and the column's name; None when the plugin has none."""
+    key = (id(plugin.kernels), id(state_type), column)
+    with _lock:
+        if key not in _kernels:
+            _kernels[key] = (plugin.kernels, state_type, _entry_kernel(plugin, state_type, column))
+        return _kernels[key][2]
+
+
+_kernels: dict[tuple[int, int, int], tuple[Any, types.Type, tuple[Any, str] | None]] = {}
+
+
+def _entry_kernel(plugin: Any, state_type: types.Type, column: int) -> tuple[Any, str] | None:
+    spec = COLUMNS[column]
+    kernels = plugin.kernels
+    if spec.point and not getattr(plugin, spec.point):
+        return None
+    names = {}
+    for name, choices in spec.kernels.items():
+        if name == "NORMALIZE_POD" and not plugin.normalizes:
+            choices = (None,)
+        found = [c for c in choices if c is None or getattr(kernels, c, None) is not None]
+        if not found:
+            return None  # (no assume/remove: nothing to update on bind)
+        names[name] = found[0]
     source = getattr(kernels, "__name__", None) or type(plugin).__module__
     digest = hashlib.sha256(f"{source}|{state_type}".encode()).hexdigest()[:12]
-    base = {
+    qualname = f"{_identifier(plugin.name)}_{spec.name}_{digest}"
+    glob = {
         "__builtins__": builtins,
         "__name__": __name__,
         "__kscore_stamp__": _cache.module_stamp(source),
@@ -96,49 +157,14 @@ def _build(plugin: Any, kernels: Any, state_type: types.Type) -> Entries:
         "plugin_pass": plugin_pass,
         "LOAD": _native.state_loader(state_type),
     }
-    allocates = bool(getattr(plugin, "kernels_allocate", False))
-
-    def make(template: Callable[..., Any], entry: str, abi_types: Sequence[types.Type],
-             **names: Any) -> int:  # fmt: skip
-        qualname = f"{_identifier(plugin.name)}_{entry}_{digest}"
-        fn = pytypes.FunctionType(template.__code__, {**base, **names}, qualname)
-        fn.__qualname__ = qualname
-        return _compile(plugin, entry, fn, tuple(abi_types), allocates)
-
-    out: dict[str, int] = {}
-    if plugin.filters:
-        out["filter"] = make(_filter_entry, "filter", abi.FILTER_ABI,
-                             FILTER_NODE=kernels.filter_node)  # fmt: skip
-    if plugin.scores:
-        normalize = kernels.normalize_pod if plugin.normalizes else no_normalize
-        out["score"] = make(_score_entry, "score", abi.SCORE_ABI, SCORE_POD=kernels.score_pod,
-                            NORMALIZE_POD=normalize)  # fmt: skip
-        serial = getattr(kernels, "score_pod_serial", None)
-        out["score_serial"] = out["score"] if serial is None else make(
-            _score_entry, "score_serial", abi.SCORE_ABI, SCORE_POD=serial,
-            NORMALIZE_POD=normalize,
-        )  # fmt: skip
-    for entry in ("assume", "remove"):
-        bind = getattr(kernels, entry, None)
-        if bind is not None:
-            out[entry] = make(_bind_entry, entry, abi.BIND_ABI, BIND=bind)
-    return Entries(**out)
-
-
-def _compile(plugin: Any, entry: str, fn: Any, signature: tuple[types.Type, ...],
-             allocates: bool) -> int:  # fmt: skip
-    """The address of ``fn`` compiled for ``signature``: without numba's reference
-    counting unless the plugin's kernels allocate (declared by ``kernels_allocate``, or
-    found when the compiler asks for it)."""
-    try:
-        return _native.function_address(_jit.entry_kernel(fn, nrt=allocates), signature)
-    except Exception as exc:
-        if not allocates and "NRT required" in str(exc):
-            return _compile(plugin, entry, fn, signature, True)
-        raise PluginError(
-            f"plugin {plugin.name!r}: its {entry} kernels do not compile for its state "
-            f"({type(exc).__name__}: {_first_line(exc)})"
-        ) from exc
+    for name, kernel in names.items():  # each inlined into the entry (used once)
+        glob[name] = _jit.inlined(no_normalize if kernel is None else getattr(kernels, kernel))
+    fn = pytypes.FunctionType(spec.template.__code__, glob, qualname)
+    fn.__qualname__ = qualname
+    # without numba's reference counting unless a kernel allocates (``kernels_allocate``;
+    # an undeclared one is found when the compiler asks for it, see _build)
+    nrt = any(k in set(plugin.kernels_allocate) for k in names.values())
+    return _jit.entry_kernel(fn, nrt=nrt), spec.name
 
 
 def _identifier(name: str) -> str:
@@ -152,18 +178,21 @@ def _first_line(exc: BaseException) -> str:
 
 class PluginTable:
     """A profile's plugins as its compiled loops reach them: ``table`` (int64[P,
-    ``abi.COLUMNS``]) holds, per plugin, its packed state's address and its entry points';
-    the packed states keep the states' arrays alive."""
+    ``abi.COLUMNS``]) holds, per plugin, its packed state's address and the addresses of
+    its entry points of ``columns`` (the others 0: a batch run needs ``FILTER`` and
+    ``SCORE``, the sequential loop ``FILTER``, ``SCORE_SERIAL``, ``ASSUME`` and
+    ``REMOVE``); the packed states keep the states' arrays alive."""
 
-    def __init__(self, plugins: Sequence[Any], states: Sequence[tuple[Any, ...]]) -> None:
+    def __init__(self, plugins: Sequence[Any], states: Sequence[tuple[Any, ...]],
+                 columns: Sequence[int]) -> None:  # fmt: skip
         self.plugins = list(plugins)
         self.states = list(states)
         self.packed = [_packed(s) for s in self.states]
         self.table = np.zeros((len(self.plugins), abi.COLUMNS), dtype=np.int64)
         for p, (plugin, packed) in enumerate(zip(self.plugins, self.packed, strict=True)):
-            e = entries_for(plugin, packed.numba_type)
-            self.table[p] = (packed.address, e.filter, e.score, e.score_serial, e.assume,
-                             e.remove)  # fmt: skip
+            self.table[p, abi.STATE] = packed.address
+            for c in columns:
+                self.table[p, c] = entry_address(plugin, packed.numba_type, c)
 
     def __len__(self) -> int:
         return len(self.plugins)

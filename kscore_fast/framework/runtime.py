@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..model.snapshot import ClusterSnapshot, PodBatch, pod_twins, spec_twins
-from . import search, sharing, verdicts
+from . import abi, search, sharing, verdicts
 from .entries import PluginTable
 from .interface import Chunk
 from .kernels import top_k
@@ -191,6 +191,9 @@ class Framework:
 class _Run:
     """One run of a profile over a batch: the plugins' states and the search position."""
 
+    #: the plugins' entry points the run calls (:mod:`.abi`)
+    COLUMNS = (abi.FILTER, abi.SCORE)
+
     def __init__(
         self,
         fw: Framework,
@@ -244,7 +247,7 @@ class _Run:
         """Run on ``states`` (one per plugin of ``self.plugins``): the plugin table made
         for them."""
         self.states = states
-        self.plugin_table = PluginTable(self.plugins, states)
+        self.plugin_table = PluginTable(self.plugins, states, self.COLUMNS)
         self.table = self.plugin_table.table
         self.score_states = [states[p] for p in self.sids.tolist()]
 

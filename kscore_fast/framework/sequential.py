@@ -195,7 +195,8 @@ def simulate_chunk(
         ptr[i + 1] = lo + n
         if n == 0:
             fail_row[i] = n_fail
-            fail_rows[n_fail, :] = memo[s, :]
+            for node in range(memo.shape[1]):  # (no slice assignment: see _jit)
+                fail_rows[n_fail, node] = memo[s, node]
             n_fail += 1
             continue
         if n == 1:  # Schedule returns before PreScore: no scoring, no draw

@@ -60,11 +60,12 @@ def copy_twins(
         n = ptr[i + 1] - ptr[i]
         dst = base + ptr[i]
         src = base + ptr[j]
-        if keep:
-            for k in range(raw.shape[0]):
-                raw[k, dst : dst + n] = raw[k, src : src + n]
-                norm_u8[k, dst : dst + n] = norm_u8[k, src : src + n]
-            total[ptr[i] : ptr[i] + n] = total[ptr[j] : ptr[j] + n]
+        if keep:  # (element by element, no slice assignment: see _jit)
+            for e in range(n):
+                for k in range(raw.shape[0]):
+                    raw[k, dst + e] = raw[k, src + e]
+                    norm_u8[k, dst + e] = norm_u8[k, src + e]
+                total[ptr[i] + e] = total[ptr[j] + e]
         best[i] = best[j]
         count[i] = count[j]
         bad_plugin[i] = bad_plugin[j]

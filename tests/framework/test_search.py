@@ -22,7 +22,7 @@ import numba
 import numpy as np
 import pytest
 
-from kscore_fast.framework import reference, runtime, search
+from kscore_fast.framework import abi, reference, runtime, search
 from kscore_fast.framework.entries import PluginTable
 from kscore_fast.framework.interface import Plugin
 from kscore_fast.framework.nodeorder import num_feasible_nodes_to_find
@@ -73,7 +73,7 @@ def _plugin_table(case: Case, calls: np.ndarray) -> PluginTable:
     codes = case.table & search.CODE_MASK
     n_slots = max(int(slots.max(initial=0)), 1)
     states = [(np.where(slots == k + 1, codes, 0), calls[k]) for k in range(n_slots)]
-    return PluginTable([TableFilter()] * n_slots, states)
+    return PluginTable([TableFilter()] * n_slots, states, [abi.FILTER])
 
 
 @dataclass

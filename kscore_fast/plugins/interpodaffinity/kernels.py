@@ -278,7 +278,8 @@ def class_lists(terms, xt_rt, xt_anti, cls_ns, cls_vals):  # pragma: no cover - 
             if _rt_match(t0, t1, t2, t3, t4, t5, t6, t7, t8, xt_rt[x], cls_ns[q], cls_vals, q):
                 if n_hits == hits.shape[0]:
                     grown = np.empty(2 * hits.shape[0] + 1, dtype=np.int64)
-                    grown[:n_hits] = hits[:n_hits]
+                    for h in range(n_hits):  # (no slice assignment: see _jit)
+                        grown[h] = hits[h]
                     hits = grown
                 hits[n_hits] = q * n_xt + x
                 n_hits += 1

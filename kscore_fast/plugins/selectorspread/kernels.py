@@ -149,7 +149,8 @@ def selector_groups(pod_ns, pod_vals, ctrl_kind, ctrl_idx, skip, services, contr
     for g in range(n_groups):
         rep = live[members[grp_ptr[g]]]
         grp_ns[g] = pod_ns[rep]
-        grp_req[g] = req[rep]
+        for k in range(n_keys):  # (no slice assignment: see _jit)
+            grp_req[g, k] = req[rep, k]
         grp_ctrl[g] = ctrl[rep]
     return group, grp_ns, grp_req, grp_ctrl
 

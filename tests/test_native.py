@@ -1,0 +1,94 @@
+"""Plugin states packed in numba's data layout and read back by compiled code, and calls by
+address (``kscore_fast._native``)."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+from numba.core import types
+
+from kscore_fast import _native
+
+_STATE = (
+    np.arange(5, dtype=np.int64),
+    np.int64(-7),
+    np.bool_(True),
+    np.arange(12, dtype=np.int32).reshape(3, 4),
+    (np.float64(2.5), np.zeros(3, dtype=np.uint8)),
+    np.int32(9),
+    (np.arange(3, dtype=np.int64), np.arange(3, 6, dtype=np.int64)),  # a UniTuple
+    np.arange(20, dtype=np.int64)[::4],  # not contiguous
+    np.bool_(False),
+)
+
+
+def _load(ty):
+    load = _native.state_loader(ty)
+
+    @numba.njit
+    def read(address):  # pragma: no cover - compiled
+        s = load(address)
+        a, neg, yes, m, (f, u8), i32, (x, y), strided, no = s
+        u8[1] = 200  # writes reach the arrays
+        return (a.sum(), neg, yes, m[2, 3], f, i32, x[2] + y[0], strided.sum(), strided.shape[0],
+                no)  # fmt: skip
+
+    return read
+
+
+def test_a_packed_state_reads_back_in_compiled_code():
+    packed = _native.pack(_STATE)
+    assert packed.numba_type == numba.typeof(_STATE)
+    got = _load(packed.numba_type)(packed.address)
+    assert got == (10, -7, True, 11, 2.5, 9, 5, 0 + 4 + 8 + 12 + 16, 5, False)
+    assert _STATE[4][1][1] == 200
+
+
+def test_the_type_key_follows_layout_dtype_and_writability():
+    a = np.zeros(4)
+    assert _native.state_type((a,)) is _native.state_type((np.ones(4),))
+    assert _native.state_type((a[::2],)).types[0].layout == "A"
+    ro = np.zeros(4)
+    ro.flags.writeable = False
+    assert _native.state_type((ro,)).types[0].mutable is False
+    assert _native.state_type((a.astype(np.int32),)) != _native.state_type((a,))
+
+
+def test_unsupported_leaves_are_refused():
+    with pytest.raises(TypeError, match="arrays and NumPy numbers"):
+        _native.pack((np.zeros(2), "text"))
+
+
+@numba.njit
+def _add(x, arr):  # pragma: no cover - compiled
+    if x < 0:
+        raise ValueError("negative")
+    return x + arr[0]
+
+
+_CALL = _native.call((types.int64, types.Array(types.int64, 1, "C")))
+
+
+@numba.njit
+def _call_twice(address, x, arr):  # pragma: no cover - compiled
+    return _CALL(address, x, arr) + _CALL(address, np.int32(x), arr)
+
+
+def test_a_call_by_address_passes_arguments_and_exceptions():
+    sig = (types.int64, types.Array(types.int64, 1, "C"))
+    address = _native.function_address(_add, sig)
+    arr = np.array([100], dtype=np.int64)
+    assert _call_twice(address, 5, arr) == 210  # (an int32 is cast to the signature's int64)
+    with pytest.raises(ValueError, match="negative"):
+        _call_twice(address, -1, arr)
+
+
+@numba.njit
+def _bad_call(address, arr):  # pragma: no cover - compiled
+    return _CALL(address, 1.5, arr)
+
+
+def test_a_call_that_does_not_fit_the_signature_is_refused_when_compiled():
+    with pytest.raises(numba.core.errors.TypingError, match="argument 0 of the entry"):
+        _bad_call(0, np.zeros(1, dtype=np.int64))
