@@ -44,8 +44,8 @@ def test_every_recorded_kernel_and_signature_resolves():
 def test_jobs_cover_the_profile_and_its_uses():
     jobs = precompile.job_list(["score"], ["NodeName", "NodeResourcesFit"])
     entries = [j for j in jobs if j[0] == "entry"]
-    want = [("entry", name, column) for name in ("NodeName", "NodeResourcesFit") for column in (1, 2)]
-    assert entries == want
+    names = ("NodeName", "NodeResourcesFit")
+    assert entries == [("entry", name, column) for name in names for column in (1, 2)]
     modules = {j[1] for j in jobs if j[0] == "kernel"}
     assert any(m.startswith("kscore_fast.plugins.noderesources") for m in modules)
     assert not any(m.startswith("kscore_fast.plugins.selectorspread") for m in modules)
