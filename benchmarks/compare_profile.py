@@ -38,7 +38,8 @@ from kscore_fast.config.load import load_config  # noqa: E402
 from kscore_fast.profile import framework_for_profile  # noqa: E402
 
 GOREF = ROOT / "benchmarks" / "goref" / "bin" / "goref"
-OPENB = ROOT.parent / "shared" / "data" / "openb"
+from benchmarks.datasets import OPENB  # noqa: E402
+
 CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1beta3
 kind: KubeSchedulerConfiguration
 percentageOfNodesToScore: {pct}

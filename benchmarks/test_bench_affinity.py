@@ -27,6 +27,7 @@ import pytest
 from .affinity_shapes import WORKLOADS
 from .compare_affinity import build_clusters, verify, write_config
 from .compare_profile import GOREF, OPENB, go_us_per_pod, kscore_batch
+from .datasets import openb_missing
 
 CLUSTERS = [*WORKLOADS, "openb"]
 needs_goref = pytest.mark.skipif(
@@ -45,7 +46,7 @@ def clusters():
 def _cluster(clusters, name):
     work, built = clusters
     if name not in built:
-        pytest.skip(f"the openb trace is not at {OPENB}")
+        pytest.skip(openb_missing())
     return work, built[name]
 
 

@@ -26,7 +26,7 @@ from kscore_fast.model.objects import NodeRecord, PodRecord
 from kscore_fast.model.snapshot import build_cluster
 from kscore_fast.plugins.registry import new_plugin
 
-OPENB = Path(__file__).resolve().parents[2] / "shared" / "data" / "openb"
+from .datasets import OPENB, openb_missing
 
 
 def _per_pod(benchmark, pods):
@@ -61,8 +61,8 @@ def test_driver_overhead_per_pod(benchmark, pods):
 
 @pytest.fixture(scope="module")
 def openb_cluster():
-    if not (OPENB / "openb_pod_list_default.csv").exists():
-        pytest.skip(f"the openb trace is not at {OPENB}")
+    if openb_missing():
+        pytest.skip(openb_missing())
     from .compare_profile import openb_cluster as imported
 
     with tempfile.TemporaryDirectory() as tmp:

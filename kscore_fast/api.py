@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from . import params
 from .config.types import SchedulerConfiguration
 from .errors import ConfigError, UnsupportedError
-from .framework.result import ScoreResult
+from .framework.result import ScoreResult, parse_scores_mode
 from .framework.runtime import Framework
 from .io.load import ProgressFactory, read_inputs
 from .model.objects import NamespaceRecord
@@ -74,6 +75,9 @@ def score(
     ``scores="all"``). ``notice(text)`` receives one line naming the profile's plugins
     kscore_fast does not simulate, if any.
     """
+    _check("score", cluster, plugins=plugins, config=config, seed=seed, scores=scores,
+           explain=explain, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
+           progress=progress, notice=notice)  # fmt: skip
     cluster = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
     framework, refused = _framework(cluster, plugins, config, percentage_of_nodes_to_score,
                                     notice)  # fmt: skip
@@ -105,6 +109,9 @@ def simulate(
     from .framework.simulation import queue_order
     from .framework.simulation import simulate as run
 
+    _check("simulate", cluster, plugins=plugins, config=config, seed=seed, scores=scores,
+           explain=explain, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
+           progress=progress, notice=notice, tie_break=tie_break)  # fmt: skip
     cluster = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
     cluster = in_order(cluster, queue_order(cluster.batch.pods))
     framework, refused = _framework(cluster, plugins, config, percentage_of_nodes_to_score,
@@ -114,6 +121,17 @@ def simulate(
         scores=scores, explain=scores == "all" if explain is None else explain,
         progress=progress, refused=refused,
     )  # fmt: skip
+
+
+def _check(call: str, cluster: Any, **options: Any) -> None:
+    """The arguments of ``call``, each of its type and value (``params``)."""
+    params.cluster(call, cluster)
+    params.run_options(call, options)
+    parse_scores_mode(options["scores"], f"{call}: scores")
+    if "tie_break" in options:
+        from .framework.simulation import random_source
+
+        random_source(options["tie_break"], options["seed"], f"{call}: seed")
 
 
 def in_order(cluster: Cluster, order: Sequence[int]) -> Cluster:
@@ -143,7 +161,7 @@ def _framework(
     """The framework the batch runs, and the pods refused (unknown ``schedulerName``)."""
     if plugins is not None:
         if config is not None:
-            raise ConfigError("give score plugins (--plugins) or a configuration (--config), "
+            raise ConfigError("give score plugins (plugins=) or a configuration (config=), "
                               "not both")  # fmt: skip
         return build_framework(plugins, percentage or 0), {}
     from .config.load import default_config, load_config

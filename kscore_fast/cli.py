@@ -68,7 +68,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     cfg.add_argument("--config", metavar="FILE", help="a configuration file (default: none)")
     _import_parser(sub)
-    sub.add_parser("warmup", help="compile (and cache) every kernel once")
+    w = sub.add_parser(
+        "warmup",
+        help="compile (and cache) every kernel the commands use, in parallel processes",
+        description="Compile every kernel that score, simulate and the Simulator API use, "
+        "for the default profile and every in-tree plugin (--plugins profiles), batch and "
+        "sequential, serial and parallel, and keep them in the kernel cache (see kscore "
+        "cache info): afterwards every command starts warm. Kernels already cached are "
+        "loaded, not compiled again.",
+    )
+    w.add_argument(
+        "-j",
+        "--jobs",
+        type=_integer,
+        default=None,
+        metavar="N",
+        help="processes compiling at once (default: the number of CPUs, at most 4)",
+    )
+    w.add_argument("--quiet", action="store_true", help="no progress bar")
     c = sub.add_parser("cache", help="show or clear the compiled-kernel cache")
     c.add_argument("action", choices=("info", "clear"))
     return p
@@ -233,7 +250,11 @@ def _score(args: argparse.Namespace) -> int:
 
     # cheap checks first: flags, then the output location (reserved now: a wrong -o fails
     # before minutes of loading and scoring, and the temporary is removed on any exit)
-    parse_scores_mode(args.scores)
+    parse_scores_mode(args.scores, "--scores")
+    if args.command == "simulate":
+        from .framework.simulation import random_source
+
+        random_source(args.tie_break, args.seed, "--seed")
     config = _config(args)
     if args.plugins is not None:
         _check_plugins(args.plugins)
@@ -253,9 +274,9 @@ def _score(args: argparse.Namespace) -> int:
                     size, f"reading {os.path.basename(name)}", quiet=args.quiet, unit="MB"
                 ),
             )
-            warning = cluster.warning()
-            if warning and not args.quiet:
-                print(f"kscore: {warning}", file=sys.stderr)
+            for line in (cluster.warning(), cluster.nothing_pending()):
+                if line and not args.quiet:
+                    print(f"kscore: {line}", file=sys.stderr)
             what = "scheduling pods" if sequential else "scoring pods"
             bar = Progress(len(cluster.batch), what, quiet=args.quiet)
             run = partial(simulate, tie_break=args.tie_break) if sequential else score
@@ -305,7 +326,7 @@ def _check_plugins(spec: str) -> None:
     from .profile import build_framework
 
     try:
-        build_framework(spec)
+        build_framework(spec, what="--plugins")
     except ConfigError as exc:
         if str(exc).startswith("--plugins:"):
             raise
@@ -337,15 +358,28 @@ def _print_config(args: argparse.Namespace) -> int:
     return 0
 
 
-def _warmup() -> int:
-    from .warmup import warmup
+def _warmup(args: argparse.Namespace) -> int:
+    from ._progress import Progress
+    from .precompile import job_list, warmup
+    from .warmup import USES
+
+    processes = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, 4)
+    if processes < 1:
+        raise InputError(f"--jobs {args.jobs}: expected at least 1")
+    from .plugins.registry import IN_TREE
 
     t0 = time.perf_counter()
-    n = warmup()
-    print(
-        f"kscore: {n} kernels compiled or loaded from cache in {time.perf_counter() - t0:.2f}s",
-        file=sys.stderr,
-    )
+    bar = Progress(len(job_list(USES, list(IN_TREE))), "compiling kernels", quiet=args.quiet)
+    try:
+        n = warmup(processes, bar.update)
+    finally:
+        bar.close()
+    if not args.quiet:
+        print(
+            f"kscore: {n} kernels and plugin entry points compiled or loaded from the cache "
+            f"in {time.perf_counter() - t0:.1f} s ({processes} processes)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -443,7 +477,7 @@ def _main(argv: Sequence[str] | None) -> int:
             return _import(args)
         if args.command == "config":
             return _print_config(args)
-        return _warmup()
+        return _warmup(args)
     except InputError as exc:
         _say(f"kscore: error: {exc}")
         return EXIT_USAGE

@@ -28,8 +28,9 @@ _ENTRY = re.compile(r"\s*([A-Za-z][A-Za-z0-9]*)\s*(?:=\s*(\S*))?\s*\Z")
 PluginsSpec = str | Mapping[str, int] | Iterable[tuple[str, int]]
 
 
-def parse_plugins(spec: str) -> list[tuple[str, int]]:
-    """Parse ``NAME[=WEIGHT],...`` (empty string: no score plugins)."""
+def parse_plugins(spec: str, what: str = "plugins") -> list[tuple[str, int]]:
+    """Parse ``NAME[=WEIGHT],...`` (empty string: no score plugins); ``what``: the
+    parameter as errors name it (the command line's ``--plugins``)."""
     if spec.strip() == "":
         return []
     out: list[tuple[str, int]] = []
@@ -37,7 +38,7 @@ def parse_plugins(spec: str) -> list[tuple[str, int]]:
         m = _ENTRY.match(part)
         if m is None:
             raise ConfigError(
-                f"--plugins: malformed entry {_short(part)}; expected NAME or NAME=WEIGHT, "
+                f"{what}: malformed entry {_short(part)}; expected NAME or NAME=WEIGHT, "
                 "e.g. SelectorSpread=2"
             )
         name, weight = m.group(1), m.group(2)
@@ -50,22 +51,30 @@ def parse_plugins(spec: str) -> list[tuple[str, int]]:
             w = int(weight)
         else:
             raise ConfigError(
-                f"--plugins: weight of {name} must be a non-negative integer, got {_short(weight)}"
+                f"{what}: weight of {name} must be a non-negative integer, got {_short(weight)}"
             )
         out.append((name, w))
     return out
 
 
 def build_framework(
-    plugins: PluginsSpec = DEFAULT_PLUGINS, percentage_of_nodes_to_score: int = 0
+    plugins: PluginsSpec = DEFAULT_PLUGINS,
+    percentage_of_nodes_to_score: int = 0,
+    what: str = "plugins",
 ) -> Framework:
-    """A framework with the given score plugins and weights."""
+    """A framework with the given score plugins and weights (``what``: as in
+    :func:`parse_plugins`)."""
     if isinstance(plugins, str):
-        entries = parse_plugins(plugins)
+        entries = parse_plugins(plugins, what)
     elif isinstance(plugins, Mapping):
         entries = list(plugins.items())
     else:
         entries = list(plugins)
+    for i, entry in enumerate(entries):
+        if not (isinstance(entry, tuple | list) and len(entry) == 2
+                and isinstance(entry[0], str)):  # fmt: skip
+            raise ConfigError(f"{what}: entry {i} must be a (name, weight) pair, got "
+                              f"{_short(entry)}")  # fmt: skip
     if not 0 <= percentage_of_nodes_to_score <= 100:
         raise ConfigError(
             f"percentageOfNodesToScore: Invalid value: {_short(percentage_of_nodes_to_score)}: "

@@ -25,11 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from . import params
 from .errors import InputError
 from .framework import gorand
 from .framework.cluster_cache import ClusterCache
 from .framework.nodeorder import num_feasible_nodes_to_find
-from .framework.result import ScoreResult, ScoresMode
+from .framework.result import ScoreResult, ScoresMode, parse_scores_mode
 from .framework.runtime import ERR_NO_NODES
 from .framework.sequential import OP_DELETE, OP_SCHEDULE, TIE_GO_RAND
 from .framework.simulation import _Sequence, queue_order, random_source
@@ -50,7 +51,14 @@ class Simulator:
                  seed: int = 0, tie_break: str = "uniform",
                  percentage_of_nodes_to_score: int | None = None,
                  notice: Callable[[str], None] | None = None) -> None:  # fmt: skip
-        self._tie, self._rng = random_source(tie_break, seed)
+        if not isinstance(cluster, Cluster):
+            raise params.fail("Simulator", "cluster", "a Cluster (kscore_fast.load_cluster)",
+                              cluster)  # fmt: skip
+        options = {"config": config, "plugins": plugins, "seed": seed, "tie_break": tie_break,
+                   "percentage_of_nodes_to_score": percentage_of_nodes_to_score,
+                   "notice": notice}  # fmt: skip
+        params.run_options("Simulator", options)
+        self._tie, self._rng = random_source(tie_break, seed, "Simulator: seed")
         self._seed = seed
         self._spec = (plugins, config, percentage_of_nodes_to_score)
         self._cache = ClusterCache.of(cluster)
@@ -96,6 +104,14 @@ class Simulator:
             self._adopt(self._cache.cluster())
         return self._seq
 
+    def __repr__(self) -> str:
+        fw = self.framework
+        tie = ("uniform", "go-rand")[self._tie]
+        cache = self._cache
+        return (f"Simulator({len(cache.tree.records)} nodes, {len(cache.pending)} pending pods "
+                f"({len(cache.bound)} bound), {len(fw.filter_plugins)} filter and "
+                f"{len(fw.score_plugins)} score plugins, tie_break={tie!r})")  # fmt: skip
+
     # -- lookups -------------------------------------------------------------------------
 
     @property
@@ -113,6 +129,7 @@ class Simulator:
     def host_of(self, pod: str) -> str | None:
         """The node the pending pod ``pod`` is bound to (it may have been removed since),
         or None."""
+        params.pod_name("host_of", "pod", pod)
         self._pending(pod)
         return self._cache.bound.get(pod)
 
@@ -125,6 +142,10 @@ class Simulator:
     def _pending(self, pod: str) -> PodRecord:
         record = self._cache.pending.get(pod) if isinstance(pod, str) else None
         if record is None:
+            bound = self._cache.existing.get(pod) if isinstance(pod, str) else None
+            if bound is not None:
+                raise InputError(f"pod {pod} is bound to {bound.node_name} in the input, "
+                                 "not pending")  # fmt: skip
             raise InputError(f"unknown pending pod {pod!r}")
         return record
 
@@ -204,12 +225,16 @@ class Simulator:
         """One scheduling cycle of ``pod`` against the current state, nothing bound: its
         JSON object (host, counts, error, scores). Like kube-scheduler's ``Schedule``, the
         cycle moves ``nextStartNodeIndex`` and (go-rand) draws from the random source."""
+        params.pod_name("schedule", "pod", pod)
+        _scores("schedule", scores)
         return self._cycles([self._waiting(pod)], False, scores).to_dict()["results"][0]
 
     def bind(self, pod: str, node: str) -> None:
         """Bind ``pod`` to ``node``: every later cycle sees it there (requested
         resources, host ports, spread and affinity counts). Not checked against the
         filters, as a binding made by someone else is not."""
+        params.pod_name("bind", "pod", pod)
+        params.node_name("bind", "node", node)
         i, n = self._waiting(pod), self._node(node)
         seq = self._seq
         assert seq is not None  # a node exists
@@ -222,6 +247,7 @@ class Simulator:
     def schedule_and_bind(self, pod: str) -> str | None:
         """Schedule ``pod`` and bind it to its host: the host's name, or None (the pod
         fits nowhere; nothing changes)."""
+        params.pod_name("schedule_and_bind", "pod", pod)
         return self._cycles([self._waiting(pod)], True, "none").host_names[0]
 
     def run(self, pods: Sequence[str] | None = None, *, scores: ScoresMode = "none",
@@ -229,6 +255,10 @@ class Simulator:
         """Schedule and bind ``pods`` in the order given (default: every pending pod not
         bound yet, in kube-scheduler's queue order), one compiled loop for all of them;
         their results in that order."""
+        _scores("run", scores)
+        params.function("run", "progress", progress)
+        if pods is not None:
+            pods = params.names("run", "pods", pods, params.pod_name)
         if pods is None:
             self._fresh()
             batch, cache = self._cluster.batch, self._cache
@@ -248,6 +278,10 @@ class Simulator:
         them (a deletion of a bound pod of the input prepares the states again, and splits
         the loop there). The results of the schedule events, in order. A pod is scheduled
         at most once per replay (retry one that fit nowhere in a later call)."""
+        _scores("replay", scores)
+        params.function("replay", "progress", progress)
+        if isinstance(events, str | bytes) or not isinstance(events, Iterable):
+            raise params.fail("replay", "events", "an iterable of (op, pod) pairs", events)
         self._fresh()
         plan = self._plan(events)
         cycles = [key for op, key in plan if op == OP_SCHEDULE]
@@ -302,6 +336,7 @@ class Simulator:
         """Delete ``pod`` (``namespace/name``): a pending pod (bound by the simulator: it
         leaves every aggregate, as the cache's ``RemovePod``; waiting: it leaves the
         queue), or a bound pod of the input or of :meth:`add_pod`."""
+        params.pod_name("delete", "pod", pod)
         cache = self._cache
         if pod in cache.existing:
             cache.drop_existing(pod)
@@ -321,7 +356,7 @@ class Simulator:
         """Add a Pod (an object as ``json.load`` gives it, or a record): without
         ``spec.nodeName`` a pending pod queued after the others, with it a pod bound there
         (an informer's add; its node need not be present). Its ``namespace/name``."""
-        record = pod if isinstance(pod, PodRecord) else _record(pod, "Pod")
+        record = pod if isinstance(pod, PodRecord) else _record(pod, "Pod", "add_pod")
         key, cache = record.key, self._cache
         if key in cache.pending or key in cache.existing:
             raise InputError(f"add_pod: pod {key} exists")
@@ -342,7 +377,7 @@ class Simulator:
         """Add a Node (an object as ``json.load`` gives it, or a record), as the cache's
         ``AddNode``: last of its zone in the node tree. Pods bound to a node of that name
         count again. Its name."""
-        record = node if isinstance(node, NodeRecord) else _record(node, "Node")
+        record = node if isinstance(node, NodeRecord) else _record(node, "Node", "add_node")
         if record.name in self._cache.tree.records:
             raise InputError(f"add_node: node {record.name} exists")
         self._cache.add_node(record)
@@ -352,6 +387,7 @@ class Simulator:
     def remove_node(self, node: str) -> None:
         """Remove a node, as the cache's ``RemoveNode``: its pods stay bound to it but
         count nowhere while it is absent."""
+        params.node_name("remove_node", "node", node)
         if node not in self._cache.tree.records:
             raise InputError(f"unknown node {node!r}")
         self._cache.remove_node(node)
@@ -384,12 +420,13 @@ def _segments(plan: list[tuple[int, str]], existing: dict[str, PodRecord]
     return [(a, b) for a, b in itertools.pairwise(bounds) if a < b]
 
 
-def _record(obj: dict[str, Any], kind: str) -> Any:
+def _record(obj: dict[str, Any], kind: str, call: str) -> Any:
     """The record of one object of ``kind``, validated as input is."""
     from .io.load import read_inputs
 
     if not isinstance(obj, dict) or obj.get("kind") != kind:
-        raise InputError(f"expected a {kind} object (a dict with kind: {kind})")
+        raise params.fail(call, kind.lower(), f"a {kind} object (a dict with kind: {kind})",
+                          obj)  # fmt: skip
     objs, _ = read_inputs([], [obj])
     (record,) = objs.nodes if kind == "Node" else objs.pods
     return record
@@ -400,3 +437,8 @@ def _copy_state(x: Any) -> Any:
     if isinstance(x, tuple):
         return tuple(_copy_state(v) for v in x)
     return x.copy() if isinstance(x, np.ndarray) else x
+
+
+def _scores(call: str, scores: Any) -> None:
+    params.string(call, "scores", scores)
+    parse_scores_mode(scores, f"{call}: scores")

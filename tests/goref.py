@@ -15,7 +15,10 @@ GOREF = Path(os.environ.get("KSCORE_GOREF", ROOT / "benchmarks" / "goref" / "bin
 def goref_missing() -> str | None:
     """Why goref cannot run here, or None."""
     if not GOREF.exists():
-        return f"goref is not built ({GOREF}): run benchmarks/goref/build.sh (needs Go)"
+        return (
+            f"goref is not built ({GOREF}): run benchmarks/goref/build.sh (needs Go), or set "
+            "KSCORE_GOREF to a built goref"
+        )
     return None
 
 

@@ -62,9 +62,11 @@ def test_registered_kernels_use_the_versioned_directory():
     impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
     assert impl._locator_classes[0] is _jit.PackageCacheLocator
     if _jit.CACHE.directory is None:
+        assert all(k.index_path() is None for k in _jit.REGISTERED)
         assert all(isinstance(k._cache, NullCache) for k in _jit.REGISTERED)
         pytest.skip(f"caching is off in this run: {_jit.CACHE.reason}")
     for k in _jit.REGISTERED:
+        assert Path(k.index_path()).is_relative_to(_jit.CACHE.directory)  # (set up on first use)
         assert isinstance(k._cache._impl.locator, _jit.PackageCacheLocator)
         assert Path(k._cache.cache_path).is_relative_to(_jit.CACHE.directory)
         assert not Path(k._cache.cache_path).is_relative_to(PACKAGE)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from kscore_fast import _jit
 from kscore_fast.api import load_cluster, score
 from kscore_fast.warmup import warmup
@@ -16,9 +18,9 @@ def test_parallel_variant_is_compiled_and_cached_separately():
         assert dual.parallel.targetoptions.get("parallel") is True
         assert not dual.serial.targetoptions.get("parallel")
         if _jit.CACHE.directory is not None:  # one index file each, in the same directory
-            serial, parallel = dual.serial._cache, dual.parallel._cache
-            assert serial.cache_path == parallel.cache_path
-            assert serial._cache_file._index_path != parallel._cache_file._index_path
+            serial, parallel = dual.serial.index_path(), dual.parallel.index_path()
+            assert os.path.dirname(serial) == os.path.dirname(parallel)
+            assert serial != parallel
 
 
 def test_parallel_and_serial_paths_agree(monkeypatch):

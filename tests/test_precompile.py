@@ -28,7 +28,7 @@ def test_signatures_json_is_what_the_workload_compiles(use):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     recorded = json.loads(precompile.SIGNATURES.read_text())[use]
-    assert json.loads(done.stdout) == recorded
+    assert sorted(json.loads(done.stdout)) == sorted(recorded)  # (the order only guides)
 
 
 def test_every_recorded_kernel_and_signature_resolves():

@@ -27,8 +27,9 @@ ScoresMode = Literal["all", "none"] | str
 _TOP = re.compile(r"top:([1-9][0-9]*)\Z")
 
 
-def parse_scores_mode(mode: str) -> int | None:
-    """``all`` → None (keep all); ``none`` → 0; ``top:K`` → K."""
+def parse_scores_mode(mode: str, what: str = "scores") -> int | None:
+    """``all`` → None (keep all); ``none`` → 0; ``top:K`` → K. ``what``: the parameter as
+    errors name it (the command line's ``--scores``)."""
     if mode == "all":
         return None
     if mode == "none":
@@ -36,17 +37,17 @@ def parse_scores_mode(mode: str) -> int | None:
     m = _TOP.match(mode) if isinstance(mode, str) else None
     if m is None:
         shown = repr(mode) if len(repr(mode)) <= 40 else repr(mode)[:37] + "..."
-        raise ConfigError(f"--scores must be all, none or top:K with K ≥ 1, got {shown}")
+        raise ConfigError(f"{what} must be all, none or top:K with K ≥ 1, got {shown}")
     try:  # any K works (the runtime clamps it to the node count) up to int()'s digit limit
         return int(m.group(1))
     except ValueError:
         raise ConfigError(
-            f"--scores top:K: K has {len(m.group(1))} digits, more than can be read; "
+            f"{what} top:K: K has {len(m.group(1))} digits, more than can be read; "
             "any K at least the number of nodes keeps every node"
         ) from None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class ScoreResult:
     """What ``score`` returns: one placement per pending pod and the scores kept.
 
@@ -109,6 +110,13 @@ class ScoreResult:
 
     def __len__(self) -> int:
         return len(self.pod_names)
+
+    def __repr__(self) -> str:
+        placed = int((self.hosts >= 0).sum())
+        scores = {None: "all", 0: "none"}.get(self.keep, f"top:{self.keep}")
+        return (f"ScoreResult({len(self)} pods: {placed} placed, {len(self) - placed} not; "
+                f"{len(self.node_names)} nodes, {len(self.plugin_names)} score plugins, "
+                f"scores={scores})")  # fmt: skip
 
     # -- filling (runtime) ----------------------------------------------------------------
 

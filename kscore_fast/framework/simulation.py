@@ -41,12 +41,12 @@ def tie_break_code(tie_break: str) -> int:
     return TIE_BREAKS.index(tie_break)
 
 
-def random_source(tie_break: str, seed: int) -> tuple[int, np.ndarray]:
+def random_source(tie_break: str, seed: int, what: str = "seed") -> tuple[int, np.ndarray]:
     """(tie-break code, Go's ``math/rand`` state after ``rand.Seed(seed)``; unused but
-    for go-rand)."""
+    for go-rand). ``what``: the seed's name in errors (the command line's ``--seed``)."""
     tie = tie_break_code(tie_break)
     if tie_break == "go-rand" and not -(2**63) <= seed < 2**63:
-        raise ConfigError(f"--seed {seed}: Go's rand.Seed takes an int64")
+        raise ConfigError(f"{what} {seed}: Go's rand.Seed takes an int64")
     return tie, gorand.GoRand(seed if tie_break == "go-rand" else 1).state
 
 

@@ -23,6 +23,7 @@ is not: kubectl prints objects already defaulted.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -112,6 +113,12 @@ _OWN_FIELDS = {
     "Node": ({"unschedulable", "taints"}, {"allocatable", "capacity", "images"}),
     "Namespace": (set(), set()),
 }  # fmt: skip
+
+
+#: kubectl's table output (``kubectl get pods``), read as one YAML string: a header of
+#: upper-case column names, NAME first
+_KUBECTL_TABLE = re.compile(r"NAME(?:\s+[A-Z][A-Z-]*(?:\([A-Z]+\))?)+\s")
+_TABLE_HINT = " (kubectl's table output: give kscore what kubectl get -o json or -o yaml prints)"
 
 
 @dataclass
@@ -712,8 +719,9 @@ class ObjectReader(_Fields):
         if obj is None:
             return  # an empty YAML document
         if not isinstance(obj, Mapping):
+            hint = _TABLE_HINT if isinstance(obj, str) and _KUBECTL_TABLE.match(obj) else ""
             raise InputError(
-                f"expected a Kubernetes object (a mapping), found {type(obj).__name__}",
+                f"expected a Kubernetes object (a mapping), found {type(obj).__name__}{hint}",
                 file=file,
                 obj=where_text(where) or None,
             )

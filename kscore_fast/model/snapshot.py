@@ -50,7 +50,7 @@ TERMINATED_PHASES = ("Succeeded", "Failed")
 _TERMINATED = frozenset(TERMINATED_PHASES)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class ClusterSnapshot:
     """Nodes in node-tree order, the pods bound to them, services and controllers.
 
@@ -95,6 +95,11 @@ class ClusterSnapshot:
     def n_nodes(self) -> int:
         return len(self.node_names)
 
+    def __repr__(self) -> str:
+        n_ctrl = sum(len(c) for c in self.controllers.values())
+        return (f"ClusterSnapshot({self.n_nodes} nodes, {len(self.pods)} bound pods, "
+                f"{len(self.services)} services, {n_ctrl} controllers)")  # fmt: skip
+
     @property
     def node_index(self) -> dict[str, int]:
         """Node name → node index (built once; never modify it)."""
@@ -115,7 +120,7 @@ class ClusterSnapshot:
         return got
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class PodBatch:
     """The pending pods, in batch order, as columns over the snapshot's vocabularies."""
 
@@ -138,8 +143,11 @@ class PodBatch:
     def __len__(self) -> int:
         return len(self.pods)
 
+    def __repr__(self) -> str:
+        return f"PodBatch({len(self.pods)} pending pods)"
 
-@dataclass(eq=False)
+
+@dataclass(eq=False, repr=False)
 class Cluster:
     snapshot: ClusterSnapshot
     batch: PodBatch
@@ -157,6 +165,13 @@ class Cluster:
     skipped_files: int = 0
     #: directories given that hold no manifest file (loader)
     empty_dirs: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        snap = self.snapshot
+        n_ctrl = sum(len(c) for c in snap.controllers.values())
+        return (f"Cluster({snap.n_nodes} nodes, {len(snap.pods)} bound pods, "
+                f"{len(self.batch)} pending pods, {len(snap.services)} services, "
+                f"{n_ctrl} controllers)")  # fmt: skip
 
     def warning(self) -> str | None:
         """One line counting what the input held that is not scored, or None."""
@@ -179,6 +194,24 @@ class Cluster:
         if self.empty_dirs:
             parts.append(f"no .yaml, .yml or .json files in {', '.join(self.empty_dirs)}")
         return "; ".join(parts) if parts else None
+
+    def nothing_pending(self) -> str | None:
+        """When no pod is pending, one line saying what the pods read were; else None."""
+        if len(self.batch):
+            return None
+        bound = len(self.snapshot.pods)
+        others = (
+            (self.terminated_pods, "{} Succeeded or Failed"),
+            (self.deleting_pending_pods, "{} pending but being deleted"),
+            (self.orphaned_pods, "{} bound to nodes absent from the input"),
+        )
+        read = bound + sum(n for n, _ in others)
+        if read == 0:
+            return "0 pending pods: the input holds no Pod"
+        if read == bound:
+            return f"0 pending pods: {read} pods read, all bound to nodes"
+        parts = [f"{bound} bound to nodes"] + [text.format(n) for n, text in others if n]
+        return f"0 pending pods: {read} pods read, {', '.join(parts)}"
 
 
 def parse_group_version(gv: str) -> tuple[str, str] | None:

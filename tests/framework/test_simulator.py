@@ -84,7 +84,7 @@ def test_unknown_pods_and_nodes():
         sim.delete("default/nope")
     with pytest.raises(InputError, match="unknown node"):
         sim.remove_node("n9")
-    with pytest.raises(InputError, match="expected a Pod"):
+    with pytest.raises(InputError, match="add_pod: pod must be a Pod object"):
         sim.add_pod({})
     with pytest.raises(InputError, match="exists"):
         sim.add_node(node("n0"))

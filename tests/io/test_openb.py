@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.datasets import OPENB, openb_missing
 from kscore_fast.api import load_cluster
 from kscore_fast.errors import InputError
 from kscore_fast.io import openb
@@ -30,7 +31,7 @@ from kscore_fast.io.openb import (
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "openb-sample"
-TRACE = Path("/work/shared/data/openb")
+TRACE = OPENB
 NODE_HEADER = ",".join(NODE_COLUMNS)
 POD_HEADER = ",".join((*POD_COLUMNS, *POD_TRACE_COLUMNS))
 NODE_ROWS = ["n-0,32000,262144,2,P100", "n-1,16000,65536,0,"]
@@ -486,7 +487,7 @@ def test_sample_round_trip(tmp_path):
     assert len(cluster.snapshot.pods) == 0 and cluster.skipped_kinds == {}
 
 
-@pytest.mark.skipif(not TRACE.is_dir(), reason="the full openb trace is not on this machine")
+@pytest.mark.skipif(openb_missing() is not None, reason=str(openb_missing()))
 def test_full_trace(tmp_path):
     all_nodes = TRACE / "openb_node_list_all_node.csv"
     report = import_openb(all_nodes, TRACE / "openb_pod_list_default.csv", tmp_path / "default")
@@ -498,7 +499,7 @@ def test_full_trace(tmp_path):
     assert len(cluster.snapshot.node_names) == 1523 and len(cluster.batch.pods) == 6090
 
 
-@pytest.mark.skipif(not TRACE.is_dir(), reason="the full openb trace is not on this machine")
+@pytest.mark.skipif(openb_missing() is not None, reason=str(openb_missing()))
 def test_every_pod_list_of_the_trace_reads():
     for path in sorted(TRACE.glob("openb_pod_list_*.csv")):
         pods = read_pods(path)
