@@ -130,12 +130,20 @@ class _Dispatcher(CPUDispatcher):
         _depth.n = getattr(_depth, "n", 0) + 1
         try:
             with contextlib.nullcontext() if path is None else _file_lock(path + ".lock"):
-                entry = (self._load(sig) if path is not None else None) or super().compile(sig)
+                entry = (self._load(sig) if path is not None else None) or self._compile(sig)
         finally:
             _depth.n -= 1
         if _depth.n == 0:  # (a kernel compiled inside another's compilation comes with it)
             COMPILED.append((self, tuple(args)))
         return entry
+
+    def _compile(self, sig: Any) -> Any:
+        """numba's ``compile``, the target context's registries loaded first (numba
+        refreshes the typing context before the target's, whose loading registers the
+        typing of NumPy's functions: after :meth:`_load` skipped it, they were missing)."""
+        with global_compiler_lock:
+            self.targetctx.refresh()
+        return super().compile(sig)
 
     def _load(self, sig: Any) -> Any:
         """The kernel for ``sig`` loaded from the cache, as numba's ``compile`` loads it

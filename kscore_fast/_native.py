@@ -44,11 +44,11 @@ __all__ = ["Packed", "call", "pack", "state_loader", "state_type"]
 def state_type(state: tuple[Any, ...]) -> types.Type:
     """numba's type of a plugin state (a tuple of arrays and NumPy scalars), found from a
     cheap key of its leaves (dtype, dimensions, layout, writability) after the first time."""
-    return _typed(state, _leaves(state))
+    return _typed(state, leaves(state))
 
 
-def _typed(state: tuple[Any, ...], leaves: list[Any]) -> types.Type:
-    key = (tuple(map(_leaf_key, leaves)), _shape_key(state))
+def _typed(state: tuple[Any, ...], parts: list[Any]) -> types.Type:
+    key = (tuple(map(_leaf_key, parts)), _shape_key(state))
     ty = _types.get(key)
     if ty is None:
         ty = _types[key] = numba.typeof(state)
@@ -71,10 +71,10 @@ def _shape_key(value: Any) -> Any:
     return tuple(_shape_key(v) for v in value) if isinstance(value, tuple) else None
 
 
-def _leaves(value: Any) -> list[Any]:
+def leaves(value: Any) -> list[Any]:
     """The arrays and numbers of a (nested) state tuple, in order."""
     if isinstance(value, tuple):
-        return [leaf for v in value for leaf in _leaves(v)]
+        return [leaf for v in value for leaf in leaves(v)]
     return [value]
 
 
@@ -93,19 +93,19 @@ class Packed:
 
 def pack(state: tuple[Any, ...]) -> Packed:
     """Write ``state`` in the data layout of its numba type (:func:`state_type`)."""
-    leaves = _leaves(state)
-    ty = _typed(state, leaves)
+    parts = leaves(state)
+    ty = _typed(state, parts)
     layout = _layout(ty)
     buffer = np.zeros(layout.words, dtype=np.int64)
     words: list[int] = []
     for i in layout.arrays:  # meminfo, parent, nitems, itemsize, data, shape, strides
-        a = leaves[i]
+        a = parts[i]
         words += (0, 0, a.size, a.itemsize, a.__array_interface__["data"][0], *a.shape,
                   *a.strides)  # fmt: skip
     buffer[layout.array_words] = words
     raw = buffer.view(np.uint8)
     for i, off, dtype in layout.scalars:
-        one = np.array([leaves[i]], dtype=dtype)
+        one = np.array([parts[i]], dtype=dtype)
         raw[off : off + one.itemsize] = one.view(np.uint8)
     return Packed(state, ty, buffer)
 

@@ -54,13 +54,14 @@ def kernel_jobs(uses: Iterable[str]) -> list[Job]:
 
 def entry_jobs(plugins: Iterable[str], uses: Iterable[str]) -> list[Job]:
     """The entry points ``uses`` need of each plugin of ``plugins``."""
-    from .framework import abi
 
     columns: dict[int, None] = {}
     for use in uses:
         batch = use == "score"
-        for c in (abi.FILTER, abi.SCORE) if batch else (abi.FILTER, abi.SCORE_SERIAL,
-                                                        abi.ASSUME, abi.REMOVE):  # fmt: skip
+        from .framework.runtime import _Run
+        from .framework.simulation import _Sequence
+
+        for c in _Run.COLUMNS if batch else _Sequence.COLUMNS:
             columns.setdefault(c, None)
     return [("entry", name, c) for name in plugins for c in columns]
 

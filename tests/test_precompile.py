@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from kscore_fast import _jit, precompile
+from kscore_fast.framework import abi
 from kscore_fast.warmup import USES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,12 +46,13 @@ def test_jobs_cover_the_profile_and_its_uses():
     jobs = precompile.job_list(["score"], ["NodeName", "NodeResourcesFit"])
     entries = [j for j in jobs if j[0] == "entry"]
     names = ("NodeName", "NodeResourcesFit")
-    assert entries == [("entry", name, column) for name in names for column in (1, 2)]
+    batch = (abi.FILTER, abi.SCORE, abi.NORMALIZE)
+    assert entries == [("entry", name, column) for name in names for column in batch]
     modules = {j[1] for j in jobs if j[0] == "kernel"}
     assert any(m.startswith("kscore_fast.plugins.noderesources") for m in modules)
     assert not any(m.startswith("kscore_fast.plugins.selectorspread") for m in modules)
     seq = {j[2] for j in precompile.job_list(["simulate"], ["NodeName"]) if j[0] == "entry"}
-    assert seq == {1, 3, 4, 5}  # filter, serial score, assume, remove (NodeName: filter)
+    assert seq == {abi.FILTER, abi.SCORE_SERIAL, abi.NORMALIZE, abi.ASSUME, abi.REMOVE}
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])

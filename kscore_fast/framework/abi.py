@@ -11,11 +11,12 @@ state's address first:
   filter plugin ``k`` of the profile for pod class ``c`` (representative pod ``rep``) on
   nodes ``lo:hi`` (``nodes`` non-empty: ``nodes[lo:hi]``) where no earlier plugin
   failed (``search.filter_rows``);
-* ``SCORE``/``SCORE_SERIAL``: ``score(state, k, todo, pods, ptr, nodes, raw, base, norm,
-  nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag, cval, do_norm)``: score
-  plugin ``k``'s Score and NormalizeScore for a chunk of pods (``scoring.plugin_pass``).
-  ``SCORE`` may run on several threads at once; ``SCORE_SERIAL`` runs in the sequential
-  loop only (a plugin may keep scratch rows in its state there);
+* ``SCORE``/``SCORE_SERIAL``: ``score(state, pod, nodes, out)``: the plugin's ``Score`` of
+  ``pod`` on each of ``nodes`` (int32) into ``out`` (int64). ``SCORE`` may run on several
+  threads at once; ``SCORE_SERIAL`` runs in the sequential loop only (a plugin may keep
+  scratch rows in its state there); ``NORMALIZE``: ``normalize(state, pod, nodes,
+  scores)``, its ``NormalizeScore`` in place (0: it has none). The framework's scoring
+  loop (``scoring.plugin_pass``) calls them pod by pod;
 * ``ASSUME``/``REMOVE``: ``assume(state, pod, node)``: ``pod`` bound to (removed from)
   ``node`` in the plugin's node aggregates; returns 1 when the change may reach beyond
   ``node`` (every node's verdicts and scores may change), else 0.
@@ -27,8 +28,8 @@ from numba.core import types
 
 from .._native import call
 
-STATE, FILTER, SCORE, SCORE_SERIAL, ASSUME, REMOVE = range(6)
-COLUMNS = 6
+STATE, FILTER, SCORE, SCORE_SERIAL, NORMALIZE, ASSUME, REMOVE = range(7)
+COLUMNS = 7
 
 _I64 = types.int64
 _B = types.boolean
@@ -39,16 +40,13 @@ def _array(dtype: types.Type, ndim: int) -> types.Array:
 
 
 FILTER_ABI = (_I64, _I64, _I64, _I64, _I64, _I64, _array(_I64, 1), _array(_I64, 2))
-SCORE_ABI = (
-    _I64, _I64, _array(_I64, 1), _array(_I64, 1), _array(_I64, 1), _array(types.int32, 1),
-    _array(_I64, 2), _I64, _array(_I64, 2), _array(_I64, 1), _array(_I64, 1), _array(_I64, 2),
-    _I64, _array(_B, 2), _B, _B, _array(_B, 2), _array(_I64, 2), _B,
-)  # fmt: skip
+SCORE_ABI = (_I64, _I64, _array(types.int32, 1), _array(_I64, 1))
 BIND_ABI = (_I64, _I64, _I64)
 
 #: ``call_filter(table[p, FILTER], table[p, STATE], k, rep, c, lo, hi, nodes, memo)``
 call_filter = call(FILTER_ABI)
-#: ``call_score(table[p, SCORE], table[p, STATE], k, todo, ...)`` (see the module docstring)
+#: ``call_score(table[p, SCORE], table[p, STATE], pod, nodes, out)`` (and ``NORMALIZE``'s:
+#: the same signature)
 call_score = call(SCORE_ABI)
 #: ``call_bind(table[p, ASSUME], table[p, STATE], pod, node)``: 1 when the change is wide
 call_bind = call(BIND_ABI)

@@ -1,13 +1,13 @@
 """Each plugin's compiled entry points, and the plugin table of a profile.
 
 A plugin's kernels (``filter_node``, ``score_pod``, ``normalize_pod``, ``assume``,
-``remove``; see :mod:`.interface`) are wrapped into the entry points of :mod:`.abi`: the
-framework's per-node filter loop (:func:`.search.filter_rows`) and per-pod scoring loop
-(:func:`.scoring.plugin_pass`) with the plugin's kernels inlined, reading the plugin's
-state from its packed address. Each entry point is compiled once per plugin and state
-type, cached on disk like every kernel, and reached by address from the framework's
-loops, which are compiled once for every profile: a new profile compiles nothing, a new
-plugin compiles only its own entry points.
+``remove``; see :mod:`.interface`) are wrapped into the entry points of :mod:`.abi`,
+reading the plugin's state from its packed address: the framework's per-node filter loop
+over a block of nodes (:func:`.search.filter_rows`) with ``filter_node`` inlined, and each
+of the other kernels alone. Each entry point is compiled once per plugin and state type,
+cached on disk like every kernel, and reached by address from the framework's loops,
+which are compiled once for every profile: a new profile compiles nothing, a new plugin
+compiles only its own entry points.
 
 The entry points are the template functions below, each given its own globals (the
 plugin's kernels, the state loader) and its own qualified name, so that numba's cache
@@ -33,11 +33,10 @@ from numba.core import types
 from .. import _cache, _jit, _native
 from ..errors import PluginError
 from . import abi
-from .scoring import no_normalize, plugin_pass
 from .search import filter_rows
 
 #: the names the templates read, bound per plugin in each entry point's own globals
-FILTER_NODE = SCORE_POD = NORMALIZE_POD = LOAD = BIND = None
+FILTER_NODE = KERNEL = LOAD = None
 
 
 def _filter_entry(state, k, rep, c, lo, hi, nodes, memo):  # pragma: no cover - compiled
@@ -45,42 +44,38 @@ def _filter_entry(state, k, rep, c, lo, hi, nodes, memo):  # pragma: no cover - 
     return np.int64(0)
 
 
-def _score_entry(state, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows, row_raw, n_all,
-                 row_const, const_ok, keep, cflag, cval, do_norm):  # fmt: skip  # pragma: no cover
-    plugin_pass(SCORE_POD, NORMALIZE_POD, LOAD(state), k, todo, pods, ptr, nodes, raw, base,
-                norm, nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag, cval,
-                do_norm)  # fmt: skip
+def _list_entry(state, pod, nodes, out):  # pragma: no cover - compiled
+    KERNEL(LOAD(state), pod, nodes, out)
     return np.int64(0)
 
 
 def _bind_entry(state, pod, node):  # pragma: no cover - compiled
-    return np.int64(1) if BIND(LOAD(state), pod, node) else np.int64(0)
+    return np.int64(1) if KERNEL(LOAD(state), pod, node) else np.int64(0)
 
 
 @dataclass(frozen=True)
 class _Column:
     """How a column of the plugin table is made: its template, signature, and the
-    kernels the template's names stand for (the first of each list that the plugin has;
-    None: the framework's ``no_normalize``)."""
+    kernels the template's name stands for (the first the plugin has)."""
 
     name: str
     template: Callable[..., Any]
     signature: tuple[types.Type, ...]
-    kernels: dict[str, tuple[str | None, ...]]
+    name_kernels: tuple[str, tuple[str, ...]]
     #: the extension point the column serves (its plugins only have it)
     point: str
 
 
-_SCORE = {"SCORE_POD": ("score_pod",), "NORMALIZE_POD": ("normalize_pod", None)}
 COLUMNS: dict[int, _Column] = {
     abi.FILTER: _Column("filter", _filter_entry, abi.FILTER_ABI,
-                        {"FILTER_NODE": ("filter_node",)}, "filters"),
-    abi.SCORE: _Column("score", _score_entry, abi.SCORE_ABI, _SCORE, "scores"),
-    abi.SCORE_SERIAL: _Column("score_serial", _score_entry, abi.SCORE_ABI,
-                              {**_SCORE, "SCORE_POD": ("score_pod_serial", "score_pod")},
-                              "scores"),
-    abi.ASSUME: _Column("assume", _bind_entry, abi.BIND_ABI, {"BIND": ("assume",)}, ""),
-    abi.REMOVE: _Column("remove", _bind_entry, abi.BIND_ABI, {"BIND": ("remove",)}, ""),
+                        ("FILTER_NODE", ("filter_node",)), "filters"),
+    abi.SCORE: _Column("score", _list_entry, abi.SCORE_ABI, ("KERNEL", ("score_pod",)), "scores"),
+    abi.SCORE_SERIAL: _Column("score_serial", _list_entry, abi.SCORE_ABI,
+                              ("KERNEL", ("score_pod_serial", "score_pod")), "scores"),
+    abi.NORMALIZE: _Column("normalize", _list_entry, abi.SCORE_ABI,
+                           ("KERNEL", ("normalize_pod",)), "normalizes"),
+    abi.ASSUME: _Column("assume", _bind_entry, abi.BIND_ABI, ("KERNEL", ("assume",)), ""),
+    abi.REMOVE: _Column("remove", _bind_entry, abi.BIND_ABI, ("KERNEL", ("remove",)), ""),
 }  # fmt: skip
 
 _built: dict[tuple[int, int, int], tuple[Any, types.Type, int]] = {}
@@ -107,16 +102,20 @@ def _build(plugin: Any, state_type: types.Type, column: int) -> int:
     if made is None:
         return 0
     dispatcher, name = made
+    signature = COLUMNS[column].signature
     try:
-        return _native.function_address(dispatcher, COLUMNS[column].signature)
+        return _native.function_address(dispatcher, signature)
     except Exception as exc:
-        if not dispatcher.targetoptions.get("_nrt", True) and "NRT required" in str(exc):
-            nrt = _jit.entry_kernel(dispatcher.py_func, nrt=True)  # (an undeclared allocation)
-            return _native.function_address(nrt, COLUMNS[column].signature)
-        raise PluginError(
-            f"plugin {plugin.name!r}: its {name} kernels do not compile for its state "
-            f"({type(exc).__name__}: {_first_line(exc)})"
-        ) from exc
+        error = exc
+    if not dispatcher.targetoptions.get("_nrt", True):  # an allocation not declared?
+        try:
+            return _native.function_address(_jit.entry_kernel(dispatcher.py_func, True), signature)
+        except Exception as exc:
+            error = exc
+    raise PluginError(
+        f"plugin {plugin.name!r}: its {name} kernels do not compile for its state "
+        f"({type(error).__name__}: {_first_line(error)})"
+    ) from error
 
 
 def entry_kernel(plugin: Any, state_type: types.Type, column: int) -> tuple[Any, str] | None:
@@ -137,14 +136,11 @@ def _entry_kernel(plugin: Any, state_type: types.Type, column: int) -> tuple[Any
     kernels = plugin.kernels
     if spec.point and not getattr(plugin, spec.point):
         return None
-    names = {}
-    for name, choices in spec.kernels.items():
-        if name == "NORMALIZE_POD" and not plugin.normalizes:
-            choices = (None,)
-        found = [c for c in choices if c is None or getattr(kernels, c, None) is not None]
-        if not found:
-            return None  # (no assume/remove: nothing to update on bind)
-        names[name] = found[0]
+    name, choices = spec.name_kernels
+    found = [c for c in choices if getattr(kernels, c, None) is not None]
+    if not found:
+        return None  # (no assume/remove: nothing to update on bind)
+    kernel = found[0]
     source = getattr(kernels, "__name__", None) or type(plugin).__module__
     digest = hashlib.sha256(f"{source}|{state_type}".encode()).hexdigest()[:12]
     qualname = f"{_identifier(plugin.name)}_{spec.name}_{digest}"
@@ -154,17 +150,14 @@ def _entry_kernel(plugin: Any, state_type: types.Type, column: int) -> tuple[Any
         "__kscore_stamp__": _cache.module_stamp(source),
         "np": np,
         "filter_rows": filter_rows,
-        "plugin_pass": plugin_pass,
         "LOAD": _native.state_loader(state_type),
+        name: _jit.inlined(getattr(kernels, kernel)),  # (inlined: used once, here)
     }
-    for name, kernel in names.items():  # each inlined into the entry (used once)
-        glob[name] = _jit.inlined(no_normalize if kernel is None else getattr(kernels, kernel))
     fn = pytypes.FunctionType(spec.template.__code__, glob, qualname)
     fn.__qualname__ = qualname
-    # without numba's reference counting unless a kernel allocates (``kernels_allocate``;
-    # an undeclared one is found when the compiler asks for it, see _build)
-    nrt = any(k in set(plugin.kernels_allocate) for k in names.values())
-    return _jit.entry_kernel(fn, nrt=nrt), spec.name
+    # without numba's reference counting unless the kernel allocates (``kernels_allocate``;
+    # an undeclared one makes the compilation fail, and _build compiles it with them)
+    return _jit.entry_kernel(fn, nrt=kernel in set(plugin.kernels_allocate)), spec.name
 
 
 def _identifier(name: str) -> str:
@@ -179,9 +172,9 @@ def _first_line(exc: BaseException) -> str:
 class PluginTable:
     """A profile's plugins as its compiled loops reach them: ``table`` (int64[P,
     ``abi.COLUMNS``]) holds, per plugin, its packed state's address and the addresses of
-    its entry points of ``columns`` (the others 0: a batch run needs ``FILTER`` and
-    ``SCORE``, the sequential loop ``FILTER``, ``SCORE_SERIAL``, ``ASSUME`` and
-    ``REMOVE``); the packed states keep the states' arrays alive."""
+    its entry points of ``columns`` (the others 0: a batch run needs ``FILTER``, ``SCORE``
+    and ``NORMALIZE``, the sequential loop ``FILTER``, ``SCORE_SERIAL``, ``NORMALIZE``,
+    ``ASSUME`` and ``REMOVE``); the packed states keep the states' arrays alive."""
 
     def __init__(self, plugins: Sequence[Any], states: Sequence[tuple[Any, ...]],
                  columns: Sequence[int]) -> None:  # fmt: skip
@@ -198,21 +191,24 @@ class PluginTable:
         return len(self.plugins)
 
 
-#: the states packed last (plugins hand out the same state again while its snapshot and
-#: batch are unchanged: packed once)
-_recent: OrderedDict[int, _native.Packed] = OrderedDict()
+#: the states packed last, by the identity of their arrays and numbers: plugins hand out
+#: the same arrays again (often in a new tuple) while their snapshot and batch are
+#: unchanged, and a packed state is valid as long as its arrays are (it keeps them alive,
+#: so an identity here is never another object's)
+_recent: OrderedDict[tuple[int, ...], _native.Packed] = OrderedDict()
 RECENT = 64
 
 
 def _packed(state: tuple[Any, ...]) -> _native.Packed:
+    key = tuple(map(id, _native.leaves(state)))
     with _lock:
-        found = _recent.get(id(state))
-        if found is not None and found.state is state:
-            _recent.move_to_end(id(state))
+        found = _recent.get(key)
+        if found is not None:
+            _recent.move_to_end(key)
             return found
     packed = _native.pack(state)
     with _lock:
-        _recent[id(state)] = packed
+        _recent[key] = packed
         while len(_recent) > RECENT:
             _recent.popitem(last=False)
     return packed

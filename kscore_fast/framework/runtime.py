@@ -192,7 +192,7 @@ class _Run:
     """One run of a profile over a batch: the plugins' states and the search position."""
 
     #: the plugins' entry points the run calls (:mod:`.abi`)
-    COLUMNS = (abi.FILTER, abi.SCORE)
+    COLUMNS = (abi.FILTER, abi.SCORE, abi.NORMALIZE)
 
     def __init__(
         self,

@@ -4,9 +4,9 @@ summed.
 Mirrors ``RunScorePlugins`` of pkg/scheduler/framework/runtime/framework.go: per plugin
 ``Score`` on each feasible node, ``NormalizeScore`` over the pod's feasible list, the
 [0, 100] check of the normalized scores, × weight; ``prioritizeNodes`` sums the weighted
-scores. :func:`plugin_pass` is one plugin's part, compiled into each plugin's ``SCORE``
-entry point with its kernels (:mod:`.entries`); :func:`score_todo` runs it for every
-score plugin of the profile (rows ``sids`` of the plugin table, :mod:`.abi`), then
+scores. :func:`plugin_pass` is one plugin's part, calling its ``SCORE`` (or
+``SCORE_SERIAL``) and ``NORMALIZE`` entry points pod by pod (:mod:`.abi`); :func:`score_todo`
+runs it for every score plugin of the profile (rows ``sids`` of the plugin table), then
 :func:`weigh_pods`.
 """
 
@@ -14,38 +14,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import higher_order_kernel, inline_kernel, kernel
-from .abi import SCORE, SCORE_SERIAL, STATE, call_score
+from .._jit import inline_kernel, kernel
+from .abi import NORMALIZE, SCORE, SCORE_SERIAL, STATE, call_score
 
 
-@higher_order_kernel
-def plugin_pass(
-    score_fn,
-    normalize_fn,
-    state,
-    k,
-    todo,
-    pods,
-    ptr,
-    nodes,
-    raw,
-    base,
-    norm,
-    nptr,
-    rows,
-    row_raw,
-    n_all,
-    row_const,
-    const_ok,
-    keep,
-    cflag,
-    cval,
-    do_norm,
-):  # pragma: no cover - compiled
+@inline_kernel
+def plugin_pass(table, p, col, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows, row_raw,
+                n_all, row_const, const_ok, keep, cflag, cval,
+                do_norm):  # fmt: skip  # pragma: no cover - compiled
     """Plugin ``k``'s ``Score`` (into ``raw[k, base + ptr[i]:base + ptr[i+1]]``) and
     ``NormalizeScore`` (into ``norm[k, nptr[q]:nptr[q+1]]``, int64, unchecked; skipped
     when not ``do_norm``) for the chunk pods ``i = todo[q]``, whose nodes are
-    ``nodes[ptr[i]:ptr[i+1]]``.
+    ``nodes[ptr[i]:ptr[i+1]]``: the plugin in row ``p`` of the plugin ``table``, its
+    score entry point in column ``col`` (``SCORE``, or ``SCORE_SERIAL`` in the sequential
+    loop).
 
     A pod with ``rows[i] >= 0`` takes its raw scores from the row of its twins,
     ``row_raw[k, rows[i] * n_all + node]`` (every node scored once for all of them: a raw
@@ -55,6 +37,7 @@ def plugin_pass(
     pod's normalized score is that of a one-node list, kept as ``cval[k, q]``
     (``cflag[k, q]`` set) for :func:`weigh_pods`, and ``raw`` is written only if ``keep``.
     """
+    state, score_fn, normalize_fn = table[p, STATE], table[p, col], table[p, NORMALIZE]
     for q in range(todo.shape[0]):
         i = todo[q]
         a = ptr[i]
@@ -71,25 +54,21 @@ def plugin_pass(
                         out[e] = v
                 one = norm[k, nptr[q] : nptr[q] + 1]
                 one[0] = v
-                normalize_fn(state, pods[i], nodes[a : a + 1], one)
+                if normalize_fn != 0:
+                    call_score(normalize_fn, state, pods[i], nodes[a : a + 1], one)
                 cflag[k, q] = True
                 cval[k, q] = one[0]
                 continue
             for e in range(b - a):
                 out[e] = row_raw[k, off + nodes[a + e]]
         else:
-            score_fn(state, pods[i], nodes[a:b], out)
+            call_score(score_fn, state, pods[i], nodes[a:b], out)
         if do_norm:
             scores = norm[k, nptr[q] : nptr[q + 1]]
             for e in range(b - a):
                 scores[e] = out[e]
-            normalize_fn(state, pods[i], nodes[a:b], scores)
-
-
-@inline_kernel
-def no_normalize(state, pod, nodes, scores):  # pragma: no cover - compiled
-    """For plugins without ``NormalizeScore``."""
-    return
+            if normalize_fn != 0:
+                call_score(normalize_fn, state, pods[i], nodes[a:b], scores)
 
 
 @inline_kernel
@@ -181,9 +160,8 @@ def score_todo(todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, base,
     for k in range(sids.shape[0]):
         p = sids[k]
         pod_rows = rows[k] if row_ok[k] else own_lists
-        call_score(table[p, SCORE], table[p, STATE], k, todo, pods, ptr, nodes, raw, base, norm,
-                   nptr, pod_rows, row_raw, n_all, row_const, const_ok[k], keep, cflag, cval,
-                   True)  # fmt: skip
+        plugin_pass(table, p, SCORE, k, todo, pods, ptr, nodes, raw, base, norm, nptr, pod_rows,
+                    row_raw, n_all, row_const, const_ok[k], keep, cflag, cval, True)  # fmt: skip
     weigh_pods(weights, todo, ptr, norm, nptr, norm_u8, base, total, best, count, bad_plugin,
                bad_value, cflag, cval, keep)  # fmt: skip
 
@@ -211,9 +189,8 @@ def fill_rows(sids, table, reps, n_all, row_raw, row_ok, first, const
         if not row_ok[k]:
             continue
         p = sids[k]
-        call_score(table[p, SCORE], table[p, STATE], k, todo, reps, ptr, nodes, row_raw, base,
-                   norm, ptr, none, row_raw, n_all, no_const, False, True, cflag, cval,
-                   False)  # fmt: skip
+        plugin_pass(table, p, SCORE, k, todo, reps, ptr, nodes, row_raw, base, norm, ptr, none,
+                    row_raw, n_all, no_const, False, True, cflag, cval, False)  # fmt: skip
         for r in range(m):
             lo = base + r * n_all
             same = True
@@ -229,6 +206,5 @@ def serial_pass(table, p, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows
                 row_const, const_ok, keep, cflag, cval, do_norm):  # fmt: skip  # pragma: no cover
     """:func:`plugin_pass` of the score plugin in row ``p`` of the plugin table, through its
     ``SCORE_SERIAL`` entry point (the sequential loop's: it may use scratch in its state)."""
-    call_score(table[p, SCORE_SERIAL], table[p, STATE], k, todo, pods, ptr, nodes, raw, base,
-               norm, nptr, rows, row_raw, n_all, row_const, const_ok, keep, cflag, cval,
-               do_norm)  # fmt: skip
+    plugin_pass(table, p, SCORE_SERIAL, k, todo, pods, ptr, nodes, raw, base, norm, nptr, rows,
+                row_raw, n_all, row_const, const_ok, keep, cflag, cval, do_norm)  # fmt: skip

@@ -23,7 +23,7 @@ from ..errors import ConfigError, UnsupportedError
 from ..model.objects import PodRecord
 from ..model.snapshot import ClusterSnapshot, PodBatch, pod_twins
 from . import cached_scoring, cycle_cache, gorand, sequential
-from .abi import ASSUME, FILTER, REMOVE, SCORE_SERIAL
+from .abi import ASSUME, FILTER, NORMALIZE, REMOVE, SCORE_SERIAL
 from .interface import Chunk
 from .result import ScoreResult, ScoresMode
 from .runtime import Framework, _invalid_score, _Run, _Searched
@@ -59,7 +59,7 @@ def queue_order(pods: list[PodRecord]) -> list[int]:
 class _Sequence(_Run):
     """A sequential run: the profile's states, updated in place by ``assume``."""
 
-    COLUMNS = (FILTER, SCORE_SERIAL, ASSUME, REMOVE)
+    COLUMNS = (FILTER, SCORE_SERIAL, NORMALIZE, ASSUME, REMOVE)
 
     def __init__(self, fw: Framework, snapshot: ClusterSnapshot, batch: PodBatch,
                  num_to_find: int, explain: bool) -> None:  # fmt: skip

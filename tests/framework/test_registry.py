@@ -105,8 +105,9 @@ def test_a_plugin_table_holds_only_the_entry_points_asked_for():
     table = PluginTable([cls()], [(np.zeros(1),)], [abi.FILTER]).table
     assert table[0, abi.STATE] != 0 and table[0, abi.FILTER] != 0
     assert table[0, abi.SCORE] == 0 and table[0, abi.ASSUME] == 0
-    both = PluginTable([cls()], [(np.zeros(1),)], [abi.SCORE, abi.SCORE_SERIAL]).table
-    assert both[0, abi.SCORE] == both[0, abi.SCORE_SERIAL] != 0  # (the same kernels)
+    both = PluginTable([cls()], [(np.zeros(1),)], [abi.SCORE, abi.SCORE_SERIAL, abi.NORMALIZE])
+    assert both.table[0, abi.SCORE] == both.table[0, abi.SCORE_SERIAL] != 0  # (same kernels)
+    assert both.table[0, abi.NORMALIZE] == 0  # (no NormalizeScore)
 
 
 def test_a_kernel_that_does_not_compile_for_the_state_says_which_plugin():

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numba
 import numpy as np
 import pytest
 
-from kscore_fast.framework import scoring
+from kscore_fast.framework import abi, scoring
+from kscore_fast.framework.entries import PluginTable
+from kscore_fast.framework.interface import Plugin
 from kscore_fast.framework.runtime import ERR_NO_NODES, _invalid_score
 from kscore_fast.profile import build_framework
 
@@ -15,7 +19,18 @@ from ..builders import cluster, node, pod, service
 
 @numba.njit
 def _const_score(state, pod, nodes, out):  # pragma: no cover - compiled
-    out[:] = state[0]
+    out[:] = state[0][0]
+
+
+class _Const(Plugin):
+    """A score plugin giving every node one raw score (its state's)."""
+
+    name = "Const"
+    scores = True
+    kernels = SimpleNamespace(score_pod=_const_score)
+
+    def prepare(self, snapshot, batch):  # pragma: no cover - states are built by hand
+        raise AssertionError
 
 
 def _score_one_pod(values, weights, n_nodes=3, from_rows=False):
@@ -27,7 +42,9 @@ def _score_one_pod(values, weights, n_nodes=3, from_rows=False):
     norm_u8 = np.zeros((k, n_nodes), np.uint8)
     total = np.zeros(n_nodes, np.int64)
     per_pod = [np.zeros(1, np.int64) for _ in range(4)]
-    _driver(np.asarray(values, np.int64), np.asarray(weights, np.int64),
+    states = [(np.array([v], dtype=np.int64),) for v in values]
+    plugins = PluginTable([_Const() for _ in values], states, [abi.SCORE, abi.NORMALIZE])
+    _driver(plugins.table, np.asarray(values, np.int64), np.asarray(weights, np.int64),
             np.arange(n_nodes, dtype=np.int32), raw, norm, norm_u8, total, *per_pod,
             from_rows)  # fmt: skip
     best, count, bad, bad_value = (int(x[0]) for x in per_pod)
@@ -36,8 +53,8 @@ def _score_one_pod(values, weights, n_nodes=3, from_rows=False):
 
 @numba.njit
 def _driver(
-    values, weights, nodes, raw, norm, norm_u8, total, best, count, bad_plugin, bad_value,
-    from_rows,
+    table, values, weights, nodes, raw, norm, norm_u8, total, best, count, bad_plugin,
+    bad_value, from_rows,
 ):  # pragma: no cover - compiled  # fmt: skip
     todo = np.zeros(1, np.int64)
     ptr = np.array([0, nodes.shape[0]], np.int64)
@@ -52,10 +69,9 @@ def _driver(
     cflag = np.empty((n_plugins, 1), np.bool_)
     cval = np.empty((n_plugins, 1), np.int64)
     for k in range(n_plugins):
-        state = (values[k],)
-        scoring.plugin_pass(_const_score, scoring.no_normalize, state, k, todo, pods, ptr,
-                            nodes, raw, 0, norm, ptr, rows, row_raw, n_all, row_const, True,
-                            True, cflag, cval, True)  # fmt: skip
+        scoring.plugin_pass(table, k, abi.SCORE, k, todo, pods, ptr, nodes, raw, 0, norm, ptr,
+                            rows, row_raw, n_all, row_const, True, True, cflag, cval,
+                            True)  # fmt: skip
     scoring.weigh_pods(weights, todo, ptr, norm, ptr, norm_u8, 0, total, best, count,
                        bad_plugin, bad_value, cflag, cval, True)  # fmt: skip
 

@@ -230,8 +230,9 @@ class SelectorSpread(NoArgs):
     #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/selectorspread)
     extension_points = frozenset({"preScore", "score"})
     kernels = kernels
-    #: ``score_pod`` counts a group's pods in a row of its own when no hot row holds them
-    kernels_allocate = ("score_pod",)
+    #: ``score_pod`` counts a group's pods in a row of its own when no hot row holds them,
+    #: ``normalize_pod`` counts per zone
+    kernels_allocate = ("score_pod", "normalize_pod")
     #: a raw score depends on the pod and the node only
     row_independent = True
 
