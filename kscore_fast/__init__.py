@@ -17,18 +17,22 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-#: public name → the module that defines it
+#: public name → the module that defines it (``module:name`` where the names differ)
 _EXPORTS = {
     "Cluster": ".model.snapshot",
     "ClusterSnapshot": ".model.snapshot",
     "ConfigError": ".errors",
     "InputError": ".errors",
     "KScoreError": ".errors",
+    "Plugin": ".framework.interface",
+    "PluginError": ".errors",
     "PodBatch": ".model.snapshot",
     "ScoreResult": ".framework.result",
     "Simulator": ".simulator",
     "UnsupportedError": ".errors",
+    "kernel": "._jit:plugin_kernel",
     "load_cluster": ".api",
+    "register_plugin": ".plugins.registry",
     "retain_freed_memory": "._memory",
     "score": ".api",
     "simulate": ".api",
@@ -40,23 +44,30 @@ __all__ = [
     "ConfigError",
     "InputError",
     "KScoreError",
+    "Plugin",
+    "PluginError",
     "PodBatch",
     "ScoreResult",
     "Simulator",
     "UnsupportedError",
     "__version__",
+    "kernel",
     "load_cluster",
+    "register_plugin",
     "retain_freed_memory",
     "score",
     "simulate",
 ]
 
 if TYPE_CHECKING:
+    from ._jit import plugin_kernel as kernel
     from ._memory import retain_freed_memory
     from .api import load_cluster, score, simulate
-    from .errors import ConfigError, InputError, KScoreError, UnsupportedError
+    from .errors import ConfigError, InputError, KScoreError, PluginError, UnsupportedError
+    from .framework.interface import Plugin
     from .framework.result import ScoreResult
     from .model.snapshot import Cluster, ClusterSnapshot, PodBatch
+    from .plugins.registry import register_plugin
     from .simulator import Simulator
 
 
@@ -64,7 +75,8 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module, __name__), name)
+    module, _, attr = module.partition(":")
+    value = getattr(import_module(module, __name__), attr or name)
     globals()[name] = value
     return value
 

@@ -242,6 +242,13 @@ def inline_kernel(fn: Callable[..., Any]) -> Any:
     return _jitted(fn)
 
 
+def plugin_kernel(fn: Callable[..., Any]) -> Any:
+    """``kscore_fast.kernel``: compile a plugin's kernel (``filter_node``, ``score_pod``,
+    ``normalize_pod``, ``assume``, ``remove``) or a helper it calls, with kscore's policy
+    (nopython, nogil, fastmath off, the kernel cache). Its entry points inline it."""
+    return inline_kernel(fn)
+
+
 def entry_kernel(fn: Callable[..., Any], nrt: bool) -> Any:
     """Compile a plugin's entry point (:mod:`kscore_fast.framework.entries`): with numba's
     reference counting when ``nrt`` (its kernels allocate), else without."""

@@ -67,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
         help="print it as YAML (defaults applied, plugins merged)",
     )
     cfg.add_argument("--config", metavar="FILE", help="a configuration file (default: none)")
+    _plugin_module_argument(cfg)
     _import_parser(sub)
     w = sub.add_parser(
         "warmup",
@@ -86,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
         help="processes compiling at once (default: the number of CPUs, at most 4)",
     )
     w.add_argument("--quiet", action="store_true", help="no progress bar")
+    _plugin_module_argument(w)
     c = sub.add_parser("cache", help="show or clear the compiled-kernel cache")
     c.add_argument("action", choices=("info", "clear"))
     return p
@@ -189,6 +191,37 @@ def _run_arguments(s: argparse.ArgumentParser) -> None:
         help="overrides the configuration's (default 0: adaptive, like v1.23)",
     )
     s.add_argument("--quiet", action="store_true", help="no progress bar, no warnings")
+    _plugin_module_argument(s)
+
+
+def _plugin_module_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--plugin-module",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE first: the out-of-tree plugins it registers "
+        "(kscore_fast.register_plugin) may be named in --plugins and --config (repeatable; "
+        "installed packages' plugins are found by name without it)",
+    )
+
+
+def _import_plugin_modules(names: Sequence[str]) -> None:
+    """``--plugin-module``: import each module (it registers its plugins)."""
+    import importlib
+
+    if names and os.getcwd() not in sys.path:  # (as python -m finds a module beside you)
+        sys.path.insert(0, os.getcwd())
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except InputError as exc:
+            raise InputError(f"--plugin-module {name}: {exc}") from None
+        except Exception as exc:
+            message = str(exc).splitlines()[0] if str(exc) else ""
+            raise InputError(
+                f"--plugin-module {name}: cannot import it ({type(exc).__name__}: {message})"
+            ) from None
 
 
 def _import_parser(sub: argparse._SubParsersAction) -> None:
@@ -250,6 +283,7 @@ def _score(args: argparse.Namespace) -> int:
 
     # cheap checks first: flags, then the output location (reserved now: a wrong -o fails
     # before minutes of loading and scoring, and the temporary is removed on any exit)
+    _import_plugin_modules(args.plugin_module)
     parse_scores_mode(args.scores, "--scores")
     if args.command == "simulate":
         from .framework.simulation import random_source
@@ -305,7 +339,7 @@ def _precompiling(use: str, args: argparse.Namespace, config: object) -> Any:
 
     tell = not args.quiet and sys.stderr.isatty()
     notice = (lambda text: _say(f"kscore: {text}")) if tell else None
-    return helper(use, profile_plugins(config, args.plugins), notice)
+    return helper(use, profile_plugins(config, args.plugins), notice, args.plugin_module)
 
 
 def _config(args: argparse.Namespace) -> object:
@@ -352,6 +386,7 @@ def _print_config(args: argparse.Namespace) -> int:
     from .io.output import stdout, to_stdout
 
     stdout()  # a closed stdout is reported before the configuration is read
+    _import_plugin_modules(args.plugin_module)
     cfg = default_config("v1beta3") if args.config is None else _load_config(args.config)
     text = dump_config(cfg)
     to_stdout(lambda stream: stream.write(text))
@@ -366,12 +401,14 @@ def _warmup(args: argparse.Namespace) -> int:
     processes = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, 4)
     if processes < 1:
         raise InputError(f"--jobs {args.jobs}: expected at least 1")
-    from .plugins.registry import IN_TREE
+    _import_plugin_modules(args.plugin_module)
+    from .precompile import warmup_plugins
 
     t0 = time.perf_counter()
-    bar = Progress(len(job_list(USES, list(IN_TREE))), "compiling kernels", quiet=args.quiet)
+    plugins = warmup_plugins()
+    bar = Progress(len(job_list(USES, plugins)), "compiling kernels", quiet=args.quiet)
     try:
-        n = warmup(processes, bar.update)
+        n = warmup(processes, bar.update, args.plugin_module)
     finally:
         bar.close()
     if not args.quiet:

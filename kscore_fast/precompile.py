@@ -196,11 +196,12 @@ def stop(proc: subprocess.Popen[bytes] | None) -> None:
 
 
 @contextlib.contextmanager
-def helper(use: str, plugins: Sequence[str], notice: Callable[[str], None] | None
-           ) -> Iterator[bool]:  # fmt: skip
+def helper(use: str, plugins: Sequence[str], notice: Callable[[str], None] | None,
+           modules: Sequence[str] = ()) -> Iterator[bool]:  # fmt: skip
     """While the block runs, a helper process compiles the kernels of ``use`` and
     ``plugins`` from the end of the list, when some of them are not cached and there is
-    a second core; ``notice`` is told so. Yields whether the start is cold."""
+    a second core (it imports ``modules`` first: they register out-of-tree plugins);
+    ``notice`` is told so. Yields whether the start is cold."""
     marker = _warm_marker(use, plugins)
     if marker is not None and os.path.exists(marker):
         yield False
@@ -209,7 +210,8 @@ def helper(use: str, plugins: Sequence[str], notice: Callable[[str], None] | Non
     cold = not all(cached(job) for job in jobs)
     proc = None
     if cold and (os.cpu_count() or 1) > 1:
-        proc = spawn(["--use", use, "--plugins", ",".join(plugins), "--part", "1/2"])
+        extra = [arg for m in modules for arg in ("--module", m)]
+        proc = spawn(["--use", use, "--plugins", ",".join(plugins), *extra, "--part", "1/2"])
     if cold and notice is not None:
         notice("compiling kernels for first use (cached afterwards)…")
     try:
@@ -255,16 +257,30 @@ def job_list(uses: Sequence[str], plugins: Sequence[str]) -> list[Job]:
     return [*parallel, *entry_jobs(plugins, uses), *serial]
 
 
-def warmup(processes: int = 2, progress: Callable[[int], None] | None = None) -> int:
-    """``kscore warmup``: every use's jobs for every in-tree plugin, in ``processes``
-    processes, then every use's workload in this one (whatever the list missed). Returns
-    how many jobs there were."""
-    from . import warmup as workload
-    from .plugins.registry import IN_TREE
+def warmup_plugins() -> list[str]:
+    """The plugins ``kscore warmup`` compiles: in-tree, registered in this process, and
+    declared by installed packages."""
+    from .plugins.registry import IN_TREE, OUT_OF_TREE, _entry_points, plugin_class
 
-    plugins = list(IN_TREE)
+    for name in _entry_points():
+        with contextlib.suppress(Exception):  # (a broken one is reported when used)
+            plugin_class(name)
+    return [*IN_TREE, *OUT_OF_TREE]
+
+
+def warmup(processes: int = 2, progress: Callable[[int], None] | None = None,
+           modules: Sequence[str] = ()) -> int:  # fmt: skip
+    """``kscore warmup``: every use's jobs for every plugin of :func:`warmup_plugins`
+    (after importing ``modules``, which register theirs), in ``processes`` processes, then
+    every use's workload in this one (whatever the list missed). Returns how many jobs
+    there were."""
+    from . import warmup as workload
+
+    plugins = warmup_plugins()
     jobs = job_list(workload.USES, plugins)
-    procs = [spawn(["--all", "--part", f"{k}/{processes}"]) for k in range(1, processes)]
+    extra = [arg for m in modules for arg in ("--module", m)]
+    procs = [spawn(["--all", *extra, "--part", f"{k}/{processes}"])
+             for k in range(1, processes)]  # fmt: skip
     try:
         run_jobs(rotated(jobs, 0, processes), progress)
         for proc in procs:
@@ -319,7 +335,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--all", action="store_true", help="every use, every in-tree plugin")
     ap.add_argument("--plugins", default="", help="the profile's plugins, comma-separated")
     ap.add_argument("--part", default="0/1", metavar="K/N", help="process K of N's order")
+    ap.add_argument("--module", action="append", default=[], help="import it first")
     args = ap.parse_args(argv)
+    from importlib import import_module
+
+    for module in args.module:
+        import_module(module)
     if args.record:
         record()
         return 0
@@ -327,10 +348,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(record_use(args.record_use)))
         return 0
     from . import warmup as workload
-    from .plugins.registry import IN_TREE
 
     uses = list(workload.USES) if args.all else args.use
-    plugins = list(IN_TREE) if args.all else [p for p in args.plugins.split(",") if p]
+    plugins = warmup_plugins() if args.all else [p for p in args.plugins.split(",") if p]
     k, n = (int(x) for x in args.part.split("/"))
     run_jobs(rotated(job_list(uses, plugins), k, n))
     return 0

@@ -13,5 +13,14 @@ once::
 
 A pod's scored nodes are a ragged list: ``ptr[i]:ptr[i+1]`` of ``nodes`` (int32 node
 indices, in the order Go's ``prioritizeNodes`` sees them). The runtime never imports a
-plugin: it is handed plugin instances built from a registry.
+plugin: it is handed plugin instances built from a registry (:mod:`.registry`; a plugin is
+an :class:`.interface.Plugin`).
+
+The compiled loops (:mod:`.search`, :mod:`.verdicts`, :mod:`.scoring`, :mod:`.sharing`,
+:mod:`.sequential`) are compiled once for every profile. They reach the profile's plugins
+through a *plugin table* (:mod:`.abi`): per plugin, the address of its state, packed in
+numba's memory layout (:mod:`kscore_fast._native`), and of its compiled entry points
+(:mod:`.entries`: filter a block of nodes, score and normalize one pod's list, assume,
+remove), called by address. A call from Python passes one int64 array for all the
+plugins' states.
 """

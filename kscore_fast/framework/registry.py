@@ -100,7 +100,7 @@ def _check_kernel(where: str, kernel: str, fn: Any, params: tuple[str, ...]) -> 
     if py_func is None:
         raise PluginError(
             f"{where}: kernels.{kernel} is not a compiled function (decorate it with "
-            "kscore_fast.kernel)"
+            "kscore_fast.kernel; plugins in plain Python are not supported yet)"
         )
     given = [
         p for p in inspect.signature(py_func).parameters.values()

@@ -60,16 +60,23 @@ def copy_twins(
         n = ptr[i + 1] - ptr[i]
         dst = base + ptr[i]
         src = base + ptr[j]
-        if keep:  # (element by element, no slice assignment: see _jit)
-            for e in range(n):
-                for k in range(raw.shape[0]):
-                    raw[k, dst + e] = raw[k, src + e]
-                    norm_u8[k, dst + e] = norm_u8[k, src + e]
-                total[ptr[i] + e] = total[ptr[j] + e]
+        if keep:
+            for k in range(raw.shape[0]):
+                _copy(raw[k, dst : dst + n], raw[k, src : src + n])
+                _copy(norm_u8[k, dst : dst + n], norm_u8[k, src : src + n])
+            _copy(total[ptr[i] : ptr[i] + n], total[ptr[j] : ptr[j] + n])
         best[i] = best[j]
         count[i] = count[j]
         bad_plugin[i] = bad_plugin[j]
         bad_value[i] = bad_value[j]
+
+
+@inline_kernel
+def _copy(dst, src):  # pragma: no cover - compiled
+    """``dst[:] = src`` (one loop the compiler vectorizes; a slice assignment would make
+    numba compile its shape-error formatting, see ``_jit``)."""
+    for e in range(src.shape[0]):
+        dst[e] = src[e]
 
 
 @inline_kernel
