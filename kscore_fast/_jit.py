@@ -1,7 +1,9 @@
 """The one place that configures numba.
 
-Every kernel in kscore_fast is compiled through :func:`kernel`, :func:`dual_kernel` or
-:func:`inline_kernel` (helpers inlined into kernels).
+Every kernel in kscore_fast is compiled through :func:`kernel`, :func:`dual_kernel`,
+:func:`inline_kernel` (helpers inlined into kernels by LLVM), :func:`plugin_kernel`
+(``kscore_fast.kernel``), :func:`entry_kernel` (a plugin's entry points) or
+:func:`inlined`/:func:`higher_order_kernel` (inlined by numba where they are called).
 Policy:
 
 * ``nopython``, ``nogil``; **fastmath off**: scores must equal Go's float64 arithmetic bit
@@ -19,9 +21,12 @@ Policy:
   (``KSCORE_PARALLEL_MIN_WORK`` entries, default 32768).
 
 Kernels never read mutable module globals (numba freezes them at compile time); every
-input is an argument. Kernels copy arrays element by element, never ``a[i:j] = b[k:l]``:
-an array assigned to a slice makes numba compile its shape-mismatch message formatting,
-~1 s on a cold start, in every process.
+input is an argument. Kernels copy arrays in loops, never ``a[i:j] = b[k:l]``: an array
+assigned to a slice makes numba compile its shape-mismatch message formatting, ~1 s on a
+cold start, in every process.
+
+* every kernel compiles under a lock file beside its cache entry (:class:`_Dispatcher`):
+  processes compiling at once (``kscore warmup``'s, a cold start's helper) share the work.
 """
 
 from __future__ import annotations
@@ -227,11 +232,11 @@ def kernel(fn: Callable[..., Any]) -> Any:
 def unrefcounted_kernel(fn: Callable[..., Any]) -> Any:
     """Compile a kernel that allocates nothing without numba's reference counting (NRT).
 
-    For the hot loops that take the plugins' state tuples: numba increments and decrements
-    the reference count of every array it extracts from a tuple, on every call of every
-    helper it is not able to prove the counts balanced for; with twenty arrays in a state
-    that is ~200 ns per filtered node. Such a kernel must not create arrays (numba refuses
-    to compile one that does)."""
+    For the hot loops that handle tuples of arrays (a plugin's state, the sequential
+    cache): numba increments and decrements the reference count of every array it
+    extracts from a tuple, on every call of every helper it is not able to prove the
+    counts balanced for; with twenty arrays in a state that was ~200 ns per filtered node.
+    Such a kernel must not create arrays (numba refuses to compile one that does)."""
     jitted = _jitted(fn, _nrt=False)
     REGISTERED.append(jitted)
     return jitted

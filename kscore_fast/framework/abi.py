@@ -32,7 +32,6 @@ STATE, FILTER, SCORE, SCORE_SERIAL, NORMALIZE, ASSUME, REMOVE = range(7)
 COLUMNS = 7
 
 _I64 = types.int64
-_B = types.boolean
 
 
 def _array(dtype: types.Type, ndim: int) -> types.Array:

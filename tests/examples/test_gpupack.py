@@ -20,16 +20,19 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "gpupack"
 SAMPLE = ROOT / "data" / "openb-sample" / "manifests"
 
-CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1beta3
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    score:
-      enabled:
-      - name: GpuPacking
-        weight: 3
-"""
+
+def _compare_module():
+    """docs/examples/gpupack/compare.py, the example's side-by-side script."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gpupack_compare", EXAMPLE / "compare.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: the default profile with GpuPacking at weight 3 (the script's configuration)
+CONFIG = _compare_module().WITH_PACKING.format(weight=3)
 
 
 @pytest.fixture

@@ -58,7 +58,7 @@ State (B pending pods, N nodes, K topology keys):
                              ``ns`` explicitly (every term of theirs lists it)
 32    all_cnt                int64[.]: the counters whose terms accept every namespace
 33    score_groups           int64[B]: equal (class, preferred terms), equal raw scores
-                             (the driver's rows; no kernel reads it)
+                             (the framework's rows; no kernel reads it)
 ====  =====================  ==========================================================
 """
 

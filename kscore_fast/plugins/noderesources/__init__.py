@@ -10,9 +10,9 @@ container tables. Each plugin's state starts with the same eight arrays
 ``assume`` updates, so both plugins can be driven side by side.
 
 Modules: ``fit`` / ``balanced`` (the classes), ``fit_kernels`` / ``balanced_kernels`` (the
-compiled per-pod functions the driver calls), ``allocation_kernels`` (shared numba
-helpers and preparation kernels), ``args`` (pluginConfig args), ``names`` (resource-name
-classes), and the scalar Go ports ``resources_reference``, ``fit_reference``,
+compiled per-pod functions, reached through their entry points), ``allocation_kernels``
+(shared numba helpers and preparation kernels), ``args`` (pluginConfig args), ``names``
+(resource-name classes), and the scalar Go ports ``resources_reference``, ``fit_reference``,
 ``balanced_reference`` the kernels are tested against.
 """
 

@@ -6,7 +6,7 @@ Wiring of pkg/scheduler/framework/plugins/podtopologyspread onto the compiled pl
 
 Unlike the other score plugins, a pod's raw score on a node depends on the list of nodes
 it is scored on (PreScore's topology sizes and ignored nodes come from the filtered
-nodes): ``row_independent = False`` tells the driver not to share rows of raw scores
+nodes): ``row_independent = False`` tells the framework not to share rows of raw scores
 between twins scored on different node lists; only the pods without soft constraints,
 which score 0 everywhere whatever the list, share one row (``score_groups``). Filter
 verdicts depend only on the pod's ``filter_key`` and the node (until an ``assume``
