@@ -48,14 +48,21 @@ def state_type(state: tuple[Any, ...]) -> types.Type:
 
 
 def _typed(state: tuple[Any, ...], parts: list[Any]) -> types.Type:
+    return _typed_laid_out(state, parts)[0]
+
+
+def _typed_laid_out(state: tuple[Any, ...], parts: list[Any]) -> tuple[types.Type, _Layout]:
+    """The state's numba type and its layout (found once per key: hashing a numba type
+    walks it whole)."""
     key = (tuple(map(_leaf_key, parts)), _shape_key(state))
-    ty = _types.get(key)
-    if ty is None:
-        ty = _types[key] = numba.typeof(state)
-    return ty
+    found = _types.get(key)
+    if found is None:
+        ty = numba.typeof(state)
+        found = _types[key] = (ty, _layout(ty))
+    return found
 
 
-_types: dict[Any, types.Type] = {}
+_types: dict[Any, tuple[types.Type, _Layout]] = {}
 
 
 def _leaf_key(value: Any) -> Any:
@@ -94,8 +101,7 @@ class Packed:
 def pack(state: tuple[Any, ...]) -> Packed:
     """Write ``state`` in the data layout of its numba type (:func:`state_type`)."""
     parts = leaves(state)
-    ty = _typed(state, parts)
-    layout = _layout(ty)
+    ty, layout = _typed_laid_out(state, parts)
     buffer = np.zeros(layout.words, dtype=np.int64)
     words: list[int] = []
     for i in layout.arrays:  # meminfo, parent, nitems, itemsize, data, shape, strides

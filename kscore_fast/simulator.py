@@ -30,7 +30,7 @@ from .errors import InputError
 from .framework import gorand
 from .framework.cluster_cache import ClusterCache
 from .framework.nodeorder import num_feasible_nodes_to_find
-from .framework.result import ScoreResult, ScoresMode, parse_scores_mode
+from .framework.result import ScoreResult, ScoresMode, parse_scores_mode, result_entry
 from .framework.runtime import ERR_NO_NODES
 from .framework.sequential import OP_DELETE, OP_SCHEDULE, TIE_GO_RAND
 from .framework.simulation import _Sequence, queue_order, random_source
@@ -199,7 +199,7 @@ class Simulator:
         cycles = [r for k, r in enumerate(rows) if ops is None or ops[k] == OP_SCHEDULE]
         out = np.arange(first, first + len(cycles))
         if cycles:  # UpdateSnapshot: the node list the next cycles start from
-            self._cache.listed = list(snap.node_names)
+            self._cache.listed = snap.node_names
         if self._seq is None:  # Schedule: ErrNoNodesAvailable, after scheduleOne's draw
             for r in out.tolist():
                 result.errors[r] = ERR_NO_NODES
@@ -227,7 +227,18 @@ class Simulator:
         cycle moves ``nextStartNodeIndex`` and (go-rand) draws from the random source."""
         params.pod_name("schedule", "pod", pod)
         _scores("schedule", scores)
-        return self._cycles([self._waiting(pod)], False, scores).to_dict()["results"][0]
+        i = self._waiting(pod)
+        if self._seq is None or parse_scores_mode(scores) != 0:
+            return self._cycles([i], False, scores).to_dict()["results"][0]
+        host = self._step(i, False)
+        if host < 0:  # (the error's message: recorded as any cycle's)
+            result = self._result([pod], 1, scores)
+            self._seq.record_one(result)
+            result.finish()
+            return result.to_dict()["results"][0]
+        feasible, evaluated = self._seq.one.counts()
+        return result_entry(pod, self._cluster.snapshot.node_names[host], feasible, evaluated,
+                            None, [])  # fmt: skip
 
     def bind(self, pod: str, node: str) -> None:
         """Bind ``pod`` to ``node``: every later cycle sees it there (requested
@@ -248,7 +259,21 @@ class Simulator:
         """Schedule ``pod`` and bind it to its host: the host's name, or None (the pod
         fits nowhere; nothing changes)."""
         params.pod_name("schedule_and_bind", "pod", pod)
-        return self._cycles([self._waiting(pod)], True, "none").host_names[0]
+        i = self._waiting(pod)
+        if self._seq is None:
+            return self._cycles([i], True, "none").host_names[0]
+        host = self._step(i, True)
+        if host < 0:
+            return None
+        node = self._cluster.snapshot.node_names[host]
+        self._cache.bind(pod, node)
+        return node
+
+    def _step(self, i: int, commit: bool) -> int:
+        """One cycle of batch pod ``i`` on the step buffers (:meth:`_Sequence.step`)."""
+        assert self._seq is not None
+        self._cache.listed = self._cluster.snapshot.node_names  # UpdateSnapshot
+        return self._seq.step(i, self._tie, self._seed, self._rng, commit)
 
     def run(self, pods: Sequence[str] | None = None, *, scores: ScoresMode = "none",
             progress: Callable[[int], None] | None = None) -> ScoreResult:  # fmt: skip
@@ -406,6 +431,7 @@ class Simulator:
             seq.adopt_states([_copy_state(state) for state in self._seq.states])
             seq.cache = _copy_state(self._seq.cache)
             seq.bound = self._seq.bound.copy()
+            seq.one = None  # (buffers of its own)
             other._seq = seq
         other._rng = self._rng.copy()
         return other

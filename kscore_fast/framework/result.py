@@ -207,14 +207,8 @@ class ScoreResult:
                     }
                 )
             h = int(self.hosts[i])
-            entry = {
-                "pod": pod,
-                "host": names[h] if h >= 0 else None,
-                "feasibleNodes": int(self.feasible[i]),
-                "evaluatedNodes": int(self.evaluated[i]),
-                "error": self.errors[i],
-                "scores": scores,
-            }
+            entry = result_entry(pod, names[h] if h >= 0 else None, int(self.feasible[i]),
+                                 int(self.evaluated[i]), self.errors[i], scores)  # fmt: skip
             if self.explained:
                 entry["rejected"] = self.rejected_of(i)
             results.append(entry)
@@ -334,3 +328,10 @@ class ScoreResult:
                 schema=schema,
             )
             lo = hi
+
+
+def result_entry(pod: str, host: str | None, feasible: int, evaluated: int, error: str | None,
+                 scores: list[dict[str, Any]]) -> dict[str, Any]:  # fmt: skip
+    """One pod's object in the JSON document of docs/contract.md (without ``rejected``)."""
+    return {"pod": pod, "host": host, "feasibleNodes": feasible, "evaluatedNodes": evaluated,
+            "error": error, "scores": scores}  # fmt: skip

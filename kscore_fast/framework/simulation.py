@@ -84,6 +84,8 @@ class _Sequence(_Run):
         #: whether it normalizes equal scores equally
         self.kinds = cached_scoring.kinds(self.score_plugins, self.score_states, len(batch))
         self.const_ok = normalizes_equal_equally(self.score_plugins)
+        #: one step's buffers (:meth:`step`), made at the first
+        self.one: _Out | None = None
 
     def many(self, pods: np.ndarray, rows: np.ndarray, tie: int, seed: int, rng: np.ndarray,
              result: ScoreResult, commit: bool,
@@ -110,40 +112,64 @@ class _Sequence(_Run):
         """Schedule (and, with ``commit``, assume) the chunk's pods in order; record the
         scheduled ones in ``result`` at ``rows``. ``ops[i]`` ``OP_DELETE``: pod ``pods[i]``
         is deleted instead (no row)."""
-        c, n_nodes, cap = len(pods), self.n_nodes, max(self.num_to_find, 1)
-        k = len(self.sids)
-        keep = result.keep != 0
-        hosts = np.empty(c, np.int64)
-        feasible, failed = np.empty(c, np.int64), np.empty(c, np.int64)
-        bad_plugin, bad_value = np.empty(c, np.int64), np.empty(c, np.int64)
-        ptr = np.zeros(c + 1, np.int64)
-        nodes = np.empty(c * cap, np.int32)
-        raw, norm_u8 = np.empty((k, c * cap), np.int64), np.empty((k, c * cap), np.uint8)
-        total = np.empty(c * cap, np.int64)
-        rej_room = c * n_nodes if self.explain and len(self.fids) else 0
-        rej_ptr = np.zeros(c + 1, np.int64)
-        rej_node, rej_code = np.empty(rej_room, np.int32), np.empty(rej_room, np.int64)
-        fail_row = np.empty(c, np.int64)
-        fail_rows = np.empty((c if len(self.fids) else 0, n_nodes), np.int64)
-        errors = [self.prescore_errors.get(p) for p in pods.tolist()]
-        bad = np.array([e is not None for e in errors], dtype=np.bool_).reshape(-1)
+        filters = len(self.fids) > 0
+        out = _Out(len(pods), len(self.sids), max(self.num_to_find, 1), self.n_nodes,
+                   self.explain and filters, filters)  # fmt: skip
+        bad = np.array([p in self.prescore_errors for p in pods.tolist()], dtype=np.bool_)
+        self._kernel(pods, ops, self.batch.nominated[pods], bad, tie, seed, rng, result.keep != 0,
+                     commit, out)  # fmt: skip
+        self.record_chunk(out, pods, ops, rows, result)
+
+    def _kernel(self, pods: np.ndarray, ops: np.ndarray, nominated: np.ndarray,
+                bad: np.ndarray, tie: int, seed: int, rng: np.ndarray, keep: bool,
+                commit: bool, out: _Out) -> None:  # fmt: skip
+        """The compiled loop over ``pods`` (``bad``: PreScore fails), into ``out``."""
         self.start = self.kernels.simulate_chunk(
             self.fids, self.sids, self.weights, self.kinds, self.const_ok, self.aids, self.table,
-            self.cache, self.groups, pods, ops, self.bound,
-            self.batch.nominated[pods], pods, bad, self.start, self.num_to_find, n_nodes, tie,
-            np.uint64(seed % 2**64), rng, self.explain, keep, commit, hosts, feasible, failed,
-            bad_plugin, bad_value, ptr, nodes, raw, norm_u8, total, rej_ptr, rej_node,
-            rej_code, fail_row, fail_rows,
+            self.cache, self.groups, pods, ops, self.bound, nominated, pods, bad, self.start,
+            self.num_to_find, self.n_nodes, tie, np.uint64(seed % 2**64), rng, self.explain,
+            keep, commit, *out.arrays(),
         )  # fmt: skip
+
+    def step(self, pod: int, tie: int, seed: int, rng: np.ndarray, commit: bool) -> int:
+        """One cycle of batch pod ``pod`` (assumed on its host if ``commit``), no scores
+        kept and no rejections recorded, on buffers kept from step to step (what a
+        simulator calling pod by pod pays): the host, or -1. Its results stay in
+        :attr:`one` until the next step (:meth:`record_one` records them)."""
+        one = self.one
+        if one is None:
+            one = self.one = _Out(1, len(self.sids), max(self.num_to_find, 1), self.n_nodes,
+                                  False)  # fmt: skip
+        one.pods[0] = pod
+        one.nominated[0] = self.batch.nominated[pod]
+        one.bad[0] = pod in self.prescore_errors
+        self._kernel(one.pods, one.ops, one.nominated, one.bad, tie, seed, rng, False, commit,
+                     one)  # fmt: skip
+        return int(one.hosts[0])
+
+    def record_one(self, result: ScoreResult) -> None:
+        """Record the last :meth:`step` as row 0 of ``result`` (which keeps no scores)."""
+        one = self.one
+        assert one is not None and result.keep == 0 and not self.explain
+        self.record_chunk(one, one.pods, one.ops, np.zeros(1, np.int64), result)
+
+    def record_chunk(self, out: _Out, pods: np.ndarray, ops: np.ndarray, rows: np.ndarray,
+                     result: ScoreResult) -> None:  # fmt: skip
+        """Record the chunk ``out`` holds (of ``pods``, ``ops``) at ``rows`` of ``result``."""
+        errors = [self.prescore_errors.get(p) for p in pods.tolist()]
+        ptr, rej_ptr = out.ptr, out.rej_ptr
+        hosts, failed, fail_row = out.hosts, out.failed, out.fail_row
+        bad_plugin, bad_value = out.bad_plugin, out.bad_value
         cycles = ops == self.kernels.OP_SCHEDULE
         if not cycles.all():  # the deletions' entries hold no node: drop them
             ptr, rej_ptr = _keep_entries(ptr, cycles), _keep_entries(rej_ptr, cycles)
             hosts, failed, fail_row = hosts[cycles], failed[cycles], fail_row[cycles]
             bad_plugin, bad_value = bad_plugin[cycles], bad_value[cycles]
             errors = [e for e, keep_it in zip(errors, cycles.tolist(), strict=True) if keep_it]
-        found = _Searched(ptr, nodes, failed, rej_ptr, rej_node, rej_code, fail_row, fail_rows)
-        self._record(rows, found, hosts, bad_plugin, bad_value, errors, raw, norm_u8, total,
-                     result)  # fmt: skip
+        found = _Searched(ptr, out.nodes, failed, rej_ptr, out.rej_node, out.rej_code, fail_row,
+                          out.fail_rows)  # fmt: skip
+        self._record(rows, found, hosts, bad_plugin, bad_value, errors, out.raw, out.norm_u8,
+                     out.total, result)  # fmt: skip
 
     def _record(self, pods: np.ndarray, found: _Searched, hosts: np.ndarray,
                 bad_plugin: np.ndarray, bad_value: np.ndarray, prescore: list[str | None],
@@ -197,6 +223,41 @@ def _incremental(plugin: Any) -> bool:
 def _keep_entries(ptr: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """A CSR pointer array without the rows ``~keep``, which must be empty."""
     return np.concatenate((ptr[:1], ptr[1:][keep]))
+
+
+class _Out:
+    """What the sequential kernel fills for a chunk of ``c`` pods (see
+    :func:`.sequential.simulate_chunk`), and the chunk's per-pod inputs when it is one
+    step's (``pods``, ``ops``, ``nominated``, ``bad``)."""
+
+    def __init__(self, c: int, k: int, cap: int, n_nodes: int, rejections: bool,
+                 filters: bool = True) -> None:  # fmt: skip
+        self.hosts = np.empty(c, np.int64)
+        self.feasible, self.failed = np.empty(c, np.int64), np.empty(c, np.int64)
+        self.bad_plugin, self.bad_value = np.empty(c, np.int64), np.empty(c, np.int64)
+        self.ptr = np.zeros(c + 1, np.int64)
+        self.nodes = np.empty(c * cap, np.int32)
+        self.raw, self.norm_u8 = np.empty((k, c * cap), np.int64), np.empty((k, c * cap), np.uint8)
+        self.total = np.empty(c * cap, np.int64)
+        room = c * n_nodes if rejections else 0
+        self.rej_ptr = np.zeros(c + 1, np.int64)
+        self.rej_node, self.rej_code = np.empty(room, np.int32), np.empty(room, np.int64)
+        self.fail_row = np.empty(c, np.int64)
+        self.fail_rows = np.empty((c if filters else 0, n_nodes), np.int64)
+        self.pods, self.ops = np.zeros(1, np.int64), np.zeros(1, np.int8)
+        self.nominated, self.bad = np.zeros(1, np.int32), np.zeros(1, np.bool_)
+
+    def counts(self, i: int = 0) -> tuple[int, int]:
+        """Pod ``i``'s feasible and evaluated nodes as the search found them (a pod that
+        fits nowhere is recorded with none: see :meth:`_Sequence._record`)."""
+        feasible = int(self.ptr[i + 1] - self.ptr[i])
+        return feasible, feasible + int(self.failed[i])
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The kernel's output arguments, in its order."""
+        return (self.hosts, self.feasible, self.failed, self.bad_plugin, self.bad_value,
+                self.ptr, self.nodes, self.raw, self.norm_u8, self.total, self.rej_ptr,
+                self.rej_node, self.rej_code, self.fail_row, self.fail_rows)  # fmt: skip
 
 
 def simulate(
