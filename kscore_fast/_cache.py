@@ -100,7 +100,14 @@ def module_stamp(module_name: str) -> str:
     top = module_name.partition(".")[0]
     if top == __name__.partition(".")[0]:
         return ""
-    spec = importlib.util.find_spec(top)
+    try:
+        spec = importlib.util.find_spec(top)
+    except ValueError:  # (a module without a spec: __main__ run as a script)
+        spec = sys.modules[top].__spec__ if top in sys.modules else None
+        origin = getattr(sys.modules.get(top), "__file__", None)
+        if spec is None and origin and os.path.isfile(origin):
+            with open(origin, "rb") as f:
+                return "-" + hashlib.sha256(f.read()).hexdigest()[:16]
     origin = getattr(spec, "origin", None)
     if spec is None or not origin or not os.path.isfile(origin):
         return "-" + module_name

@@ -254,10 +254,12 @@ def plugin_kernel(fn: Callable[..., Any]) -> Any:
     return inline_kernel(fn)
 
 
-def entry_kernel(fn: Callable[..., Any], nrt: bool) -> Any:
+def entry_kernel(fn: Callable[..., Any], nrt: bool, python: bool = False) -> Any:
     """Compile a plugin's entry point (:mod:`kscore_fast.framework.entries`): with numba's
-    reference counting when ``nrt`` (its kernels allocate), else without."""
-    jitted = _jitted(fn, _nrt=nrt)
+    reference counting when ``nrt`` (its kernels allocate), else without. ``python``: it
+    calls a plugin's Python functions (:mod:`kscore_fast.framework.python_kernels`): kept
+    out of the kernel cache (it stands for functions of this process) and holding the GIL."""
+    jitted = _jitted(fn, not python, _nrt=nrt or python, **({"nogil": False} if python else {}))
     ENTRIES.append(jitted)
     return jitted
 

@@ -19,6 +19,7 @@ the next scheduling call, which costs what preparing the cluster once costs.
 
 from __future__ import annotations
 
+import copy
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -459,10 +460,13 @@ def _record(obj: dict[str, Any], kind: str, call: str) -> Any:
 
 
 def _copy_state(x: Any) -> Any:
-    """A deep copy of a plugin state (nested tuples of arrays and scalars)."""
+    """A deep copy of a plugin state (nested tuples of arrays and scalars; a plugin in
+    plain Python may hold any objects)."""
     if isinstance(x, tuple):
         return tuple(_copy_state(v) for v in x)
-    return x.copy() if isinstance(x, np.ndarray) else x
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    return x if isinstance(x, int | float | np.generic) else copy.deepcopy(x)
 
 
 def _scores(call: str, scores: Any) -> None:

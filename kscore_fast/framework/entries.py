@@ -32,7 +32,7 @@ from numba.core import types
 
 from .. import _cache, _jit, _native
 from ..errors import PluginError
-from . import abi
+from . import abi, python_kernels
 from .search import filter_rows
 
 #: the names the templates read, bound per plugin in each entry point's own globals
@@ -144,20 +144,23 @@ def _entry_kernel(plugin: Any, state_type: types.Type, column: int) -> tuple[Any
     source = getattr(kernels, "__name__", None) or type(plugin).__module__
     digest = hashlib.sha256(f"{source}|{state_type}".encode()).hexdigest()[:12]
     qualname = f"{_identifier(plugin.name)}_{spec.name}_{digest}"
+    python = python_kernels.is_python(plugin)
     glob = {
         "__builtins__": builtins,
         "__name__": __name__,
         "__kscore_stamp__": _cache.module_stamp(source),
         "np": np,
         "filter_rows": filter_rows,
-        "LOAD": _native.state_loader(state_type),
-        name: _jit.inlined(getattr(kernels, kernel)),  # (inlined: used once, here)
-    }
+        "LOAD": python_kernels.handle_of if python else _native.state_loader(state_type),
+        # (inlined: used once, here; a Python kernel is called through its wrapper)
+        name: python_kernels.compiled_call(plugin, kernel) if python
+        else _jit.inlined(getattr(kernels, kernel)),
+    }  # fmt: skip
     fn = pytypes.FunctionType(spec.template.__code__, glob, qualname)
     fn.__qualname__ = qualname
     # without numba's reference counting unless the kernel allocates (``kernels_allocate``;
     # an undeclared one makes the compilation fail, and _build compiles it with them)
-    return _jit.entry_kernel(fn, nrt=kernel in set(plugin.kernels_allocate)), spec.name
+    return _jit.entry_kernel(fn, kernel in set(plugin.kernels_allocate), python), spec.name
 
 
 def _identifier(name: str) -> str:
@@ -180,7 +183,10 @@ class PluginTable:
                  columns: Sequence[int]) -> None:  # fmt: skip
         self.plugins = list(plugins)
         self.states = list(states)
-        self.packed = [_packed(s) for s in self.states]
+        self.packed = [
+            python_kernels.Handle(s) if python_kernels.is_python(p) else _packed(s)
+            for p, s in zip(self.plugins, self.states, strict=True)
+        ]
         self.table = np.zeros((len(self.plugins), abi.COLUMNS), dtype=np.int64)
         for p, (plugin, packed) in enumerate(zip(self.plugins, self.packed, strict=True)):
             self.table[p, abi.STATE] = packed.address

@@ -2,7 +2,8 @@
 
 A plugin is a Python class deriving from :class:`Plugin`, registered by name in a
 :class:`~kscore_fast.framework.registry.Registry`, plus its compiled *kernels* (numba
-functions, see :class:`FilterKernels`, :class:`ScoreKernels`, :class:`BindKernels`).
+functions, see :class:`FilterKernels`, :class:`ScoreKernels`, :class:`BindKernels`; plain
+Python functions also work, slower: :mod:`.python_kernels`).
 
 Python, once per (snapshot, batch): ``prepare`` runs what kube-scheduler's PreFilter and
 PreScore do for every pending pod at once and returns the plugin's *state*, its

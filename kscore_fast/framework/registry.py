@@ -66,7 +66,8 @@ class Registry:
 def validate(cls: Any) -> None:
     """Refuse a plugin class that cannot run: not a :class:`Plugin`, without a name or an
     extension point, a kernel missing for an extension point it declares, a kernel that
-    is not compiled or takes other parameters, ``assume`` without ``remove`` (or the
+    is not a function (compiled, or plain Python: :mod:`.python_kernels`) or takes other
+    parameters, ``assume`` without ``remove`` (or the
     reverse), a filter plugin without ``reasons``."""
     if not (isinstance(cls, type) and issubclass(cls, Plugin)):
         raise PluginError(f"{cls!r} is not a plugin class (derive from kscore_fast.Plugin)")
@@ -96,11 +97,11 @@ def validate(cls: Any) -> None:
 
 
 def _check_kernel(where: str, kernel: str, fn: Any, params: tuple[str, ...]) -> None:
-    py_func = getattr(fn, "py_func", None)
-    if py_func is None:
+    py_func = getattr(fn, "py_func", fn)  # (plain Python: the slower path, python_kernels)
+    if not inspect.isfunction(py_func):
         raise PluginError(
-            f"{where}: kernels.{kernel} is not a compiled function (decorate it with "
-            "kscore_fast.kernel; plugins in plain Python are not supported yet)"
+            f"{where}: kernels.{kernel} is not a function (a Python function, or one "
+            "compiled with kscore_fast.kernel)"
         )
     given = [
         p for p in inspect.signature(py_func).parameters.values()

@@ -107,10 +107,9 @@ def plugin_keys(filters: Sequence[Any], states: Sequence[tuple[Any, ...]],
     each filter plugin's state, in order)."""
     if not filters:
         return np.zeros((n_pods, 0), dtype=np.int64)
-    keys = [
-        np.asarray(f.filter_key(s), dtype=np.int64) for f, s in zip(filters, states, strict=True)
-    ]
-    return np.stack(keys, axis=1)
+    keys = [f.filter_key(s) for f, s in zip(filters, states, strict=True)]
+    every_pod = np.arange(n_pods, dtype=np.int64)  # (None: every pod its own)
+    return np.stack([every_pod if k is None else np.asarray(k, np.int64) for k in keys], axis=1)
 
 
 def filter_classes(keys: np.ndarray) -> np.ndarray:

@@ -29,8 +29,8 @@ def _score(state, pod, nodes, out):  # pragma: no cover - compiled
     out[:] = 0
 
 
-def _score_only(state, pod, nodes, out):  # a Python function, not compiled
-    return None
+def _python_filter(state, pod, node):  # a Python function, not compiled
+    return 0
 
 
 def _plugin(**attrs):
@@ -56,8 +56,10 @@ def test_a_well_formed_plugin_registers():
         ({"kernels": None}, "no kernels"),
         ({"kernels": SimpleNamespace(score_pod=_score)}, "kernels.filter_node is missing"),
         ({"normalizes": True}, "kernels.normalize_pod is missing"),
-        ({"kernels": SimpleNamespace(filter_node=_filter, score_pod=_score_only)},
-         "kernels.score_pod is not a compiled function"),
+        ({"kernels": SimpleNamespace(filter_node=_filter, score_pod=max)},
+         "kernels.score_pod is not a function"),
+        ({"kernels": SimpleNamespace(filter_node=_filter, score_pod=_python_filter)},
+         r"kernels.score_pod takes \(state, pod, node\); expected \(state, pod, nodes, out\)"),
         ({"kernels": SimpleNamespace(filter_node=_score, score_pod=_score)},
          r"kernels.filter_node takes \(state, pod, nodes, out\); expected \(state, pod, node\)"),
         ({"kernels": SimpleNamespace(filter_node=_filter, score_pod=_score, assume=_filter)},

@@ -1,0 +1,193 @@
+"""Plugins in plain Python (the slower path, ``framework/python_kernels``): the same
+compiled loops call them, with the same results as the plugin compiled with numba, in
+``score``, ``simulate`` and the ``Simulator``; what they raise or return wrongly is one
+clear error naming the plugin and the kernel."""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kscore_fast as ks
+from kscore_fast.errors import PluginError
+from kscore_fast.framework.registry import Registry
+from kscore_fast.plugins import registry
+
+from ..builders import cluster, node, pod
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "docs" / "examples" / "gpupack"
+SAMPLE = ROOT / "data" / "openb-sample" / "manifests"
+
+CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1beta3
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    filter:
+      enabled:
+      - name: {filter}
+    score:
+      enabled:
+      - name: {score}
+        weight: 3
+"""
+
+
+def _gpu_fits(state, pod, node):  # plain Python
+    gpus, used, want = state
+    return 0 if want[pod] == 0 or gpus[node] - used[node] >= want[pod] else 1
+
+
+@pytest.fixture
+def plugins(monkeypatch):
+    """GpuPacking (numba), its kernels run as plain Python (GpuPackingPy), and a GPU
+    filter in plain Python, in a fresh registry of out-of-tree plugins."""
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    monkeypatch.setattr(registry, "OUT_OF_TREE", Registry())
+    from gpupack import GpuPacking
+    from gpupack import kernels as compiled
+
+    python = types.SimpleNamespace(**{k: getattr(compiled, k).py_func
+                                      for k in ("score_pod", "assume", "remove")})  # fmt: skip
+
+    class GpuPackingPy(GpuPacking):
+        name = "GpuPackingPy"
+        kernels = python
+
+    class GpuFitPy(ks.Plugin):
+        name = "GpuFitPy"
+        filters = True
+        kernels = types.SimpleNamespace(filter_node=_gpu_fits, assume=python.assume,
+                                        remove=python.remove)  # fmt: skip
+        prepare = GpuPacking.prepare
+
+        def reasons(self, state, code):
+            return ["Insufficient GPUs"]
+
+    for cls in (GpuPacking, GpuPackingPy, GpuFitPy):
+        ks.register_plugin(cls)
+    return GpuPacking, GpuPackingPy
+
+
+def _config(tmp_path, score, filter_="GpuFitPy"):
+    path = tmp_path / f"{score}.yaml"
+    path.write_text(CONFIG.format(score=score, filter=filter_))
+    return str(path)
+
+
+def _same(a, b):
+    return repr(a.to_dict()).replace("GpuPackingPy", "GpuPacking") == repr(b.to_dict())
+
+
+def test_python_kernels_give_the_compiled_plugins_results(plugins, tmp_path):
+    c = ks.load_cluster([SAMPLE])
+    compiled, python = _config(tmp_path, "GpuPacking"), _config(tmp_path, "GpuPackingPy")
+    for run in (ks.score, ks.simulate):
+        want = run(c, config=compiled, scores="all", seed=2)
+        assert _same(run(c, config=python, scores="all", seed=2), want)
+        if run is ks.simulate:  # (the filter rejects pods once GPUs are taken)
+            assert any(r["error"] for r in want.to_dict()["results"])
+    alone = ks.simulate(c, config=compiled, scores="none", seed=5, tie_break="go-rand")
+    sim = ks.Simulator(c, config=python, seed=5, tie_break="go-rand")
+    branch = sim.copy()
+    assert [sim.schedule_and_bind(p) for p in alone.pod_names] == alone.host_names
+    assert branch.run(alone.pod_names).host_names == alone.host_names  # (its own states)
+
+
+class _Base(ks.Plugin):
+    bind_independent = True
+
+    def prepare(self, snapshot, batch):
+        return {"nodes": snapshot.n_nodes}  # (any Python objects)
+
+    def reasons(self, state, code):
+        return ["no"]
+
+
+def _with(monkeypatch, tmp_path, name, point, kernels):
+    """A two-node cluster of one pending pod, and a configuration of the plain-Python
+    plugin ``name`` (its ``kernels``) alone at ``point``."""
+    monkeypatch.setattr(registry, "OUT_OF_TREE", Registry())
+    attrs = {"name": name, "kernels": types.SimpleNamespace(**kernels),
+             "filters": point == "filter", "scores": point == "score"}  # fmt: skip
+    ks.register_plugin(type(name, (_Base,), attrs))
+    path = tmp_path / "config.yaml"
+    enabled = f"  plugins:\n    {point}:\n      enabled:\n      - name: {name}\n"
+    path.write_text(CONFIG.split("  plugins:")[0] + enabled)
+    room = {"cpu": "1", "memory": "1Gi", "pods": 10}
+    nodes = [node("n0", allocatable=room), node("n1", allocatable=room)]
+    return cluster(nodes, [pod("p0")]), str(path)
+
+
+@pytest.mark.parametrize(
+    "kernel, message",
+    [
+        (lambda state, pod, node: 1 // 0,
+         "plugin 'Bad': kernels.filter_node raised ZeroDivisionError"),
+        (lambda state, pod, node: None,
+         r"plugin 'Bad': kernels.filter_node returned None: 0 \(fits\) or a failure code"),
+        (lambda state, pod, node: -1, "returned -1"),
+    ],
+)  # fmt: skip
+def test_what_a_python_filter_raises_or_returns_wrongly_names_it(kernel, message, monkeypatch,
+                                                                 tmp_path):  # fmt: skip
+    c, config = _with(monkeypatch, tmp_path, "Bad", "filter", {"filter_node": kernel})
+    for run in (ks.score, ks.simulate):
+        with pytest.raises(PluginError, match=message):
+            run(c, config=config)
+    with pytest.raises(PluginError, match=message):
+        sim = ks.Simulator(c, config=config)
+        sim.schedule_and_bind(sim.pods[0])
+
+
+def test_a_python_score_out_of_range_is_the_pods_error(monkeypatch, tmp_path):
+    def score_pod(state, pod, nodes, out):
+        out[:] = np.where(nodes == 0, 101, 50)
+
+    c, config = _with(monkeypatch, tmp_path, "Wild", "score", {"score_pod": score_pod})
+    for run in (ks.score, ks.simulate):
+        (r,) = run(c, config=config).to_dict()["results"]
+        assert r["host"] is None
+        assert 'plugin "Wild" returns an invalid score 101' in r["error"]
+
+
+def test_a_python_state_of_any_objects_follows_binds_and_branches(monkeypatch, tmp_path):
+    """A state that is a dict, updated by assume/remove; a copied Simulator has its own."""
+
+    def score_pod(state, pod, nodes, out):
+        out[:] = [100 - 10 * state.get(int(n), 0) for n in nodes]
+
+    def assume(state, pod, node):
+        state[node] = state.get(node, 0) + 1
+
+    def remove(state, pod, node):
+        state[node] -= 1
+
+    class Fewest(_Base):
+        name = "Fewest"
+        scores = True
+        bind_independent = False
+        kernels = types.SimpleNamespace(score_pod=score_pod, assume=assume, remove=remove)
+
+        def prepare(self, snapshot, batch):
+            return {}
+
+    monkeypatch.setattr(registry, "OUT_OF_TREE", Registry())
+    ks.register_plugin(Fewest)
+    room = {"cpu": "4", "memory": "4Gi", "pods": 10}
+    c = cluster([node("n0", allocatable=room), node("n1", allocatable=room)],
+                [pod(f"p{i}") for i in range(4)])  # fmt: skip
+    sim = ks.Simulator(c, plugins="Fewest=1", seed=1)
+    names = sim.pods
+    first = sim.schedule_and_bind(names[0])
+    branch = sim.copy()
+    other = ({"n0", "n1"} - {first}).pop()
+    assert sim.schedule_and_bind(names[1]) == other  # the fewest pods
+    assert sim.schedule(names[2], scores="all")["scores"][0]["plugins"]["Fewest"]["raw"] == 90
+    assert branch.schedule_and_bind(names[2]) == other  # (names[1] is not bound there)
+    sim.delete(names[1])
+    assert sim.schedule_and_bind(names[3]) == other
