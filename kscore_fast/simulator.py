@@ -86,7 +86,9 @@ class Simulator:
             return
         num = num_feasible_nodes_to_find(snap.n_nodes, framework.percentage_of_nodes_to_score)
         self._seq = _Sequence(framework, snap, batch, num, explain=False)
-        self._seq.start = self._start % snap.n_nodes
+        # nextStartNodeIndex as Go keeps it: taken modulo the node count inside a cycle
+        # only (nodes removed since the last cycle may leave it past the count)
+        self._seq.start = self._start
         where = snap.node_index
         bound = [(self._index[k], where[n]) for k, n in self._cache.bound.items() if n in where]
         if bound:

@@ -53,6 +53,7 @@ def search_pod(fids, table, reps, cls, nominated, start, num_to_find, n_nodes, m
     ``len(diagnosis.NodeToStatusMap)``.
     """
     keep = rej_node.shape[0] > 0
+    start = start % n_nodes  # (Go: nodes[(nextStartNodeIndex+i)%len(nodes)], this cycle's)
     n_failed = 0
     nominated_failed = False
     if nominated >= 0:  # evaluateNominatedNode: a one-node findNodesThatPassFilters
@@ -104,6 +105,7 @@ def windows_pod(nominated, start, num_to_find, n_nodes, feasible):  # pragma: no
     if nominated >= 0:
         feasible[0] = nominated
         return 1, 0
+    start = start % n_nodes  # (as search_pod)
     for j in range(num_to_find):
         node = start + j
         feasible[j] = node if node < n_nodes else node - n_nodes

@@ -66,3 +66,49 @@ def test_events_past_100_nodes(tmp_path, family):
 def test_many_more_event_scripts(tmp_path, family, seed):
     _check(tmp_path, family, FAMILIES[family] + 100_000 + seed, max_ops=120, max_nodes=30,
            max_pods=80, max_pending=25)  # fmt: skip
+
+
+def _node(i: int) -> dict:
+    room = {"cpu": "8", "memory": "16Gi", "pods": "110"}
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": f"n{i:03d}", "labels": {"kubernetes.io/hostname": f"n{i:03d}"}},
+            "status": {"allocatable": room, "capacity": room}}  # fmt: skip
+
+
+def _pending(i: int) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"p{i}", "namespace": "default", "uid": f"uid-{i}"},
+            "spec": {"schedulerName": "default-scheduler", "containers": [
+                {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "100m"}}}]},
+            "status": {"phase": "Pending"}}  # fmt: skip
+
+
+def test_the_start_index_past_the_node_count_after_removals(tmp_path):
+    """nextStartNodeIndex stays as Go keeps it when removals bring the node count below it
+    and the states are prepared again before the next cycle (a read of ``nodes``): Go
+    takes it modulo the node count inside a cycle only (issue 28, item 8)."""
+    import json
+
+    import yaml
+
+    nodes = [_node(i) for i in range(150)]
+    cluster = tmp_path / "cluster.json"
+    cluster.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                   "items": nodes + [_pending(i) for i in range(6)]}))  # fmt: skip
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1beta3",
+                                      "kind": "KubeSchedulerConfiguration"}))  # fmt: skip
+    ops = [{"op": "schedule", "pod": "default/p0"}]  # 100 nodes of 150 examined: start 100
+    ops += [{"op": "removeNode", "node": f"n{i:03d}"} for i in range(90, 150)]  # 90 left
+    ops += [{"op": "addNode", "node": _node(i)} for i in range(90, 110)]  # 110: start 100
+    ops += [{"op": "schedule", "pod": f"default/p{i}"} for i in range(1, 6)]
+    sim = events.new_simulator(cluster, config, 7)
+    ours = []
+    for k, op in enumerate(ops):
+        if (result := events.apply(sim, op)) is not None:
+            ours.append(result)
+        if k == 60:
+            assert len(sim.nodes) == 90  # (the states prepared again, no cycle)
+    go, error = events.run_goref_events(cluster, config, ops, 7, tmp_path)
+    assert error is None
+    assert events.differences(ours, go) == []
