@@ -211,8 +211,13 @@ class Simulator:
                     gorand.go_intn(self._rng, 100)
         else:
             pods = np.asarray(rows, dtype=np.int64)
-            self._seq.many(pods, out, self._tie, self._seed, self._rng, result, commit,
-                           progress, ops)  # fmt: skip
+            undo = self._undo_point(pods)
+            try:
+                self._seq.many(pods, out, self._tie, self._seed, self._rng, result, commit,
+                               progress, ops)  # fmt: skip
+            except BaseException:  # (a callback raised, Ctrl-C, a plugin's error)
+                self._rollback(pods, *undo)
+                raise
         if commit:  # the cache's records, event by event (host ports are order-sensitive)
             hosts = iter(result.hosts[out].tolist())
             for k, i in enumerate(rows):
@@ -223,6 +228,34 @@ class Simulator:
                 else:
                     self._cache.drop_pending(names[i])
                     del self._index[names[i]]
+
+    def _undo_point(self, pods: np.ndarray) -> tuple[Any, ...]:
+        """What :meth:`_rollback` restores: where ``pods`` are bound in the kernels' states,
+        the node rotation, the random source, the last cycle's node list."""
+        assert self._seq is not None
+        return self._seq.bound[pods].copy(), self._seq.start, self._rng.copy(), self._cache.listed
+
+    def _rollback(self, pods: np.ndarray, bound: np.ndarray, start: int, rng: np.ndarray,
+                  listed: list[str] | None) -> None:  # fmt: skip
+        """Undo a loop over ``pods`` that stopped with an exception: each pod it bound is
+        removed from the plugins' states and each it deleted assumed again (binding is
+        undone exactly by ``remove``), the rotation and the random source restored; the
+        cache's records were not touched yet."""
+        seq = self._seq
+        assert seq is not None
+        for pod, was, now in zip(pods.tolist(), bound.tolist(), seq.bound[pods].tolist(),
+                                 strict=True):  # fmt: skip
+            if now == was:
+                continue
+            if now >= 0:
+                seq.kernels.remove_pod(seq.aids, seq.table, seq.cache, pod, np.int64(now))
+            if was >= 0:
+                one, node = np.array([pod], np.int64), np.array([was], np.int64)
+                seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, one, node)
+        seq.bound[pods] = bound
+        seq.start = start
+        self._rng[:] = rng
+        self._cache.listed = listed
 
     def schedule(self, pod: str, *, scores: ScoresMode = "all") -> dict[str, Any]:
         """One scheduling cycle of ``pod`` against the current state, nothing bound: its
