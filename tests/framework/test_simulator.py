@@ -344,3 +344,65 @@ def test_a_callback_that_raises_leaves_the_simulator_as_it_was(error):
     events = [("delete", bound[0]), ("schedule", sim.pods[3])]
     assert sim.replay(events).to_dict() == fresh.replay(events).to_dict()
     assert sim.run(scores="all").to_dict() == fresh.run(scores="all").to_dict()
+
+
+@pytest.mark.parametrize("first", ["run", "delete"])
+def test_calls_from_two_threads_run_one_after_the_other(first):
+    """run() of every waiting pod in one thread, deletions of waiting pods and copies in
+    another (issue 28, item 2): no error, and the outcome is that of the same calls made
+    one after the other in the order they took (the deletions before the run are the
+    victims it did not schedule)."""
+    c = api.load_cluster(objects=profile_scenario(5, family="mixed", max_pending=48))
+    for trial in range(5):
+        _run_beside_deletions(c, trial, first)
+
+
+def _run_beside_deletions(c, trial, first):
+    import threading
+
+    sim = Simulator(c, seed=trial, tie_break="go-rand")
+    victims = sim.pods[1::3]
+    errors, results, copies = [], [], []
+
+    def run():
+        try:
+            results.append(sim.run(scores="all"))
+        except Exception as exc:  # pragma: no cover - the failure reported below
+            errors.append(exc)
+
+    def delete():
+        try:
+            for name in victims:
+                sim.delete(name)
+                copies.append(sim.copy())
+        except Exception as exc:  # pragma: no cover
+            errors.append(exc)
+
+    threads = [threading.Thread(target=f) for f in ((run, delete) if first == "run"
+                                                     else (delete, run))]  # fmt: skip
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(copies) == len(victims)
+    serial = Simulator(c, seed=trial, tie_break="go-rand")
+    scheduled = set(results[0].pod_names)
+    for name in victims:
+        if name not in scheduled:
+            serial.delete(name)
+    assert results[0].to_dict() == serial.run(scores="all").to_dict()
+    for name in victims:
+        if name in scheduled:
+            serial.delete(name)
+    assert sim.pods == serial.pods
+    assert [sim.host_of(p) for p in sim.pods] == [serial.host_of(p) for p in serial.pods]
+
+
+def test_a_call_from_a_progress_callback_is_refused():
+    c = _cluster("basic", 1)
+    sim = Simulator(c, seed=1, tie_break="go-rand")
+    fresh = Simulator(c, seed=1, tie_break="go-rand")
+    victim = sim.pods[0]
+    with pytest.raises(InputError, match=r"Simulator.delete: called while its run\(\) runs"):
+        sim.run(progress=lambda n: sim.delete(victim))
+    assert sim.run().to_dict() == fresh.run().to_dict()
