@@ -17,9 +17,9 @@ added, a pod of the input's bound pods deleted) are applied to the cache's recor
 the next scheduling call, which costs what preparing the cluster once costs.
 
 A Simulator may be shared between threads: each call takes the simulator's lock, so calls
-run one after the other (the lock costs ~0.5 µs a call). A call made from inside another's ``progress``
-callback is refused (it would change the states under the running loop). A call that
-raises leaves the simulator as it was.
+run one after the other (the lock costs ~0.5 µs a call). A call made from inside another's
+``progress`` callback is refused (it would change the states under the running loop). A
+call that raises leaves the simulator as it was.
 """
 
 from __future__ import annotations
