@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import glob
 import hashlib
 import importlib.util
+import io
 import os
 import re
 import shutil
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,6 +203,53 @@ def kernel_cache_path(state: CacheState, py_file: str) -> str | None:
     return os.path.join(state.directory, os.path.dirname(rel))
 
 
+def discard_entry(index_path: str) -> str:
+    """Remove one kernel's cache entry (numba's index file ``*.nbi`` and its data files
+    ``*.<n>.nbc``); what was done, for a message."""
+    stem = index_path[: -len(".nbi")] if index_path.endswith(".nbi") else index_path
+    removed = 0
+    for path in [index_path, *glob.glob(glob.escape(stem) + ".*.nbc")]:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+            removed += 1
+    return f"its {removed} files removed"
+
+
+@contextlib.contextmanager
+def garbage_tolerant() -> Iterator[None]:
+    """Around unpickling bytes that may be garbage: CPython prints (not raises) a
+    ``SystemError`` when such bytes leave a bytearray with a buffer exported; that line is
+    dropped, whatever else was written to stderr meanwhile is passed on."""
+    caught = io.StringIO()
+    with contextlib.redirect_stderr(caught):
+        yield
+    kept = [line for line in caught.getvalue().splitlines(keepends=True)
+            if "deallocated bytearray object has exported buffers" not in line]  # fmt: skip
+    if kept:
+        sys.stderr.write("".join(kept))
+
+
+def unreadable_entries(directory: str) -> list[str]:
+    """The cache files under ``directory`` that do not unpickle as numba wrote them (an
+    index: its version, then its stamp and overloads; a data file: one pickle)."""
+    import pickle
+
+    bad = []
+    for dirpath, _, filenames in os.walk(directory):
+        for name in sorted(filenames):
+            path = os.path.join(dirpath, name)
+            if not name.endswith((".nbi", ".nbc")):
+                continue
+            try:
+                with open(path, "rb") as f, garbage_tolerant():
+                    if name.endswith(".nbi"):
+                        pickle.load(f)
+                    pickle.loads(f.read())
+            except Exception:  # (anything the bytes give)
+                bad.append(path)
+    return bad
+
+
 def _du(path: str) -> tuple[int, int]:
     """(bytes, files) under ``path``, not following symlinks."""
     size = files = 0
@@ -235,6 +285,13 @@ def info(state: CacheState) -> str:
         size, files = _du(e.path)
         mark = "  (in use)" if state.directory and e.path == state.directory else ""
         lines.append(f"  {e.name}  {_human(size)}  {files} files{mark}")
+    if state.directory is not None and os.path.isdir(state.directory):
+        bad = unreadable_entries(state.directory)
+        lines.append(
+            f"entries in use: {len(bad)} unreadable (each is compiled again when it is "
+            f"next needed; `kscore cache clear` removes every entry), e.g. {bad[0]}"
+            if bad else "entries in use: all readable"
+        )  # fmt: skip
     return "\n".join(lines)
 
 

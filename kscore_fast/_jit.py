@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import sys
 import threading
 import time
 import types
@@ -135,7 +136,8 @@ class _Dispatcher(CPUDispatcher):
         _depth.n = getattr(_depth, "n", 0) + 1
         try:
             with contextlib.nullcontext() if path is None else _file_lock(path + ".lock"):
-                entry = (self._load(sig) if path is not None else None) or self._compile(sig)
+                entry = self._load_sound(sig, path) if path is not None else None
+                entry = entry or self._compile(sig)
         finally:
             _depth.n -= 1
         if _depth.n == 0:  # (a kernel compiled inside another's compilation comes with it)
@@ -149,6 +151,22 @@ class _Dispatcher(CPUDispatcher):
         with global_compiler_lock:
             self.targetctx.refresh()
         return super().compile(sig)
+
+    def _load_sound(self, sig: Any, path: str) -> Any:
+        """:meth:`_load`, or None when the entry cannot be read (a crash or a full disk
+        mid-write, bytes changed): the entry is discarded, to be compiled again, and the
+        first of a process says so in one line."""
+        try:
+            with _cache.garbage_tolerant():
+                return self._load(sig)
+        except Exception as exc:  # (unpickling, LLVM, memory: whatever the bytes give)
+            discard = _cache.discard_entry(path)
+            if not _discarded:
+                _discarded.append(path)
+                print(f"kscore: warning: a kernel cache entry could not be read "
+                      f"({os.path.basename(path)}: {type(exc).__name__}); "
+                      f"{discard}, compiling again", file=sys.stderr)  # fmt: skip
+            return None
 
     def _load(self, sig: Any) -> Any:
         """The kernel for ``sig`` loaded from the cache, as numba's ``compile`` loads it
@@ -177,6 +195,9 @@ class _Dispatcher(CPUDispatcher):
             self.enable_caching()
         return getattr(getattr(self._cache, "_cache_file", None), "_index_path", None)
 
+
+#: the unreadable cache entries this process discarded (the first is reported)
+_discarded: list[str] = []
 
 #: every (kernel, signature) compiled or loaded from the cache in this process, in order,
 #: when called from Python (not from another kernel's compilation)

@@ -303,3 +303,37 @@ def test_install_editable_upgrade_uninstall_leave_nothing_behind(tmp_path):
     _run([python, "-m", "pip", "uninstall", "--quiet", "-y", "kscore_fast"], env, tmp_path)
     assert [p for p in site.rglob("*") if "kscore" in p.name.lower()] == []
     assert not kscore.exists()
+
+
+def test_an_unreadable_entry_is_discarded_and_compiled_again(tmp_path, monkeypatch, capsys):
+    """A cache entry left truncated or overwritten (a full disk, a crash mid-write) is
+    found by ``kscore cache info``, and the next use compiles the kernel again with one
+    warning line, never an unpickling traceback (issue 28, item 6)."""
+    import numpy as np
+
+    from kscore_fast.framework import search
+
+    state = _state(tmp_path)
+    os.makedirs(state.directory)
+    monkeypatch.setattr(_jit, "CACHE", state)
+    monkeypatch.setattr(_jit, "_discarded", [])
+    fn = search.windows_pod.py_func
+    args = (np.int64(-1), np.int64(3), np.int64(4), np.int64(6), np.zeros(4, np.int32))
+    first = _jit._jitted(fn)
+    want = first(*args)
+    index = Path(first.index_path())
+    files = [index, *index.parent.glob(index.name[: -len(".nbi")] + ".*.nbc")]
+    assert len(files) >= 2 and _cache.unreadable_entries(state.directory) == []
+    files[0].write_bytes(b"")  # truncated
+    for f in files[1:]:
+        f.write_bytes(os.urandom(64))  # overwritten
+    assert sorted(_cache.unreadable_entries(state.directory)) == sorted(map(str, files))
+    assert f"entries in use: {len(files)} unreadable" in _cache.info(state)
+    capsys.readouterr()
+    again = _jit._jitted(fn)
+    assert again(*args) == want
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "a kernel cache entry could not be read" in err[0], err
+    assert "compiling again" in err[0]
+    assert _cache.unreadable_entries(state.directory) == []  # written anew
+    assert "entries in use: all readable" in _cache.info(state)
