@@ -51,7 +51,7 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime.nrt import rtsys
 
-from . import _cache
+from . import _cache, _signals
 
 #: where kernels are cached this process (``directory`` None: not at all)
 CACHE = _cache.prepare(numba.__version__)
@@ -133,9 +133,16 @@ class _Dispatcher(CPUDispatcher):
         if tuple(args) in self.overloads:
             return super().compile(sig)
         path = self.index_path()
+        outermost = getattr(_depth, "n", 0) == 0
         _depth.n = getattr(_depth, "n", 0) + 1
         try:
-            with contextlib.nullcontext() if path is None else _file_lock(path + ".lock"):
+            # stop signals held while numba compiles or loads: one acted on inside it (in
+            # LLVM's object-cache callbacks, say) is swallowed or leaves a broken library;
+            # held, it is acted on when the kernel is ready (_signals.deferred)
+            with (
+                _signals.deferred() if outermost else contextlib.nullcontext(),
+                contextlib.nullcontext() if path is None else _file_lock(path + ".lock"),
+            ):
                 entry = self._load_sound(sig, path) if path is not None else None
                 entry = entry or self._compile(sig)
         finally:

@@ -43,3 +43,39 @@ def test_every_kernel_has_exactly_one_signature():
         score(load_cluster(objects=scenario(seed)), plugins="SelectorSpread=2", scores="top:2")
     for kernel in _jit.REGISTERED:
         assert len(kernel.signatures) <= 1, (kernel.py_func.__qualname__, kernel.signatures)
+
+
+def test_a_stop_signal_during_a_compilation_lands_once_the_kernel_is_ready(monkeypatch):
+    """SIGINT arriving while numba compiles (issue 28, item 7): held until the kernel is
+    compiled, then raised, so it is neither swallowed by numba's callbacks nor leaves a
+    half-built kernel behind."""
+    import signal
+    import threading
+    import time
+
+    import numpy as np
+    import pytest
+
+    from kscore_fast.framework import search
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    real = _jit._Dispatcher._compile
+
+    def compile_interrupted(self, sig):
+        os.kill(os.getpid(), signal.SIGINT)  # arrives in the middle of the compilation
+        time.sleep(0.05)
+        return real(self, sig)
+
+    monkeypatch.setattr(_jit._Dispatcher, "_compile", compile_interrupted)
+    kernel = _jit._jitted(search.windows_pod.py_func, cache=False)
+    args = (np.int64(-1), np.int64(3), np.int64(4), np.int64(6), np.zeros(4, np.int32))
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            kernel(*args)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert len(kernel.overloads) == 1  # compiled whole before the interrupt was raised
+    monkeypatch.setattr(_jit._Dispatcher, "_compile", real)
+    assert kernel(*args) == (4, 1)

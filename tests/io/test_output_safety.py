@@ -558,3 +558,32 @@ def test_own_output_with_rejected_table_is_replaced(tmp_path):
     assert sorted(os.listdir(out)) == ["placements.parquet", "rejected.parquet", "scores.parquet"]
     write_result(_result(["default/a"]), "parquet", str(out))  # ours: replaced
     assert sorted(os.listdir(out)) == ["placements.parquet", "scores.parquet"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_stop_signal_while_kernels_compile_or_load(tmp_path, sig):
+    """A stop signal while numba compiles or loads kernels (a cold kernel cache, the
+    signal sent once the first entries are written, then at a later point) stops the run:
+    one line, 130/143, no output, no traceback (issue 28, item 7: it was swallowed in
+    LLVM's object-cache callback, the run finishing with exit 0, or left a traceback)."""
+    for wait_files, extra in ((1, 0.0), (1, 0.7), (30, 0.0)):
+        cache, out = tmp_path / f"cache-{wait_files}-{extra}", tmp_path / "out.json"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kscore_fast", "simulate", str(ROOT / "data" / "embedded"),
+             "-o", str(out), "--quiet"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "KSCORE_CACHE_DIR": str(cache)},
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while sum(len(f) for _, _, f in os.walk(cache)) < wait_files:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no kernel was cached"
+            time.sleep(0.01)
+        time.sleep(extra)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 128 + sig, err
+        assert not out.exists()
+        lines = [ln for ln in err.splitlines() if not ln.startswith("kscore: compiling")]
+        stopped = f"kscore: stopped by {sig.name}"
+        assert lines == ["kscore: interrupted" if sig == signal.SIGINT else stopped], err
