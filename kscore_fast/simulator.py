@@ -520,7 +520,7 @@ class Simulator:
             seq = _Sequence.__new__(_Sequence)
             seq.__dict__.update(self._seq.__dict__)
             seq.adopt_states([_copy_state(state) for state in self._seq.states])
-            seq.cache = _copy_state(self._seq.cache)
+            seq.cache = seq.empty_cache()  # (verdicts kept across cycles: made again)
             seq.bound = self._seq.bound.copy()
             seq.one = None  # (buffers of its own)
             other._seq = seq

@@ -78,14 +78,18 @@ class _Sequence(_Run):
         self.bound = np.full(len(batch), -1, dtype=np.int32)
         #: int64[B]: each pod's twin group; the verdicts kept across cycles, per group
         self.groups = pod_twins(batch)
-        self.cache = cycle_cache.new_cache(int(self.groups.max(initial=-1)) + 1, self.n_nodes,
-                                           len(self.sids))  # fmt: skip
+        self.cache = self.empty_cache()
         #: per score plugin and pod: how its raw scores are kept; per score plugin:
         #: whether it normalizes equal scores equally
         self.kinds = cached_scoring.kinds(self.score_plugins, self.score_states, len(batch))
         self.const_ok = normalizes_equal_equally(self.score_plugins)
         #: one step's buffers (:meth:`step`), made at the first
         self.one: _Out | None = None
+
+    def empty_cache(self) -> tuple[np.ndarray, ...]:
+        """A cycle cache holding nothing yet (its rows take memory as cycles fill them)."""
+        n_groups = int(self.groups.max(initial=-1)) + 1
+        return cycle_cache.new_cache(n_groups, self.n_nodes, len(self.sids))
 
     def many(self, pods: np.ndarray, rows: np.ndarray, tie: int, seed: int, rng: np.ndarray,
              result: ScoreResult, commit: bool,
