@@ -89,31 +89,77 @@ class Packed:
     """A plugin state in numba's memory layout (see :func:`pack`): ``address`` is what
     the compiled code reads; ``state`` and the buffer stay alive with this object."""
 
-    __slots__ = ("address", "buffer", "numba_type", "state")
+    __slots__ = ("address", "buffer", "layout", "nesting", "numba_type", "parts", "state")
 
-    def __init__(self, state: tuple[Any, ...], numba_type: types.Type, buffer: np.ndarray):
+    def __init__(self, state: tuple[Any, ...], numba_type: types.Type, buffer: np.ndarray,
+                 parts: list[Any], layout: _Layout, nesting: Any) -> None:  # fmt: skip
         self.state = state
         self.numba_type = numba_type
         self.buffer = buffer
+        self.parts = parts
+        self.layout = layout
+        self.nesting = nesting  # (_shape_key)
         self.address = int(buffer.ctypes.data)
 
 
-def pack(state: tuple[Any, ...]) -> Packed:
-    """Write ``state`` in the data layout of its numba type (:func:`state_type`)."""
+def _array_words(a: np.ndarray) -> tuple[int, ...]:
+    """An array's struct as numba lays it out: meminfo (none: borrowed), parent, nitems,
+    itemsize, data, shape, strides."""
+    return (0, 0, a.size, a.itemsize, a.__array_interface__["data"][0], *a.shape, *a.strides)
+
+
+def _scalar_bytes(value: Any, dtype: np.dtype) -> np.ndarray:
+    return np.array([value], dtype=dtype).view(np.uint8)
+
+
+def pack(state: tuple[Any, ...], like: Packed | None = None) -> Packed:
+    """Write ``state`` in the data layout of its numba type (:func:`state_type`).
+    ``like``: a state packed before, of the same type, whose leaves ``state`` shares in
+    part (a plugin hands out its snapshot's arrays again with new batch arrays): only
+    the leaves that differ are written, on a copy of its buffer."""
     parts = leaves(state)
+    if like is not None:
+        again = _repack(state, parts, like)
+        if again is not None:
+            return again
     ty, layout = _typed_laid_out(state, parts)
     buffer = np.zeros(layout.words, dtype=np.int64)
     words: list[int] = []
-    for i in layout.arrays:  # meminfo, parent, nitems, itemsize, data, shape, strides
-        a = parts[i]
-        words += (0, 0, a.size, a.itemsize, a.__array_interface__["data"][0], *a.shape,
-                  *a.strides)  # fmt: skip
+    for i in layout.arrays:
+        words += _array_words(parts[i])
     buffer[layout.array_words] = words
     raw = buffer.view(np.uint8)
     for i, off, dtype in layout.scalars:
-        one = np.array([parts[i]], dtype=dtype)
-        raw[off : off + one.itemsize] = one.view(np.uint8)
-    return Packed(state, ty, buffer)
+        one = _scalar_bytes(parts[i], dtype)
+        raw[off : off + one.size] = one
+    return Packed(state, ty, buffer, parts, layout, _shape_key(state))
+
+
+def _repack(state: tuple[Any, ...], parts: list[Any], like: Packed) -> Packed | None:
+    """:func:`pack` from ``like``'s buffer, or None when the types may differ (another
+    nesting, or a changed leaf of another kind)."""
+    old = like.parts
+    if len(parts) != len(old):
+        return None
+    changed = [i for i, (a, b) in enumerate(zip(parts, old, strict=True)) if a is not b]
+    if any(_leaf_key(parts[i]) != _leaf_key(old[i]) for i in changed):
+        return None
+    nesting = _shape_key(state)
+    if nesting != like.nesting:
+        return None
+    layout = like.layout
+    buffer = like.buffer.copy()
+    raw = buffer.view(np.uint8)
+    for i in changed:
+        where = layout.leaf_at[i]
+        if isinstance(where, int):  # an array: its words from there
+            words = _array_words(parts[i])
+            buffer[where : where + len(words)] = words
+        else:
+            off, dtype = where
+            one = _scalar_bytes(parts[i], dtype)
+            raw[off : off + one.size] = one
+    return Packed(state, like.numba_type, buffer, parts, layout, nesting)
 
 
 @dataclass(frozen=True)
@@ -126,6 +172,8 @@ class _Layout:
     arrays: list[int]
     array_words: np.ndarray
     scalars: list[tuple[int, int, np.dtype]]
+    #: per leaf: the first word of an array's struct, or a scalar's (byte offset, dtype)
+    leaf_at: list[Any]
 
 
 @functools.cache
@@ -138,8 +186,10 @@ def _layout(ty: types.Type) -> _Layout:
     array_words = [w for off, kind, ndim in fields if kind is None
                    for w in range(off // 8, off // 8 + 5 + 2 * ndim)]  # fmt: skip
     scalars = [(i, off, kind) for i, (off, kind, _) in enumerate(fields) if kind is not None]
+    leaf_at = [off // 8 if kind is None else (off, kind) for off, kind, _ in fields]
     size = llty.get_abi_size(ctx.target_data)
-    return _Layout(max(1, -(-size // 8)), arrays, np.array(array_words, dtype=np.int64), scalars)
+    return _Layout(max(1, -(-size // 8)), arrays, np.array(array_words, dtype=np.int64), scalars,
+                   leaf_at)  # fmt: skip
 
 
 def _walk(ty: types.Type, llty: ir.Type, off: int, td: Any,

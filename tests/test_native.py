@@ -45,6 +45,23 @@ def test_a_packed_state_reads_back_in_compiled_code():
     assert _STATE[4][1][1] == 200
 
 
+def test_a_state_packed_like_another_writes_only_what_differs():
+    """pack(state, like=...) (a plugin's next state shares most leaves with its last):
+    the same bytes as a fresh pack, on a buffer of its own; a leaf of another kind, or
+    another nesting, packs afresh."""
+    first = _native.pack(_STATE)
+    new = (np.arange(7, dtype=np.int64) * 3, np.int64(11), *_STATE[2:5], np.int32(-4),
+           *_STATE[6:8], np.bool_(True))  # fmt: skip
+    again = _native.pack(new, like=first)
+    assert np.array_equal(again.buffer, _native.pack(new).buffer)
+    assert again.buffer is not first.buffer and again.numba_type is first.numba_type
+    assert _load(again.numba_type)(again.address)[:2] == (63, 11)
+    other_kind = (new[0].astype(np.int32), *new[1:])
+    assert _native.pack(other_kind, like=first).numba_type == numba.typeof(other_kind)
+    nested = (new[0], (new[1], new[2]), *new[3:])
+    assert _native.pack(nested, like=first).numba_type == numba.typeof(nested)
+
+
 def test_the_type_key_follows_layout_dtype_and_writability():
     a = np.zeros(4)
     assert _native.state_type((a,)) is _native.state_type((np.ones(4),))

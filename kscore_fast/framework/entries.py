@@ -184,7 +184,7 @@ class PluginTable:
         self.plugins = list(plugins)
         self.states = list(states)
         self.packed = [
-            python_kernels.Handle(s) if python_kernels.is_python(p) else _packed(s)
+            python_kernels.Handle(s) if python_kernels.is_python(p) else _packed(s, p)
             for p, s in zip(self.plugins, self.states, strict=True)
         ]
         self.table = np.zeros((len(self.plugins), abi.COLUMNS), dtype=np.int64)
@@ -205,16 +205,23 @@ _recent: OrderedDict[tuple[int, ...], _native.Packed] = OrderedDict()
 RECENT = 64
 
 
-def _packed(state: tuple[Any, ...]) -> _native.Packed:
+def _packed(state: tuple[Any, ...], plugin: Any) -> _native.Packed:
     key = tuple(map(id, _native.leaves(state)))
     with _lock:
         found = _recent.get(key)
         if found is not None:
             _recent.move_to_end(key)
             return found
-    packed = _native.pack(state)
+        last = _last.get(id(plugin.kernels))
+    packed = _native.pack(state, like=None if last is None else last[1])
     with _lock:
         _recent[key] = packed
         while len(_recent) > RECENT:
             _recent.popitem(last=False)
+        _last[id(plugin.kernels)] = (plugin.kernels, packed)
     return packed
+
+
+#: per plugin's kernels (kept alive here): the state it packed last, which the next state
+#: of the plugin shares most leaves with (its snapshot's), written again only in part
+_last: dict[int, tuple[Any, _native.Packed]] = {}
