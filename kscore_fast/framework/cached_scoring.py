@@ -161,8 +161,7 @@ def _constants_in_range(sids, kind, const_ok, table, pod, sub, todo, one, one_pt
         scoring.serial_pass(table, sids[k], k, todo, one, one_ptr, sub[:1], tmp, np.int64(0), norm,
                       nptr, no_rows, raw, n_all, row_const, const_ok[k], np.bool_(False), cflag,
                       cval, np.bool_(True))  # fmt: skip
-        v = norm[k, 0]
-        if v < 0 or v > 100:
+        if scoring.out_of_range(norm[k, 0]):
             return False
     return True
 
@@ -202,22 +201,12 @@ def _normalized(sids, weights, kind, const_ok, table, cache, s, pod, sub, total,
             scoring.serial_pass(table, sids[k], k, todo, one, one_ptr, sub, tmp, np.int64(0), norm,
                           nptr, no_rows, raw, n_all, row_const, const_ok[k], np.bool_(False),
                           cflag, cval, np.bool_(True))  # fmt: skip
-        w = weights[k]
-        if cflag[k, 0]:
-            v = cval[k, 0]
-            if v < 0 or v > 100:
-                if bp[0] < 0:
-                    bp[0], bv[0] = k, v
-                continue
-            offset += v * w
-            continue
-        for e in range(n):
-            v = norm[k, e]
-            if v < 0 or v > 100:
-                if bp[0] < 0:
-                    bp[0], bv[0] = k, v
-                continue
-            total[e] += v * w
+        # (nothing kept: ``keep`` false, ``cval`` only stands in for the kept rows)
+        add, bad, v = scoring.weigh_plugin(k, weights[k], cflag[k, 0], cval[k, 0], norm, 0, n,
+                                           0, total, False, cval, 0)  # fmt: skip
+        offset += add
+        if bad and bp[0] < 0:
+            bp[0], bv[0] = k, v
     if bp[0] >= 0:
         return -1
     bp[1], bv[1] = scoring.offset_top(total, 0, n, offset)
@@ -252,7 +241,7 @@ def _fill(sids, weights, kind, table, cache, s, pod, miss, n_all, todo, one, tmp
             if v != value[k, s]:
                 uniform[k, s] = UNI_MANY
             if kind[k, pod] == KIND_SUM and sums[s, node] != BAD:
-                sums[s, node] = BAD if v < 0 or v > 100 else sums[s, node] + v * weights[k]
+                sums[s, node] = BAD if scoring.out_of_range(v) else sums[s, node] + v * weights[k]
     for j in range(m):
         ok[s, miss[j]] = True
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import inline_kernel, kernel
+from ..goarith import MAX_NODE_SCORE, MIN_NODE_SCORE
 from .abi import NORMALIZE, SCORE, SCORE_SERIAL, STATE, call_score
 
 
@@ -94,17 +95,51 @@ def offset_top(total, lo, hi, offset):  # pragma: no cover - compiled
 
 
 @inline_kernel
+def out_of_range(v):  # pragma: no cover - compiled
+    """A normalized score outside [MinNodeScore, MaxNodeScore] (RunScorePlugins' check)."""
+    return v < MIN_NODE_SCORE or v > MAX_NODE_SCORE
+
+
+@inline_kernel
+def weigh_plugin(k, w, const, v_const, norm, lo, hi, shift, total, keep, norm_u8,
+                 base):  # fmt: skip  # pragma: no cover - compiled
+    """Plugin ``k``'s normalized scores of one pod (``norm[k, e + shift]`` for its entries
+    ``e`` in ``lo:hi``, or one value ``v_const`` on every node where ``const``), checked
+    and × weight ``w``: added to ``total[lo:hi]``, kept into ``norm_u8[k, base + e]`` with
+    ``keep``. Returns ``(offset, bad, value)``: what the constant adds to every total, and
+    whether a score is outside [0, 100] (the first such value), which then adds nothing."""
+    if const:
+        if out_of_range(v_const):
+            return np.int64(0), True, v_const
+        if keep:
+            for e in range(lo, hi):
+                norm_u8[k, base + e] = v_const
+        return v_const * w, False, np.int64(0)
+    bad = False
+    value = np.int64(0)
+    for e in range(lo, hi):
+        v = norm[k, e + shift]
+        if out_of_range(v):
+            if not bad:
+                bad, value = True, v
+            continue
+        if keep:
+            norm_u8[k, base + e] = v
+        total[e] += v * w
+    return np.int64(0), bad, value
+
+
+@inline_kernel
 def weigh_pods(
     weights, todo, ptr, norm, nptr, norm_u8, base, total, best, count, bad_plugin, bad_value,
     cflag, cval, keep,
-):  # pragma: no cover - compiled  # fmt: skip
-    """The [0, 100] check, × weight and sum, per pod of ``todo`` (normalized scores at
+):  # fmt: skip  # pragma: no cover - compiled
+    """:func:`weigh_plugin` of every plugin, per pod of ``todo`` (normalized scores at
     ``nptr``, or one value ``cval`` where ``cflag``, see :func:`plugin_pass`): ``total``,
     the top total and how many nodes reach it (what ``selectHost`` needs), and for a
     normalized score outside [0, 100] the first such plugin and value (``bad_plugin`` -1:
     none); with ``keep``, the checked scores into ``norm_u8`` (columns from ``base``, as
     ``raw``'s in :func:`plugin_pass`)."""
-    n_plugins = weights.shape[0]
     for q in range(todo.shape[0]):
         i = todo[q]
         bad_plugin[i] = -1
@@ -112,31 +147,14 @@ def weigh_pods(
         offset = np.int64(0)  # the plugins with one score on every node
         for e in range(ptr[i], ptr[i + 1]):
             total[e] = 0
-        shift = nptr[q] - ptr[i]
-        for k in range(n_plugins):
-            w = weights[k]
-            if cflag[k, q]:
-                v = cval[k, q]
-                if v < 0 or v > 100:
-                    if bad_plugin[i] < 0:
-                        bad_plugin[i] = k
-                        bad_value[i] = v
-                    continue
-                offset += v * w
-                if keep:
-                    for e in range(ptr[i], ptr[i + 1]):
-                        norm_u8[k, base + e] = v
-                continue
-            for e in range(ptr[i], ptr[i + 1]):
-                v = norm[k, e + shift]
-                if v < 0 or v > 100:
-                    if bad_plugin[i] < 0:
-                        bad_plugin[i] = k
-                        bad_value[i] = v
-                    continue
-                if keep:
-                    norm_u8[k, base + e] = v
-                total[e] += v * w
+        for k in range(weights.shape[0]):
+            add, bad, v = weigh_plugin(k, weights[k], cflag[k, q], cval[k, q], norm, ptr[i],
+                                       ptr[i + 1], nptr[q] - ptr[i], total, keep, norm_u8,
+                                       base)  # fmt: skip
+            offset += add
+            if bad and bad_plugin[i] < 0:
+                bad_plugin[i] = k
+                bad_value[i] = v
         best[i], count[i] = offset_top(total, ptr[i], ptr[i + 1], offset)
 
 
