@@ -314,15 +314,9 @@ class _Run:
     def settle(self, pods: np.ndarray, found: _Searched, result: ScoreResult) -> Chunk:
         """Counts, FitErrors and rejections; pods with one feasible node get it as host.
         Returns the pods left to score (≥ 2 feasible nodes) with their node lists."""
-        counts = np.diff(found.ptr)
-        result.feasible[pods] = counts
-        result.evaluated[pods] = counts + found.failed
-        if self.explain:
-            self._record_rejections(pods, found, result)
-        for i in np.flatnonzero(counts == 0):  # FitError: Schedule returns no result
-            pod = int(pods[i])
-            result.feasible[pod] = result.evaluated[pod] = 0
-            result.errors[pod] = self._fit_error(found, int(i))
+        counts = self.record_search(pods, found, result)
+        for i in np.flatnonzero(counts == 0):
+            self.record_failure(result, int(pods[i]), self._fit_error(found, int(i)))
         single = counts == 1
         result.hosts[pods[single]] = found.nodes[found.ptr[:-1][single]]
         keep = counts >= 2
@@ -331,8 +325,7 @@ class _Run:
                 error = self.prescore_errors.get(int(pods[i]))
                 if error is not None:
                     keep[i] = False
-                    result.feasible[pods[i]] = result.evaluated[pods[i]] = 0
-                    result.errors[int(pods[i])] = error
+                    self.record_failure(result, int(pods[i]), error)
         if keep.all():  # (most chunks: every pod scores on the lists it found)
             return Chunk(pods, found.ptr, found.nodes[: found.ptr[-1]])
         lengths = counts[keep]
@@ -340,6 +333,27 @@ class _Run:
         np.cumsum(lengths, out=ptr[1:])
         entries = np.repeat(keep, counts)
         return Chunk(pods[keep], ptr, found.nodes[: found.ptr[-1]][entries])
+
+    def record_search(self, pods: np.ndarray, found: _Searched, result: ScoreResult
+                      ) -> np.ndarray:  # fmt: skip
+        """The search's counts of the chunk's ``pods`` (feasible, evaluated; with
+        ``explain``, the rejections) into ``result``: the feasible counts."""
+        counts = np.diff(found.ptr)
+        result.feasible[pods] = counts
+        result.evaluated[pods] = counts + found.failed
+        if self.explain:
+            self._record_rejections(pods, found, result)
+        return counts
+
+    @staticmethod
+    def record_failure(result: ScoreResult, pod: int, error: str | None) -> None:
+        """``Schedule`` returned ``error`` for ``pod``: no result, so no counts."""
+        result.feasible[pod] = result.evaluated[pod] = 0
+        result.errors[pod] = error
+
+    def invalid_score(self, k: int, value: int) -> str:
+        """The error of score plugin ``k`` (the profile's order) normalizing to ``value``."""
+        return _invalid_score(self.fw.score_plugins[k].plugin.name, value)
 
     def _fit_error(self, found: _Searched, i: int) -> str:
         """``FitError.Error()``: every node failed (all were examined): the histogram of
@@ -416,10 +430,8 @@ class _Run:
         """Pods whose scoring failed (a normalized score outside [0, 100]) keep no
         scores and no host; the others are compacted."""
         for i in np.flatnonzero(bad_plugin >= 0).tolist():
-            pod = int(chunk.pods[i])
-            result.feasible[pod] = result.evaluated[pod] = 0  # Schedule returns no result
-            name = self.fw.score_plugins[int(bad_plugin[i])].plugin.name
-            result.errors[pod] = _invalid_score(name, int(bad_value[i]))
+            error = self.invalid_score(int(bad_plugin[i]), int(bad_value[i]))
+            self.record_failure(result, int(chunk.pods[i]), error)
         ok = bad_plugin < 0
         entry_ok = np.repeat(ok, np.diff(chunk.ptr))
         m = int(entry_ok.sum())

@@ -26,7 +26,7 @@ from . import cached_scoring, cycle_cache, gorand, sequential
 from .abi import ASSUME, FILTER, NORMALIZE, REMOVE, SCORE_SERIAL
 from .interface import Chunk
 from .result import ScoreResult, ScoresMode
-from .runtime import Framework, _invalid_score, _Run, _Searched
+from .runtime import Framework, _Run, _Searched
 from .sharing import normalizes_equal_equally
 
 TIE_BREAKS = ("uniform", "go-rand")
@@ -181,23 +181,17 @@ class _Sequence(_Run):
                 result: ScoreResult) -> None:  # fmt: skip
         """Record the chunk in ``result``, whose rows are ``pods`` (``prescore``: each chunk
         pod's PreScore error, if any)."""
-        counts = np.diff(found.ptr)
-        result.feasible[pods] = counts
-        result.evaluated[pods] = counts + found.failed
-        if self.explain:
-            self._record_rejections(pods, found, result)
+        counts = self.record_search(pods, found, result)
         scored = counts >= 2
         for i in np.flatnonzero(hosts < 0).tolist():
-            pod = int(pods[i])
-            result.feasible[pod] = result.evaluated[pod] = 0
             scored[i] = False
             if counts[i] == 0:
-                result.errors[pod] = self._fit_error(found, i)
+                error = self._fit_error(found, i)
             elif bad_plugin[i] >= 0:
-                name = self.fw.score_plugins[int(bad_plugin[i])].plugin.name
-                result.errors[pod] = _invalid_score(name, int(bad_value[i]))
+                error = self.invalid_score(int(bad_plugin[i]), int(bad_value[i]))
             else:
-                result.errors[pod] = prescore[i]
+                error = prescore[i]
+            self.record_failure(result, int(pods[i]), error)
         placed = hosts >= 0
         result.hosts[pods[placed]] = hosts[placed]
         if not scored.any() or result.keep == 0:
