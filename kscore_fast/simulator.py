@@ -393,16 +393,25 @@ class Simulator:
         plan = self._plan(events)
         cycles = [key for op, key in plan if op == OP_SCHEDULE]
         result = self._result(cycles, len(cycles), scores)
+        segments = _segments(plan, self._cache.existing)
+        # several segments: the earlier ones are committed when a later one stops, so the
+        # whole simulator is kept to come back to (one segment undoes itself: _steps)
+        before = self._copy() if len(segments) > 1 else None
         first = 0
-        for lo, hi in _segments(plan, self._cache.existing):
-            if plan[lo][1] in self._cache.existing:  # a segment of its own
-                self._delete(plan[lo][1])
-                continue
-            self._fresh()
-            ops = np.array([op for op, _ in plan[lo:hi]], dtype=np.int8)
-            rows = [self._index[key] for _, key in plan[lo:hi]]
-            self._steps(result, first, rows, True, progress, ops)
-            first += int((ops == OP_SCHEDULE).sum())
+        try:
+            for lo, hi in segments:
+                if plan[lo][1] in self._cache.existing:  # a segment of its own
+                    self._delete(plan[lo][1])
+                    continue
+                self._fresh()
+                ops = np.array([op for op, _ in plan[lo:hi]], dtype=np.int8)
+                rows = [self._index[key] for _, key in plan[lo:hi]]
+                self._steps(result, first, rows, True, progress, ops)
+                first += int((ops == OP_SCHEDULE).sum())
+        except BaseException:
+            if before is not None:
+                self._become(before)
+            raise
         result.finish()
         return result
 
@@ -511,6 +520,15 @@ class Simulator:
     def copy(self) -> Simulator:
         """An independent branch: same cluster, own copies of every state the calls change
         (plugin aggregates, bindings, the records, the node rotation, the random source)."""
+        return self._copy()
+
+    def _become(self, other: Simulator) -> None:
+        """Take ``other``'s state (a :meth:`_copy` of this simulator), keeping the lock."""
+        lock, running = self._lock, self._running
+        self.__dict__.update(other.__dict__)
+        self._lock, self._running = lock, running
+
+    def _copy(self) -> Simulator:
         other = Simulator.__new__(Simulator)
         other.__dict__.update(self.__dict__)
         other._cache = self._cache.copy()
