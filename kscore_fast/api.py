@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -164,14 +165,14 @@ def _framework(
             raise ConfigError("give score plugins (plugins=) or a configuration (config=), "
                               "not both")  # fmt: skip
         return build_framework(plugins, percentage or 0), {}
-    from .config.load import default_config, load_config
+    from .config.load import load_config
     from .config.types import ProfileNotFoundError
 
     if percentage is not None and not 0 <= percentage <= 100:
         build_framework("", percentage)  # raises the range error
 
     if config is None:
-        cfg = default_config("v1beta3")
+        cfg = _default_config()
     elif isinstance(config, SchedulerConfiguration):
         cfg = config
     else:
@@ -196,8 +197,32 @@ def _framework(
         )
     profile = next(iter(profiles.values()), cfg.profiles[0])
     pct = cfg.percentage_of_nodes_to_score if percentage is None else percentage
-    built = framework_for_profile(profile, pct)
+    built = (_default_framework(profile, pct) if cfg is _default_config()
+             else framework_for_profile(profile, pct))  # fmt: skip
     if built.not_simulated and notice is not None:
         notice(f"not simulated (left out of profile {profile.scheduler_name!r}): "
                + ", ".join(built.not_simulated))  # fmt: skip
     return built.framework, refused
+
+
+@functools.cache
+def _default_config() -> SchedulerConfiguration:
+    """kube-scheduler v1.23.6's defaults (v1beta3), made once per process: the
+    configuration of every call given none."""
+    from .config.load import default_config
+
+    return default_config("v1beta3")
+
+
+def _default_framework(profile: Any, pct: int) -> Any:
+    """:func:`framework_for_profile` of a profile of :func:`_default_config` (kept alive
+    by it), made once per profile and ``percentageOfNodesToScore``: a framework runs any
+    cluster."""
+    key = (id(profile), pct)
+    built = _default_frameworks.get(key)
+    if built is None:
+        built = _default_frameworks[key] = framework_for_profile(profile, pct)
+    return built
+
+
+_default_frameworks: dict[tuple[int, int], Any] = {}
