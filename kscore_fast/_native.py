@@ -112,12 +112,15 @@ def _scalar_bytes(value: Any, dtype: np.dtype) -> np.ndarray:
     return np.array([value], dtype=dtype).view(np.uint8)
 
 
-def pack(state: tuple[Any, ...], like: Packed | None = None) -> Packed:
+def pack(state: tuple[Any, ...], like: Packed | None = None,
+         parts: list[Any] | None = None) -> Packed:  # fmt: skip
     """Write ``state`` in the data layout of its numba type (:func:`state_type`).
     ``like``: a state packed before, of the same type, whose leaves ``state`` shares in
     part (a plugin hands out its snapshot's arrays again with new batch arrays): only
-    the leaves that differ are written, on a copy of its buffer."""
-    parts = leaves(state)
+    the leaves that differ are written, on a copy of its buffer. ``parts``: the state's
+    :func:`leaves`, when the caller has them."""
+    if parts is None:
+        parts = leaves(state)
     if like is not None:
         again = _repack(state, parts, like)
         if again is not None:

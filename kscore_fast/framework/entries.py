@@ -206,14 +206,15 @@ RECENT = 64
 
 
 def _packed(state: tuple[Any, ...], plugin: Any) -> _native.Packed:
-    key = tuple(map(id, _native.leaves(state)))
+    parts = _native.leaves(state)
+    key = tuple(map(id, parts))
     with _lock:
         found = _recent.get(key)
         if found is not None:
             _recent.move_to_end(key)
             return found
         last = _last.get(id(plugin.kernels))
-    packed = _native.pack(state, like=None if last is None else last[1])
+    packed = _native.pack(state, like=None if last is None else last[1], parts=parts)
     with _lock:
         _recent[key] = packed
         while len(_recent) > RECENT:

@@ -44,8 +44,17 @@ def is_python(plugin: Any) -> bool:
     """The plugin's kernels are plain Python (not all of them compiled)."""
     from .registry import KERNELS
 
-    found = [getattr(plugin.kernels, k, None) for k in KERNELS]
-    return any(fn is not None and getattr(fn, "py_func", None) is None for fn in found)
+    kernels = plugin.kernels
+    known = _python.get(id(kernels))
+    if known is None or known[0] is not kernels:
+        found = [getattr(kernels, k, None) for k in KERNELS]
+        python = any(fn is not None and getattr(fn, "py_func", None) is None for fn in found)
+        known = _python[id(kernels)] = (kernels, python)
+    return known[1]
+
+
+#: per plugin's kernels (kept alive here): whether they are plain Python
+_python: dict[int, tuple[Any, bool]] = {}
 
 
 class Handle:
