@@ -24,7 +24,6 @@ call that raises leaves the simulator as it was.
 
 from __future__ import annotations
 
-import copy
 import functools
 import itertools
 import threading
@@ -537,7 +536,7 @@ class Simulator:
         if self._seq is not None:
             seq = _Sequence.__new__(_Sequence)
             seq.__dict__.update(self._seq.__dict__)
-            seq.adopt_states([_copy_state(state) for state in self._seq.states])
+            seq.adopt_states(seq.owned(self._seq.states))  # (what binds change: copied)
             seq.cache = seq.empty_cache()  # (verdicts kept across cycles: made again)
             seq.bound = self._seq.bound.copy()
             seq.one = None  # (buffers of its own)
@@ -565,16 +564,6 @@ def _record(obj: dict[str, Any], kind: str, call: str) -> Any:
     objs, _ = read_inputs([], [obj])
     (record,) = objs.nodes if kind == "Node" else objs.pods
     return record
-
-
-def _copy_state(x: Any) -> Any:
-    """A deep copy of a plugin state (nested tuples of arrays and scalars; a plugin in
-    plain Python may hold any objects)."""
-    if isinstance(x, tuple):
-        return tuple(_copy_state(v) for v in x)
-    if isinstance(x, np.ndarray):
-        return x.copy()
-    return x if isinstance(x, int | float | np.generic) else copy.deepcopy(x)
 
 
 def _scores(call: str, scores: Any) -> None:

@@ -27,6 +27,7 @@ the nodes ``nodes[ptr[i]:ptr[i+1]]`` it is scored on.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol
 
@@ -153,6 +154,14 @@ class Plugin:
         """The plugin's state for the pending ``batch`` on ``snapshot``."""
         raise NotImplementedError(f"plugin {self.name!r} does not implement prepare")
 
+    def own_state(self, state: CycleState) -> CycleState:
+        """``state`` (what ``prepare`` gave) with its own copies of whatever ``assume``
+        and ``remove`` change, the rest shared: a sequential run, and each branch of a
+        ``Simulator``, update their own in place, while ``prepare`` may hand out one state
+        to every run of a batch (the batch runtime changes nothing). Called for plugins
+        with ``assume``. Default: a deep copy."""
+        return copy_state(state)
+
     def empty_state(self) -> CycleState | None:
         """A state of the types ``prepare`` gives, without a cluster (lets ``kscore warmup``
         compile the plugin's entry points ahead); None: not available."""
@@ -194,3 +203,13 @@ class Plugin:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def copy_state(x: Any) -> Any:
+    """A deep copy of a plugin state (nested tuples of arrays and scalars; a plugin in
+    plain Python may hold any objects)."""
+    if isinstance(x, tuple):
+        return tuple(copy_state(v) for v in x)
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    return x if isinstance(x, int | float | np.generic) else copy.deepcopy(x)

@@ -235,13 +235,18 @@ class _Run:
         self.fids = np.array([row[p.name] for p in fw.filter_plugins], np.int64)
         self.sids = np.array([row[wp.plugin.name] for wp in fw.score_plugins], np.int64)
         self.score_plugins = [self.plugins[p] for p in self.sids.tolist()]
-        self.adopt_states([p.prepare(snapshot, batch) for p in self.plugins])
+        self.adopt_states(self.owned([p.prepare(snapshot, batch) for p in self.plugins]))
         self.weights = np.array([wp.weight for wp in fw.score_plugins], np.int64)
         self.prescore_errors = self._prescore_errors(snapshot, batch)
         self.n_nodes = snapshot.n_nodes
         self.num_to_find = num_to_find
         self.explain = explain
         self.start = 0  # nextStartNodeIndex
+
+    def owned(self, states: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The states this run may change: a batch run changes none (see
+        :class:`~kscore_fast.framework.simulation._Sequence`)."""
+        return states
 
     def adopt_states(self, states: list[tuple[Any, ...]]) -> None:
         """Run on ``states`` (one per plugin of ``self.plugins``): the plugin table made

@@ -86,6 +86,12 @@ class _Sequence(_Run):
         #: one step's buffers (:meth:`step`), made at the first
         self.one: _Out | None = None
 
+    def owned(self, states: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The states with their own copies of what binds change (``own_state``), for
+        the plugins with ``assume``; the others' states are shared."""
+        return [p.own_state(s) if _binds(p) else s
+                for p, s in zip(self.plugins, states, strict=True)]  # fmt: skip
+
     def empty_cache(self) -> tuple[np.ndarray, ...]:
         """A cycle cache holding nothing yet (its rows take memory as cycles fill them)."""
         n_groups = int(self.groups.max(initial=-1)) + 1
@@ -215,7 +221,12 @@ class _Sequence(_Run):
 def _incremental(plugin: Any) -> bool:
     """The plugin follows binds and deletions: it has ``assume``/``remove`` kernels, or
     binding a pod changes nothing it reads."""
-    return plugin.bind_independent or getattr(plugin.kernels, "assume", None) is not None
+    return plugin.bind_independent or _binds(plugin)
+
+
+def _binds(plugin: Any) -> bool:
+    """The plugin's state changes when pods are bound and deleted."""
+    return getattr(plugin.kernels, "assume", None) is not None
 
 
 def _keep_entries(ptr: np.ndarray, keep: np.ndarray) -> np.ndarray:

@@ -120,3 +120,14 @@ def test_a_kernel_that_does_not_compile_for_the_state_says_which_plugin():
     cls = _plugin(name="Broken", kernels=SimpleNamespace(filter_node=broken, score_pod=_score))
     with pytest.raises(PluginError, match="plugin 'Broken': its filter kernels do not compile"):
         PluginTable([cls()], [(np.zeros(1),)], [abi.FILTER])
+
+
+def test_a_plugins_own_state_is_by_default_a_deep_copy():
+    """``own_state`` (what a sequential run and each Simulator branch update in place):
+    by default every array and object copied, numbers kept."""
+    state = (np.arange(3), (np.zeros(2), {"counts": [1]}), np.int64(4), 5)
+    owned = _plugin()().own_state(state)
+    assert owned[0] is not state[0] and owned[1][0] is not state[1][0]
+    assert owned[1][1] == state[1][1] and owned[1][1] is not state[1][1]
+    assert owned[1][1]["counts"] is not state[1][1]["counts"]
+    assert owned[2:] == state[2:] and np.array_equal(owned[0], state[0])

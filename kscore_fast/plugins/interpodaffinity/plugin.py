@@ -369,9 +369,11 @@ class InterPodAffinity(Plugin):
         return cached[1]
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
-        """The kernels' state (built once per snapshot, batch and args; the counts that
-        ``assume`` changes are fresh copies)."""
-        state = self._pristine(snapshot, batch)
+        """The kernels' state (built once per snapshot, batch and args)."""
+        return self._pristine(snapshot, batch)
+
+    def own_state(self, state: tuple) -> tuple:
+        """Copies of the counts ``assume`` changes."""
         return tuple(a.copy() if i in _MUTABLE else a for i, a in enumerate(state))
 
     def empty_state(self) -> tuple:

@@ -152,7 +152,10 @@ class NodePorts(NoArgs):
         return state
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
-        state = self._pristine(snapshot, batch)
+        return self._pristine(snapshot, batch)
+
+    def own_state(self, state: tuple) -> tuple:
+        """Copies of the used-port tables ``assume`` adds to."""
         return (*state[:5], *(a.copy() for a in state[5:]))
 
     def empty_state(self) -> tuple:

@@ -45,14 +45,18 @@ class NodeResourcesBalancedAllocation(Plugin):
         self._key = NAME + json.dumps(self.resources)
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
-        """The state of :mod:`.balanced_kernels` (cached on the batch; fresh aggregates)."""
+        """The state of :mod:`.balanced_kernels` (cached on the batch, the same for every call)."""
         cached = batch.cache.get(self._key)
         if cached is None or cached[0] is not snapshot:
             cols = resources.columns(snapshot, batch)
             state = resources.common_state(cols, self.resources, non_zero=False, overhead=True)
             cached = (snapshot, state)
             batch.cache[self._key] = cached
-        return resources.fresh(cached[1])
+        return cached[1]
+
+    def own_state(self, state: tuple) -> tuple:
+        """Copies of the aggregates ``assume`` changes."""
+        return resources.fresh(state)
 
     def empty_state(self) -> tuple:
         return resources.empty_common_state()

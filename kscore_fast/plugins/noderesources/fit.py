@@ -122,12 +122,16 @@ class NodeResourcesFit(Plugin):
         )  # fmt: skip
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
-        """The state of :mod:`.fit_kernels` (cached on the batch; fresh aggregates)."""
+        """The state of :mod:`.fit_kernels` (cached on the batch, the same for every call)."""
         cached = batch.cache.get(self._key)
         if cached is None or cached[0] is not snapshot:
             cached = (snapshot, self._build(resources.columns(snapshot, batch)))
             batch.cache[self._key] = cached
-        return resources.fresh(cached[1])
+        return cached[1]
+
+    def own_state(self, state: tuple) -> tuple:
+        """Copies of the aggregates ``assume`` changes."""
+        return resources.fresh(state)
 
     def empty_state(self) -> tuple:
         v = np.zeros(0, dtype=np.int64)

@@ -65,20 +65,25 @@ class PodTopologySpread(Plugin):
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         """(topo, filt, score, upd, filter classes, scratch): built once per (snapshot,
-        batch, args) and kept on the batch; each call gets its own copies of the counters
-        ``assume`` updates in place, and its own scratch rows (``kernels.SCRATCH``)."""
+        batch, args) and kept on the batch, the same for every call (see
+        :meth:`own_state`)."""
         key = (NAME, self._ref.default_constraints, self._ref.system_defaulted)
         cached = batch.cache.get(key)
         if cached is None or cached[0] is not snapshot:
-            cached = batch.cache[key] = (snapshot, *build_state(self._ref, snapshot, batch))
-        (topo, filt, score, upd), classes = cached[1], cached[2]
+            (topo, filt, score, upd), classes = build_state(self._ref, snapshot, batch)
+            width = int(np.diff(score[1]).max(initial=0))
+            seen = np.zeros(int(topo[1][-1]), dtype=np.bool_)
+            scratch = (seen, np.zeros(width, dtype=np.int64), np.zeros(width, dtype=np.float64))
+            cached = batch.cache[key] = (snapshot, (topo, filt, score, upd, classes, scratch))
+        return cached[1]
+
+    def own_state(self, state: tuple) -> tuple:
+        """Copies of the counters ``assume`` updates in place, and scratch rows of its own
+        (``kernels.SCRATCH``)."""
+        topo, filt, score, upd, classes, scratch = state
         filt = (*filt[:1], filt[1].copy(), filt[2], filt[3].copy(), *filt[4:])
         score = (*score[:9], score[9].copy(), *score[10:12], score[12].copy(), score[13])
-        sg_ptr = score[1]
-        width = int(np.diff(sg_ptr).max(initial=0))
-        scratch = (np.zeros(int(topo[1][-1]), dtype=np.bool_), np.zeros(width, dtype=np.int64),
-                   np.zeros(width, dtype=np.float64))  # fmt: skip
-        return topo, filt, score, upd, classes, scratch
+        return topo, filt, score, upd, classes, tuple(a.copy() for a in scratch)
 
     def empty_state(self) -> tuple:
         empty = build_cluster((), ())

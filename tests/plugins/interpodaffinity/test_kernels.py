@@ -161,7 +161,7 @@ def _check(c, plugin, state, ref, lists):
 def test_kernels_equal_reference_before_and_after_assume(seed):
     g, records, c, plugin = _setup(seed)
     nodes, existing, pending, namespaces, hard_weight, enabled = records
-    state = plugin.prepare(c.snapshot, c.batch)
+    state = plugin.own_state(plugin.prepare(c.snapshot, c.batch))
     ref = reference_for(c, hard_weight, enabled)
     lists = g.lists(len(c.batch), c.snapshot.n_nodes)
     _check(c, plugin, state, ref, lists)
@@ -183,11 +183,11 @@ def test_kernels_equal_reference_before_and_after_assume(seed):
     assert kernel_scores(c2, plugin, lists, state2) == kernel_scores(c, plugin, lists, state)
 
 
-def test_prepare_hands_out_fresh_counts():
-    """``assume`` on one prepared state leaves the cached one (and the next) untouched."""
+def test_own_state_hands_out_fresh_counts():
+    """``assume`` on one owned state leaves the cached one (and the next) untouched."""
     for seed in range(50):
         _, _, c, plugin = _setup(seed)
-        first = plugin.prepare(c.snapshot, c.batch)
+        first = plugin.own_state(plugin.prepare(c.snapshot, c.batch))
         before = [a.copy() for a in first[7:10]] + [first[17].copy()]
         for p in range(len(c.batch)):
             kernels.assume(first, p, 0)
@@ -210,7 +210,7 @@ def test_empty_state_has_the_types_of_a_prepared_one():
 def test_one_compiled_signature_per_kernel():
     for seed in range(5):
         _, _, c, plugin = _setup(seed)
-        state = plugin.prepare(c.snapshot, c.batch)
+        state = plugin.own_state(plugin.prepare(c.snapshot, c.batch))
         kernel_filter(c, plugin, state)
         kernel_scores(c, plugin, [[0]] * len(c.batch), state)
         kernels.assume(state, 0, 0)

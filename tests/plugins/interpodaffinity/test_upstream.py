@@ -136,7 +136,7 @@ def test_pre_filter_state_add_pod(case):
     # the kernels: assume the added pod (pending in this batch) on its node
     c_assume = cluster(nodes, existing, [pending, pod_of(case["addedPod"], "added", pending=True)])
     plugin = plugin_for(enabled=False)
-    s = plugin.prepare(c_assume.snapshot, c_assume.batch)
+    s = plugin.own_state(plugin.prepare(c_assume.snapshot, c_assume.batch))
     kernels.assume(s, 1, c_assume.snapshot.node_names.index(added.node_name))
     assert kernel_filter(c_assume, plugin, s)[0] == kernel_filter(c_all, plugin)[0]
     assert kernel_filter(c_all, plugin)[0] == reference_filter(

@@ -57,7 +57,7 @@ def _check(c, plugin, state, on_node):
 def test_filter_equals_reference_before_and_after_assume(seed):
     rng, c = _cluster(seed)
     plugin = NodePorts()
-    state = plugin.prepare(c.snapshot, c.batch)
+    state = plugin.own_state(plugin.prepare(c.snapshot, c.batch))
     on_node = [[] for _ in range(c.snapshot.n_nodes)]
     for pod, n in zip(c.snapshot.pods, c.snapshot.pod_node, strict=True):
         on_node[n].append(pod)
@@ -80,7 +80,7 @@ def test_filter_equals_reference_through_assume_and_remove(seed):
     if not c.snapshot.n_nodes:
         return
     plugin = NodePorts()
-    state = plugin.prepare(c.snapshot, c.batch)
+    state = plugin.own_state(plugin.prepare(c.snapshot, c.batch))
     used = [reference.HostPortInfo() for _ in range(c.snapshot.n_nodes)]
     for pod, n in zip(c.snapshot.pods, c.snapshot.pod_node, strict=True):
         reference.update_used_ports(used[n], pod)
@@ -98,10 +98,10 @@ def test_filter_equals_reference_through_assume_and_remove(seed):
                      lambda p, n: reference.filter(c.batch.pods[p], used[n]))  # fmt: skip
 
 
-def test_prepare_returns_fresh_tables():
+def test_own_state_returns_fresh_tables():
     _, c = _cluster(3)
     plugin = NodePorts()
-    state = plugin.prepare(c.snapshot, c.batch)
+    state = plugin.own_state(plugin.prepare(c.snapshot, c.batch))
     before = [a.copy() for a in state]
     for p in range(len(c.batch)):
         kernels.assume(state, p, 0)

@@ -133,7 +133,7 @@ def test_host_port_info_add_remove(added, removed, length):
     bound = build_cluster([NodeRecord("n")], [_pod_with(added, "b", "n"), PodRecord("", "p")])
     assert used_port_count(plugin.prepare(bound.snapshot, bound.batch), 0) == length
     pending = build_cluster([NodeRecord("n")], [_pod_with(added, "p")])
-    state = plugin.prepare(pending.snapshot, pending.batch)
+    state = plugin.own_state(plugin.prepare(pending.snapshot, pending.batch))
     assert used_port_count(state, 0) == 0
     kernels.assume(state, 0, 0)
     assert used_port_count(state, 0) == length

@@ -146,8 +146,8 @@ def test_kernels_equal_reference_before_and_after_assume(seed):
     rng, mode, c = _cluster(seed)
     fit = NodeResourcesFit(_fit_args(rng, mode))
     bal = NodeResourcesBalancedAllocation(_balanced_args(rng, mode))
-    fit_state = fit.prepare(c.snapshot, c.batch)
-    bal_state = bal.prepare(c.snapshot, c.batch)
+    fit_state = fit.own_state(fit.prepare(c.snapshot, c.batch))  # (assume changes it)
+    bal_state = bal.own_state(bal.prepare(c.snapshot, c.batch))
     on_node = [[] for _ in range(c.snapshot.n_nodes)]
     for pod, n in zip(c.snapshot.pods, c.snapshot.pod_node, strict=True):
         on_node[n].append(pod)
@@ -164,12 +164,12 @@ def test_kernels_equal_reference_before_and_after_assume(seed):
     _check(c, fit, fit_state, bal, bal_state, on_node)
 
 
-def test_prepare_hands_out_fresh_aggregates():
-    """``assume`` on one prepared state leaves the cached one (and the next) untouched."""
+def test_own_state_hands_out_fresh_aggregates():
+    """``assume`` on one owned state leaves the cached one (and the next) untouched."""
     _, _, c = _cluster(7)
     for plugin, kernels in ((NodeResourcesFit(), fit_kernels),
                             (NodeResourcesBalancedAllocation(), balanced_kernels)):  # fmt: skip
-        first = plugin.prepare(c.snapshot, c.batch)
+        first = plugin.own_state(plugin.prepare(c.snapshot, c.batch))
         kernels.assume(first, 0, 0)
         second = plugin.prepare(c.snapshot, c.batch)
         assert second[2][0] == first[2][0] - 1

@@ -93,7 +93,7 @@ def test_assume_equals_a_fresh_state(seed):
     nodes, existing, pending, (services, controllers, args) = random_cluster(seed)
     c = build_cluster(nodes, [*existing, *pending], services, controllers)
     plugin = PodTopologySpread(args)
-    state = plugin.prepare(c.snapshot, c.batch)
+    state = plugin.own_state(plugin.prepare(c.snapshot, c.batch))
     rng = np.random.default_rng(1000 + seed)
     bound = []
     for _ in range(3):
@@ -111,11 +111,11 @@ def test_assume_equals_a_fresh_state(seed):
         )
 
 
-def test_prepare_gives_each_caller_its_own_counters():
-    """A state another caller assumed into leaves a new prepare untouched."""
+def test_own_state_gives_each_caller_its_own_counters():
+    """A state another caller assumed into (its own) leaves a new prepare untouched."""
     c, args = _cluster(6)
     plugin = PodTopologySpread(args)
-    first = plugin.prepare(c.snapshot, c.batch)
+    first = plugin.own_state(plugin.prepare(c.snapshot, c.batch))
     before = filter_codes(kernels, plugin.prepare(c.snapshot, c.batch), len(c.batch),
                           c.snapshot.n_nodes)  # fmt: skip
     for p in range(len(c.batch)):
