@@ -28,6 +28,7 @@ from .defaults import default_selectors
 from .reference import Constraint, filter_topology_spread_constraints
 
 I64 = np.int64
+I32 = np.int32
 
 
 class _Builder:
@@ -274,12 +275,13 @@ def build_state(ref: Any, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple[t
     n_nodes = snapshot.n_nodes
     topo = (node_dom, key_off)
     n_pairs = int(fe_off[-1])
-    filt = (fe_off, np.zeros(n_pairs, I64), np.zeros(n_pairs, np.bool_), np.zeros(len(fe_key), I64),
+    # matching pods per pair/domain/node: int32, as Go's counters (``*int32``, ``int32``)
+    filt = (fe_off, np.zeros(n_pairs, I32), np.zeros(n_pairs, np.bool_), np.zeros(len(fe_key), I64),
             fe_key, pf_ptr, pf_key, pf_entry, pf_skew, pf_self)  # fmt: skip
     score = (pod_sg, sg_ptr, np.array(b.sg_reqall, np.bool_), np.array(b.sg_aff, I64),
              sc_key, sc_skew, sc_idx, sc_host.astype(np.bool_), se_off,
-             np.zeros(se_off[-1], I64), np.array(b.se_group, I64), se_key,
-             np.zeros((len(b.hrows), n_nodes), I64), aff_match)  # fmt: skip
+             np.zeros(se_off[-1], I32), np.array(b.se_group, I64), se_key,
+             np.zeros((len(b.hrows), n_nodes), I32), aff_match)  # fmt: skip
     use = np.array(uses, dtype=I64).reshape(-1, 3)
     use_kind, use_idx = np.ascontiguousarray(use[:, 1]), np.ascontiguousarray(use[:, 2])
     upd = (psel_ptr, psel, use_ptr, use_kind, use_idx)

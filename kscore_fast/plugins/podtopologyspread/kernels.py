@@ -15,7 +15,7 @@ state = (topo, filt, score, upd, classes, scratch) (``classes``: the filter keys
  topo  0 node_dom   int32[K, N]  domain of each node's value (-1: the node lacks the key)
        1 key_off    int64[K+1]   key k's domains are key_off[k]:key_off[k+1] (scratch)
  filt  0 fe_off     int64[E+1]   entry e's counters are fe_cnt[fe_off[e] + domain]
-       1 fe_cnt     int64[X]     matching pods per pair (read where fe_exists)
+       1 fe_cnt     int32[X]     matching pods per pair (read where fe_exists)
        2 fe_exists  bool[X]      the pair exists (an eligible node holds that value)
        3 fe_min     int64[E]     criticalPaths[0].MatchNum (MaxInt32: no pair)
        4 fe_key     int64[E]
@@ -33,10 +33,10 @@ state = (topo, filt, score, upd, classes, scratch) (``classes``: the filter keys
        6 sc_idx     int64[SC]    score entry (host: row of hcnt)
        7 sc_host    bool[SC]     topologyKey is kubernetes.io/hostname
        8 se_off     int64[SE+1]
-       9 se_cnt     int64[Y]     matching pods per domain over the group's eligible nodes
+       9 se_cnt     int32[Y]     matching pods per domain over the group's eligible nodes
       10 se_group   int64[SE]
       11 se_key     int64[SE]
-      12 hcnt       int64[H, N]  matching pods per node, per selector of a hostname constraint
+      12 hcnt       int32[H, N]  matching pods per node, per selector of a hostname constraint
       13 aff_match  bool[A, N]   GetRequiredNodeAffinity(pod).Match per affinity group
  upd   0 psel_ptr   int64[B+1]   the selectors each pending pod matches (namespace included)
        1 psel       int64[M]
