@@ -2,8 +2,8 @@
 
 Exit codes: 0 success, 2 bad input, usage or output location (one message on stderr, no
 traceback), 130 Ctrl-C, 128 + N another stop signal N (SIGTERM 143, SIGHUP 129), 141 stdout
-closed early (a broken pipe, as if killed by SIGPIPE; quietly). Temporary output is removed
-on each of these.
+closed early (a broken pipe, as if killed by SIGPIPE; quietly), 1 out of memory (one
+message). Temporary output is removed on each of these.
 """
 
 from __future__ import annotations
@@ -501,6 +501,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 128 + 13  # as if killed by SIGPIPE
+    except MemoryError:  # (the output's temporary is removed on the way, as on Ctrl-C)
+        _say("kscore: error: out of memory: this input needs more memory than the machine "
+             "gives (memory grows with nodes × distinct pod constraints; score the pending "
+             "pods in parts, or use --scores none)")  # fmt: skip
+        return 1
 
 
 def _main(argv: Sequence[str] | None) -> int:

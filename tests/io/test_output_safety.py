@@ -587,3 +587,24 @@ def test_stop_signal_while_kernels_compile_or_load(tmp_path, sig):
         lines = [ln for ln in err.splitlines() if not ln.startswith("kscore: compiling")]
         stopped = f"kscore: stopped by {sig.name}"
         assert lines == ["kscore: interrupted" if sig == signal.SIGINT else stopped], err
+
+
+@pytest.mark.parametrize("where", ["scoring", "writing"])
+def test_out_of_memory_is_one_line_and_no_output(tmp_path, monkeypatch, capsys, where):
+    """Running out of memory (issue 28, item 4): exit 1, one line saying so, no traceback,
+    no output and no temporary left behind."""
+    from kscore_fast.framework.runtime import Framework
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError("Unable to allocate 12.0 GiB")
+
+    if where == "scoring":
+        monkeypatch.setattr(Framework, "run", exhausted)
+    else:
+        monkeypatch.setattr(ScoreResult, "placements_table", exhausted)
+    out = tmp_path / "out.parquet"
+    code = main(["score", str(ROOT / "data" / "embedded"), "--format", "parquet", "-o", str(out),
+                 "--quiet", "--scores", "none"])  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and err[0].startswith("kscore: error: out of memory")
+    assert os.listdir(tmp_path) == []
