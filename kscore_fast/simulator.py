@@ -307,7 +307,7 @@ class Simulator:
         i = self._waiting(pod)
         if self._seq is None or parse_scores_mode(scores) != 0:
             return self._cycles([i], False, scores).to_dict()["results"][0]
-        host = self._step(i, False)
+        host = self._step(i)
         if host < 0:  # (the error's message: recorded as any cycle's)
             result = self._result([pod], 1, scores)
             self._seq.record_one(result)
@@ -341,18 +341,27 @@ class Simulator:
         i = self._waiting(pod)
         if self._seq is None:
             return self._cycles([i], True, "none").host_names[0]
-        host = self._step(i, True)
-        if host < 0:
-            return None
-        node = self._cluster.snapshot.node_names[host]
-        self._cache.bind(pod, node)
-        return node
+        host = self._step(i, pod)
+        return None if host < 0 else self._cluster.snapshot.node_names[host]
 
-    def _step(self, i: int, commit: bool) -> int:
-        """One cycle of batch pod ``i`` on the step buffers (:meth:`_Sequence.step`)."""
-        assert self._seq is not None
-        self._cache.listed = self._cluster.snapshot.node_names  # UpdateSnapshot
-        return self._seq.step(i, self._tie, self._seed, self._rng, commit)
+    def _step(self, i: int, bind: str | None = None) -> int:
+        """One cycle of batch pod ``i`` on the step buffers (:meth:`_Sequence.step`), the
+        pod bound to its host under the name ``bind`` if given: the host, or -1. An
+        exception (a plugin's, inside the loop; Ctrl-C) leaves everything as before."""
+        seq, cache = self._seq, self._cache
+        assert seq is not None
+        undo = (np.array([seq.bound[i]], np.int64), seq.start, self._rng.copy(), cache.listed)
+        try:
+            cache.listed = self._cluster.snapshot.node_names  # UpdateSnapshot
+            host = seq.step(i, self._tie, self._seed, self._rng, bind is not None)
+            if bind is not None and host >= 0:
+                cache.bind(bind, self._cluster.snapshot.node_names[host])
+        except BaseException:
+            if bind is not None:
+                cache.bound.pop(bind, None)
+            self._rollback(np.array([i], np.int64), *undo)
+            raise
+        return host
 
     @_serialized
     def run(self, pods: Sequence[str] | None = None, *, scores: ScoresMode = "none",

@@ -191,3 +191,36 @@ def test_a_python_state_of_any_objects_follows_binds_and_branches(monkeypatch, t
     assert branch.schedule_and_bind(names[2]) == other  # (names[1] is not bound there)
     sim.delete(names[1])
     assert sim.schedule_and_bind(names[3]) == other
+
+
+def test_a_step_whose_plugin_raises_leaves_the_simulator_as_it_was(monkeypatch, tmp_path):
+    """schedule_and_bind and schedule stopped by a plugin's error inside the compiled loop
+    (issue 28, item 1): the random source, the rotation and the bindings as before, so
+    that the next steps equal those of a simulator that never saw the call."""
+    failing = {"on": False}
+
+    def score_pod(state, pod, nodes, out):
+        if failing["on"]:
+            raise RuntimeError("flaky")
+        out[:] = 7
+
+    monkeypatch.setattr(registry, "OUT_OF_TREE", Registry())
+    attrs = {"name": "Flaky", "scores": True, "kernels": types.SimpleNamespace(score_pod=score_pod)}
+    ks.register_plugin(type("Flaky", (_Base,), attrs))
+    c = ks.load_cluster([SAMPLE])
+    config = tmp_path / "flaky.yaml"
+    config.write_text(CONFIG.split("  plugins:")[0] + "  plugins:\n    score:\n      enabled:\n"
+                      "      - name: Flaky\n        weight: 1\n")  # fmt: skip
+    sim, fresh = (ks.Simulator(c, config=str(config), seed=4, tie_break="go-rand")
+                  for _ in range(2))  # fmt: skip
+    for name in sim.pods[:3]:
+        assert sim.schedule_and_bind(name) == fresh.schedule_and_bind(name)
+    failing["on"] = True
+    with pytest.raises(PluginError, match=r"kernels\.score_pod raised RuntimeError: flaky"):
+        sim.schedule_and_bind(sim.pods[3])
+    with pytest.raises(PluginError):
+        sim.schedule(sim.pods[3], scores="none")
+    failing["on"] = False
+    assert sim.host_of(sim.pods[3]) is None
+    for name in sim.pods[3:8]:
+        assert sim.schedule_and_bind(name) == fresh.schedule_and_bind(name), name

@@ -438,3 +438,36 @@ def test_a_replay_stopped_after_a_deletion_of_an_input_pod_is_undone_whole():
     again = sim.replay(events, scores="all").to_dict()
     assert again == fresh.replay(events, scores="all").to_dict()
     assert sim.run(scores="all").to_dict() == fresh.run(scores="all").to_dict()
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda s, p, n: s.schedule(3), "schedule: pod must be"),
+        (lambda s, p, n: s.schedule(p, scores=5), "schedule: scores must be a string"),
+        (lambda s, p, n: s.bind(p, 3), "bind: node must be"),
+        (lambda s, p, n: s.bind(3, n), "bind: pod must be"),
+        (lambda s, p, n: s.schedule_and_bind(None), "schedule_and_bind: pod must be"),
+        (lambda s, p, n: s.run("abc"), "run: pods must be a list of names"),
+        (lambda s, p, n: s.run([{"a": 1}]), "run: pods[0] must be"),
+        (lambda s, p, n: s.run(progress=3), "run: progress must be a function"),
+        (lambda s, p, n: s.run(scores=None), "run: scores must be a string"),
+        (lambda s, p, n: s.replay(None), "replay: events must be an iterable"),
+        (lambda s, p, n: s.replay([3]), "replay event 0: expected (op, pod)"),
+        (lambda s, p, n: s.replay([], progress=3), "replay: progress must be a function"),
+        (lambda s, p, n: s.delete(["a"]), "delete: pod must be"),
+        (lambda s, p, n: s.remove_node(1.5), "remove_node: node must be"),
+        (lambda s, p, n: s.add_pod("x"), "add_pod: pod must be a Pod object"),
+        (lambda s, p, n: s.add_node(None), "add_node: node must be a Node object"),
+        (lambda s, p, n: s.host_of(3), "host_of: pod must be"),
+    ],
+)  # fmt: skip
+def test_every_method_names_a_wrong_argument_and_changes_nothing(call, message):
+    """Wrong types at the public boundary (issue 28, item 3): an InputError naming the
+    method and the parameter; the simulator goes on as if the call had not been made."""
+    c = _cluster("basic", 2)
+    sim, fresh = (Simulator(c, seed=2, tie_break="go-rand") for _ in range(2))
+    with pytest.raises(InputError) as err:
+        call(sim, sim.pods[0], sim.nodes[0])
+    assert message in str(err.value)
+    assert sim.run(scores="all").to_dict() == fresh.run(scores="all").to_dict()
