@@ -317,6 +317,14 @@ def test_replay_refuses_impossible_events():
                        ("schedule", "default/p1")]).host_names == ["n0", "n0"]  # fmt: skip
 
 
+def _bound_first(c, n: int) -> Simulator:
+    """A simulator (seed 3, go-rand) of ``c`` with its first ``n`` pending pods bound."""
+    sim = Simulator(c, seed=3, tie_break="go-rand")
+    for name in sim.pods[:n]:
+        sim.schedule_and_bind(name)
+    return sim
+
+
 @pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
 def test_a_callback_that_raises_leaves_the_simulator_as_it_was(error):
     """run/replay whose progress callback raises: the compiled loop's binds and deletions
@@ -327,13 +335,7 @@ def test_a_callback_that_raises_leaves_the_simulator_as_it_was(error):
     def stop(n):
         raise error("stop")
 
-    def started():
-        sim = Simulator(c, seed=3, tie_break="go-rand")
-        for name in sim.pods[:3]:
-            sim.schedule_and_bind(name)
-        return sim
-
-    sim, fresh = started(), started()
+    sim, fresh = _bound_first(c, 3), _bound_first(c, 3)
     bound = [p for p in sim.pods if sim.host_of(p) is not None]
     with pytest.raises(error):
         sim.run(progress=stop)
@@ -414,13 +416,7 @@ def test_a_replay_stopped_after_a_deletion_of_an_input_pod_is_undone_whole():
     as before the replay, the earlier segments' binds and the deletion included."""
     c = _cluster("mixed", 3)
 
-    def started():
-        sim = Simulator(c, seed=3, tie_break="go-rand")
-        for name in sim.pods[:2]:
-            sim.schedule_and_bind(name)
-        return sim
-
-    sim, fresh = started(), started()
+    sim, fresh = _bound_first(c, 2), _bound_first(c, 2)
     bound_input = next(iter(sim._cache.existing))
     calls = []
 
