@@ -104,33 +104,33 @@ class Simulator:
 
     def _adopt(self, cluster: Cluster, notice: Callable[[str], None] | None = None) -> None:
         """Prepare the profile's states for ``cluster`` (the cache's records) and bind in
-        them the pending pods the simulator bound to present nodes."""
+        them the pending pods the simulator bound to present nodes; the simulator changed
+        only once all is done (a plugin's error leaves it as it was)."""
         from .api import _framework
 
         plugins, config, pct = self._spec
         framework, refused = _framework(cluster, plugins, config, pct, notice)
         snap, batch = cluster.snapshot, cluster.batch
-        self._cluster, self.framework = cluster, framework
+        index = {name: i for i, name in enumerate(batch.names)}
+        seq = None
+        if snap.n_nodes > 0:
+            num = num_feasible_nodes_to_find(snap.n_nodes, framework.percentage_of_nodes_to_score)
+            seq = _Sequence(framework, snap, batch, num, explain=False)
+            # nextStartNodeIndex as Go keeps it: taken modulo the node count inside a cycle
+            # only (nodes removed since the last cycle may leave it past the count)
+            seq.start = self._start
+            where = snap.node_index
+            bound = [(index[k], where[n]) for k, n in self._cache.bound.items() if n in where]
+            if bound:
+                pods, nodes = (np.array(col, dtype=np.int64) for col in zip(*bound, strict=True))
+                counted = [p.counts_bound_pending(snap) for p in seq.plugins]
+                aids = seq.aids[~np.array(counted, dtype=np.bool_)[seq.aids]]
+                seq.kernels.assume_pods(aids, seq.table, seq.cache, pods, nodes)
+                seq.bound[pods] = nodes
+        self._cluster, self.framework, self._seq = cluster, framework, seq
         self._refused = {batch.names[i]: error for i, error in refused.items()}
-        self._index = {name: i for i, name in enumerate(batch.names)}
+        self._index = index
         self._stale = False
-        if snap.n_nodes == 0:
-            self._seq = None
-            return
-        num = num_feasible_nodes_to_find(snap.n_nodes, framework.percentage_of_nodes_to_score)
-        self._seq = _Sequence(framework, snap, batch, num, explain=False)
-        # nextStartNodeIndex as Go keeps it: taken modulo the node count inside a cycle
-        # only (nodes removed since the last cycle may leave it past the count)
-        self._seq.start = self._start
-        where = snap.node_index
-        bound = [(self._index[k], where[n]) for k, n in self._cache.bound.items() if n in where]
-        if bound:
-            pods, nodes = (np.array(col, dtype=np.int64) for col in zip(*bound, strict=True))
-            seq = self._seq
-            counted = [p.counts_bound_pending(snap) for p in seq.plugins]
-            aids = seq.aids[~np.array(counted, dtype=np.bool_)[seq.aids]]
-            seq.kernels.assume_pods(aids, seq.table, seq.cache, pods, nodes)
-            self._seq.bound[pods] = nodes
 
     def _fresh(self) -> _Sequence | None:
         """The run, its states prepared again first if an event made them stale."""
@@ -283,6 +283,7 @@ class Simulator:
         cache's records were not touched yet."""
         seq = self._seq
         assert seq is not None
+        seq.undo_in_flight()
         for pod, was, now in zip(pods.tolist(), bound.tolist(), seq.bound[pods].tolist(),
                                  strict=True):  # fmt: skip
             if now == was:
@@ -327,9 +328,12 @@ class Simulator:
         i, n = self._waiting(pod), self._node(node)
         seq = self._seq
         assert seq is not None  # a node exists
-        one = np.array([i], dtype=np.int64)
-        seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, one,
-                                np.array([n], dtype=np.int64))  # fmt: skip
+        one, at = np.array([i], dtype=np.int64), np.array([n], dtype=np.int64)
+        try:
+            seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, one, at)
+        except BaseException:  # (a plugin's error)
+            seq.undo_in_flight()
+            raise
         seq.bound[i] = n
         self._cache.bind(pod, node)
 
@@ -471,14 +475,18 @@ class Simulator:
             self._stale = True
             return
         self._pending(pod)
-        node = cache.drop_pending(pod)
-        i = self._index.pop(pod, None)
-        seq = self._seq
-        if self._stale or node is None or seq is None or i is None:
-            return
-        if seq.bound[i] >= 0:  # (a pod on a node that is absent counts nowhere)
-            seq.kernels.remove_pod(seq.aids, seq.table, seq.cache, i, np.int64(seq.bound[i]))
+        i, seq = self._index.get(pod), self._seq
+        # (a pod on a node that is absent counts nowhere: bound[i] is -1)
+        if not self._stale and seq is not None and i is not None and seq.bound[i] >= 0:
+            try:
+                seq.kernels.remove_pod(seq.aids, seq.table, seq.cache, i,
+                                       np.int64(seq.bound[i]))  # fmt: skip
+            except BaseException:  # (a plugin's error)
+                seq.undo_in_flight()
+                raise
             seq.bound[i] = -1
+        cache.drop_pending(pod)
+        self._index.pop(pod, None)
 
     @_serialized
     def add_pod(self, pod: dict[str, Any] | PodRecord) -> str:

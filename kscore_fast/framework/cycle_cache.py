@@ -19,7 +19,9 @@ raw, sums, ok, uniform, value)``:
 
 * ``memo`` int64[S, N], ``done`` bool[S, blocks]: the verdict rows (``framework.search``);
 * ``reps`` int64[S]: the pod whose verdicts a slot holds (any of its twins);
-* ``ctl`` int64[3]: log length, epoch, clock;
+* ``ctl`` int64[7]: log length, epoch, clock, and the change in flight
+  (:func:`kscore_fast.framework.sequential.in_flight`): the plugins of ``aids`` it has
+  reached (-1: none in flight), its pod, node and direction (1: bind);
 * ``log`` int64[L]: the nodes changed in this epoch, in order;
 * ``seen`` int64[S]: the log length a slot has replayed; ``epoch`` int64[S]: its epoch;
 * ``group`` int64[S]: the twin group a slot holds (-1: none); ``slot_of`` int64[G]: the
@@ -39,6 +41,8 @@ from .._jit import inline_kernel
 from . import search
 
 _LOG, _EPOCH, _CLOCK = 0, 1, 2
+#: ``ctl``: the change in flight (plugins reached, pod, node, bind)
+AT, POD, NODE, BIND = 3, 4, 5, 6
 #: bytes of verdict and score rows a cache may hold (its slots: at least one, at most one
 #: per group)
 BUDGET = 64 << 20
@@ -58,7 +62,7 @@ def new_cache(n_groups: int, n_nodes: int, n_scores: int) -> tuple[np.ndarray, .
         np.empty((slots, n_nodes), dtype=np.int64),
         np.zeros((slots, blocks), dtype=np.bool_),
         np.zeros(slots, dtype=np.int64),
-        np.zeros(3, dtype=np.int64),
+        np.array([0, 0, 0, -1, 0, 0, 0], dtype=np.int64),
         np.empty(LOG_SIZE, dtype=np.int64),
         np.zeros(slots, dtype=np.int64),
         np.full(slots, -1, dtype=np.int64),

@@ -236,9 +236,13 @@ def _change(aids, table, cache, pod, node, bind):  # pragma: no cover - compiled
     may have changed."""
     wide = False
     col = ASSUME if bind else REMOVE
+    ctl = cache[3]  # the change in flight, for an undo if a plugin raises (in_flight)
+    ctl[cycle_cache.POD], ctl[cycle_cache.NODE], ctl[cycle_cache.BIND] = pod, node, bind
     for a in range(aids.shape[0]):
+        ctl[cycle_cache.AT] = a
         p = aids[a]
         wide |= call_bind(table[p, col], table[p, STATE], pod, node) != 0
+    ctl[cycle_cache.AT] = -1
     cycle_cache.touch(cache, node, wide)
 
 

@@ -92,6 +92,24 @@ class _Sequence(_Run):
         return [p.own_state(s) if _binds(p) else s
                 for p, s in zip(self.plugins, states, strict=True)]  # fmt: skip
 
+    def undo_in_flight(self) -> None:
+        """Undo the bind or deletion (of every plugin of ``aids``) that a plugin's
+        exception stopped halfway: the plugins before it had applied it, the others not;
+        after, every plugin's state is as before that change."""
+        ctl = self.cache[3]
+        done = int(ctl[cycle_cache.AT])
+        if done < 0:
+            return
+        ctl[cycle_cache.AT] = -1
+        pod, node, bind = (int(v) for v in ctl[cycle_cache.POD : cycle_cache.BIND + 1])
+        if done:
+            part = self.aids[:done]
+            if bind:
+                self.kernels.remove_pod(part, self.table, self.cache, pod, node)
+            else:
+                one, at = np.array([pod], np.int64), np.array([node], np.int64)
+                self.kernels.assume_pods(part, self.table, self.cache, one, at)
+
     def empty_cache(self) -> tuple[np.ndarray, ...]:
         """A cycle cache holding nothing yet (its rows take memory as cycles fill them)."""
         n_groups = int(self.groups.max(initial=-1)) + 1
