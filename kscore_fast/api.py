@@ -22,6 +22,7 @@ from .framework.result import ScoreResult, parse_scores_mode
 from .framework.runtime import Framework
 from .io.load import ProgressFactory, read_inputs
 from .model.objects import NamespaceRecord
+from .model.priority import admit
 from .model.snapshot import Cluster, build_cluster
 from .profile import PluginsSpec, build_framework, framework_for_profile
 
@@ -44,8 +45,11 @@ def load_cluster(
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
     objs, report = read_inputs(paths, objects, progress)
-    cluster = build_cluster(objs.nodes, objs.pods, objs.services, objs.controllers,
+    admitted = admit(objs.pods, objs.priority_classes)
+    cluster = build_cluster(objs.nodes, admitted.pods, objs.services, objs.controllers,
                             objs.namespaces)  # fmt: skip
+    cluster.priority_classes = objs.priority_classes
+    cluster.refused_pods, cluster.differing_priorities = admitted.refused, admitted.differing
     cluster.skipped_kinds = dict(objs.skipped)
     cluster.skipped_files = len(report.special)
     cluster.empty_dirs = list(report.empty_dirs)
@@ -147,7 +151,8 @@ def in_order(cluster: Cluster, order: Sequence[int]) -> Cluster:
     namespaces = [NamespaceRecord(n, labels) for n, labels in snap.namespace_labels.items()]
     out = build_cluster(nodes, [*snap.pods, *pending], snap.services, controllers, namespaces)
     for name in ("orphaned_pods", "terminated_pods", "deleting_pending_pods",
-                 "pvc_pending_pods", "skipped_kinds", "skipped_files", "empty_dirs"):  # fmt: skip
+                 "pvc_pending_pods", "skipped_kinds", "skipped_files", "empty_dirs",
+                 "priority_classes", "refused_pods", "differing_priorities"):  # fmt: skip
         setattr(out, name, getattr(cluster, name))
     return out
 
@@ -159,7 +164,8 @@ def _framework(
     percentage: int | None,
     notice: Callable[[str], None] | None,
 ) -> tuple[Framework, dict[int, str]]:
-    """The framework the batch runs, and the pods refused (unknown ``schedulerName``)."""
+    """The framework the batch runs, and the pods refused (the Priority admission
+    plugin's refusals, unknown ``schedulerName``)."""
     if plugins is not None:
         if config is not None:
             raise ConfigError("give score plugins (plugins=) or a configuration (config=), "
@@ -179,7 +185,11 @@ def _framework(
         cfg = load_config(config)
     used: dict[str, Any] = {}
     refused: dict[int, str] = {}
+    admission = cluster.refused_pods
     for i, pod in enumerate(cluster.batch.pods):
+        if admission and (message := admission.get(pod.key)) is not None:
+            refused[i] = message  # (the API server never created it)
+            continue
         name = pod.scheduler_name
         if name not in used:
             try:

@@ -492,11 +492,18 @@ class Simulator:
     def add_pod(self, pod: dict[str, Any] | PodRecord) -> str:
         """Add a Pod (an object as ``json.load`` gives it, or a record): without
         ``spec.nodeName`` a pending pod queued after the others, with it a pod bound there
-        (an informer's add; its node need not be present). Its ``namespace/name``."""
+        (an informer's add; its node need not be present). Its ``namespace/name``. A pod
+        without ``spec.priority`` is created: the Priority admission plugin resolves its
+        priority from its PriorityClass (the input's), or refuses it (InputError)."""
         record = pod if isinstance(pod, PodRecord) else _record(pod, "Pod", "add_pod")
         key, cache = record.key, self._cache
         if key in cache.pending or key in cache.existing:
             raise InputError(f"add_pod: pod {key} exists")
+        if record.priority is None:  # created now: the Priority admission plugin's turn
+            made = cache.admission.create(record)
+            if isinstance(made, str):
+                raise InputError(f"add_pod: {made}")
+            record = made
         if record.phase in TERMINATED_PHASES:
             raise InputError(f"add_pod: pod {key} is {record.phase}; the scheduler's cache "
                              "holds no terminated pod")  # fmt: skip

@@ -33,6 +33,7 @@ from ..model.objects import (
     PodRecord,
     ServiceRecord,
 )
+from ..model.priority import Admission
 from ..model.snapshot import Cluster, build_cluster
 from ..model.topology import zone_key
 from ..plugins.imagelocality.reference import ImageStateCache
@@ -93,6 +94,10 @@ class ClusterCache:
         self.services: list[ServiceRecord] = []
         self.controllers: list[ControllerRecord] = []
         self.namespaces: list[NamespaceRecord] = []
+        #: the Priority admission plugin over the input's PriorityClasses (add_pod)
+        self.admission = Admission()
+        #: pending pods that admission refused: key → the API server's message
+        self.refused: dict[str, str] = {}
 
     @classmethod
     def of(cls, cluster: Cluster) -> ClusterCache:
@@ -108,6 +113,8 @@ class ClusterCache:
         cache.controllers = [c for kind in snap.controllers.values() for c in kind]
         labels = snap.namespace_labels
         cache.namespaces = [NamespaceRecord(name, labels[name]) for name in labels]
+        cache.admission = Admission(cluster.priority_classes)
+        cache.refused = {k: m for k, m in cluster.refused_pods.items() if k in cache.pending}
         return cache
 
     def copy(self) -> ClusterCache:
@@ -120,6 +127,7 @@ class ClusterCache:
         other.listed = self.listed
         other.services, other.controllers = self.services, self.controllers
         other.namespaces = self.namespaces
+        other.admission, other.refused = self.admission, dict(self.refused)
         return other
 
     def add_node(self, node: NodeRecord) -> None:
@@ -140,6 +148,8 @@ class ClusterCache:
         nodes, listed = self.node_list()
         out = build_cluster(nodes, pods, self.services, self.controllers, self.namespaces,
                             listed=listed)  # fmt: skip
+        out.priority_classes = list(self.admission.classes_given)
+        out.refused_pods = dict(self.refused)
         snap = out.snapshot
         snap.image_states = [self.image_states[name] for name in snap.node_names]
         snap.used_ports = {name: info.triples() for name, info in self.ports.items()}
@@ -169,6 +179,7 @@ class ClusterCache:
         """A pending pod deleted: the node it was bound to, if any (released there)."""
         node = self.bound.pop(key, None)
         pod = self.pending.pop(key)
+        self.refused.pop(key, None)
         if node is not None:
             self._ports(pod, node, False)
         return node

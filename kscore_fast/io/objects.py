@@ -53,6 +53,7 @@ from ..model.objects import (
     PodAffinityTerm,
     PodRecord,
     PreferredSchedulingTerm,
+    PriorityClassRecord,
     ResourceList,
     ServiceRecord,
     Taint,
@@ -60,6 +61,7 @@ from ..model.objects import (
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
 )
+from ..model.priority import class_problem
 from ..model.quantity import Quantity
 from ..model.selectors import LabelSelector
 from ..model.validation import valid_dns1123_subdomain, valid_label_value
@@ -83,7 +85,9 @@ from .validate import (
     name_problem,
     namespace_problem,
     object_label,
+    pod_priority_problem,
     port_problem,
+    preemption_policy_problem,
     requirement_problem,
     resource_name_problem,
     resource_quantity,
@@ -94,7 +98,8 @@ from .validate import (
     weight_problem,
 )
 
-USED_KINDS = frozenset(("Node", "Pod", "Service", RC_KIND, RS_KIND, SS_KIND, "Namespace"))
+USED_KINDS = frozenset(("Node", "Pod", "Service", RC_KIND, RS_KIND, SS_KIND, "Namespace",
+                        "PriorityClass"))  # fmt: skip
 #: the label the API server sets on every namespace (``SetDefaults_Namespace``)
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 _NO_OWNER = OwnerReference("", "", "", False)
@@ -108,10 +113,12 @@ _NO_CONTAINER = (ContainerRecord(), False)
 #: the fields each kind reads (the structs hold those of every kind): others are ignored
 _OWN_FIELDS = {
     "Pod": ({"nodeName", "containers", "initContainers", "overhead", "topologySpreadConstraints",
-             "schedulerName", "priority", "nodeSelector", "affinity", "tolerations", "volumes"},
+             "schedulerName", "priority", "nodeSelector", "affinity", "tolerations", "volumes",
+             "priorityClassName", "preemptionPolicy"},
             {"phase", "nominatedNodeName"}),
     "Node": ({"unschedulable", "taints"}, {"allocatable", "capacity", "images"}),
     "Namespace": (set(), set()),
+    "PriorityClass": (set(), set()),
 }  # fmt: skip
 
 
@@ -130,6 +137,7 @@ class Objects:
     services: list[ServiceRecord] = field(default_factory=list)
     controllers: list[ControllerRecord] = field(default_factory=list)
     namespaces: list[NamespaceRecord] = field(default_factory=list)
+    priority_classes: list[PriorityClassRecord] = field(default_factory=list)
     #: kinds skipped → count
     skipped: Counter[str] = field(default_factory=Counter)
     #: objects read, of every kind
@@ -207,7 +215,9 @@ class _Fields:
 
     def _fail(self, at: At, path: str, problem: Problem) -> InputError:
         field, message = problem
-        return self._where(*at).error(f"{path}{'' if field[0] == '[' else '.'}{field}", message)
+        if path:
+            field = f"{path}{'' if field[0] == '[' else '.'}{field}"
+        return self._where(*at).error(field, message)
 
     def template_fields(self, spec: schema.Spec, at: At) -> Template:
         """A pod's spread constraints and :meth:`pod_fields`: what its template decides.
@@ -256,6 +266,9 @@ class _Fields:
         priority = spec.priority
         if priority is not None and not INT32[0] <= priority <= INT32[1]:
             raise self._fail(at, "spec", integer_problem("priority", priority, INT32))
+        named = spec.priority_class_name or spec.preemption_policy is not None
+        if named and (problem := pod_priority_problem(spec)):
+            raise self._fail(at, "spec", problem)
         selector = self._node_selector(spec.node_selector, at) if spec.node_selector else _NO_LABELS
         affinity = pod_affinity = pod_anti_affinity = None
         if spec.affinity is not None:
@@ -275,7 +288,8 @@ class _Fields:
         pvc = self._pvc_volumes(volumes, at) if volumes and volumes not in self._no_claims else 0
         return (spec.scheduler_name or DEFAULT_SCHEDULER_NAME, priority, containers, init,
                 overhead, selector, affinity, tolerations, pvc, pod_affinity,
-                pod_anti_affinity)  # fmt: skip
+                pod_anti_affinity, spec.priority_class_name or "",
+                spec.preemption_policy)  # fmt: skip
 
     def _toleration_list(self, tolerations: tuple[schema.Toleration | None, ...],
                          at: At) -> tuple[Toleration, ...]:  # fmt: skip
@@ -660,7 +674,8 @@ class ObjectReader(_Fields):
         """The state to return to with :meth:`rollback` (to read a document again)."""
         o = self.objects
         return (len(o.nodes), len(o.pods), len(o.services), len(o.controllers),
-                len(o.namespaces), Counter(o.skipped), o.total, len(self._seen))  # fmt: skip
+                len(o.namespaces), len(o.priority_classes), Counter(o.skipped), o.total,
+                len(self._seen))  # fmt: skip
 
     def detach(self) -> tuple[Objects, dict[tuple[str, str, str], tuple[str, Location]]]:
         """The records read so far and where each object was; the reader starts over (with
@@ -671,9 +686,11 @@ class ObjectReader(_Fields):
 
     def rollback(self, mark: tuple[Any, ...]) -> None:
         o = self.objects
-        n_nodes, n_pods, n_services, n_controllers, n_namespaces, skipped, o.total, n_seen = mark
+        (n_nodes, n_pods, n_services, n_controllers, n_namespaces, n_classes, skipped, o.total,
+         n_seen) = mark  # fmt: skip
         del o.nodes[n_nodes:], o.pods[n_pods:], o.services[n_services:]
         del o.controllers[n_controllers:], o.namespaces[n_namespaces:]
+        del o.priority_classes[n_classes:]
         o.skipped = skipped
         for key in list(self._seen)[n_seen:]:
             del self._seen[key]
@@ -784,8 +801,37 @@ class ObjectReader(_Fields):
             if labels.get(NAMESPACE_NAME_LABEL) != name:
                 labels = {**labels, NAMESPACE_NAME_LABEL: name}
             self.objects.namespaces.append(NamespaceRecord(name, labels))
+        elif kind == "PriorityClass":
+            self.objects.priority_classes.append(self._priority_class(obj, at))
         else:
             self._selecting(obj, file, where, key)
+
+    def _priority_class(self, obj: schema.Resource, at: At) -> PriorityClassRecord:
+        """A PriorityClass, checked as the API server validates one (its v1 defaults:
+        value 0, globalDefault false, preemptionPolicy PreemptLowerPriority)."""
+        value, default, policy = obj.value, obj.global_default, obj.preemption_policy
+        if value is None:
+            value = 0
+        elif value.__class__ is not int:
+            raise self._fail(at, "", ("value", f"must be an integer, found {found(value)}"))
+        elif problem := integer_problem("value", value, INT32):
+            raise self._fail(at, "", problem)
+        if default is None:
+            default = False
+        elif default.__class__ is not bool:
+            raise self._fail(at, "", ("globalDefault", f"must be true or false, found "
+                                                       f"{found(default)}"))  # fmt: skip
+        if policy is None:
+            policy = "PreemptLowerPriority"
+        elif policy.__class__ is not str:
+            raise self._fail(at, "", ("preemptionPolicy", f"must be a string, found "
+                                                          f"{found(policy)}"))  # fmt: skip
+        elif problem := preemption_policy_problem("preemptionPolicy", policy):
+            raise self._fail(at, "", problem)
+        record = PriorityClassRecord(at[2][2], value, default, policy)
+        if problem := class_problem(record):
+            raise self._fail(at, "", problem)
+        return record
 
     def _identify(self, obj: schema.Resource, kind: str, file: str, where: Location
                   ) -> tuple[schema.Metadata, tuple[str, str, str]]:  # fmt: skip
@@ -838,6 +884,7 @@ class ObjectReader(_Fields):
         o.services += part.services
         o.controllers += part.controllers
         o.namespaces += part.namespaces
+        o.priority_classes += part.priority_classes
         o.skipped.update(part.skipped)
         o.total += part.total
 

@@ -316,7 +316,8 @@ def _encode(part: Part) -> tuple[Any, ...]:
     where each object is as its item number, when it is an item of the range."""
     o, seen, n_items, first = part
     return (_columns(o.nodes), _columns(o.pods), o.services, o.controllers, o.namespaces,
-            dict(o.skipped), o.total, _flat_seen(seen, first), n_items, first)  # fmt: skip
+            o.priority_classes, dict(o.skipped), o.total, _flat_seen(seen, first), n_items,
+            first)  # fmt: skip
 
 
 def _columns(records: list[Any]) -> list[tuple[Any, ...]]:
@@ -330,10 +331,10 @@ def _records(cls: Callable[..., Any], columns: list[tuple[Any, ...]]) -> list[An
 
 
 def _decode(data: bytes, file: str) -> Part:
-    (nodes, pods, services, controllers, namespaces, skipped, total, seen, n_items,
+    (nodes, pods, services, controllers, namespaces, classes, skipped, total, seen, n_items,
      first) = pickle.loads(data)  # fmt: skip
     o = Objects(_records(NodeRecord, nodes), _records(PodRecord, pods), services,
-                controllers, namespaces, total=total)  # fmt: skip
+                controllers, namespaces, classes, total=total)  # fmt: skip
     o.skipped.update(skipped)
     return o, _seen_of(seen, file, first), n_items, first
 

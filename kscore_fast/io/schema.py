@@ -195,6 +195,8 @@ class Spec(msgspec.Struct, rename="camel", gc=False):
     affinity: Affinity | None = None
     tolerations: tuple[Toleration | None, ...] | None = None
     volumes: tuple[Volume | None, ...] | None = None
+    priority_class_name: str | None = None
+    preemption_policy: str | None = None
     # Node
     unschedulable: bool | None = None
     taints: tuple[Taint | None, ...] | None = None
@@ -220,6 +222,10 @@ class Resource(msgspec.Struct, gc=False):
     metadata: Metadata | None = None
     spec: Spec | None = None
     status: Status | None = None
+    # PriorityClass (checked by the reader)
+    value: Any = None
+    global_default: Any = msgspec.field(default=None, name="globalDefault")
+    preemption_policy: Any = msgspec.field(default=None, name="preemptionPolicy")
 
 
 # -- JSON documents: what pods of a template share, kept as text -------------------------------

@@ -26,6 +26,7 @@ from typing import Any
 import msgspec
 
 from ..errors import InputError
+from ..model.priority import PREEMPTION_POLICIES
 from ..model.quantity import Quantity, quantity_from_yaml
 from ..model.selectors import LABEL_SELECTOR_OPERATORS, LabelSelector
 from ..model.validation import (
@@ -47,9 +48,10 @@ _NAME_RULES = {
     "ReplicaSet": ("a DNS subdomain", is_dns1123_subdomain),
     "StatefulSet": ("a DNS subdomain", is_dns1123_subdomain),
     "Namespace": ("a DNS label", is_dns1123_label),
+    "PriorityClass": ("a DNS subdomain", is_dns1123_subdomain),
 }
 #: the kinds read that have no namespace
-CLUSTER_SCOPED = frozenset(("Node", "Namespace"))
+CLUSTER_SCOPED = frozenset(("Node", "Namespace", "PriorityClass"))
 #: the fields of node and pod (anti-)affinity that hold terms
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
@@ -398,6 +400,25 @@ def integer_problem(field: str, value: int | None, bounds: tuple[int, int]) -> P
         return None
     bits = 32 if bounds == INT32 else 64
     return field, f"must fit a {bits}-bit integer ({bounds[0]} to {bounds[1]}), found {value}"
+
+
+def pod_priority_problem(spec: schema.Spec) -> Problem | None:
+    """``spec.priorityClassName`` (``ValidatePriorityClassName``: a DNS subdomain) and
+    ``spec.preemptionPolicy`` (``ValidatePreemptionPolicy``)."""
+    name, policy = spec.priority_class_name, spec.preemption_policy
+    if name and (errs := is_dns1123_subdomain(name)):
+        return "priorityClassName", (f"invalid PriorityClass name {name!r}: must be a DNS "
+                                     f"subdomain: {'; '.join(errs)}")  # fmt: skip
+    return None if policy is None else preemption_policy_problem("preemptionPolicy", policy)
+
+
+def preemption_policy_problem(path: str, policy: str) -> Problem | None:
+    """``ValidatePreemptionPolicy``: a supported value."""
+    if policy in PREEMPTION_POLICIES:
+        return None
+    if not policy:
+        return path, "must not be empty (PreemptLowerPriority or Never)"
+    return path, _unsupported("preemptionPolicy", policy, PREEMPTION_POLICIES)
 
 
 def port_problem(p: schema.Port) -> Problem | None:

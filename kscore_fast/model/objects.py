@@ -143,6 +143,17 @@ class PodAffinity(msgspec.Struct, frozen=True, gc=False):
     preferred: tuple[WeightedPodAffinityTerm, ...] = ()
 
 
+class PriorityClassRecord(msgspec.Struct, frozen=True, gc=False):
+    """A ``PriorityClass`` (``scheduling.k8s.io/v1``), as the Priority admission plugin
+    reads it."""
+
+    name: str
+    value: int = 0
+    global_default: bool = False
+    #: ``preemptionPolicy`` (v1 defaulting: ``PreemptLowerPriority`` when absent)
+    preemption_policy: str = "PreemptLowerPriority"
+
+
 class NamespaceRecord(msgspec.Struct, frozen=True, gc=False):
     """A ``Namespace`` object (InterPodAffinity's ``namespaceSelector`` reads its labels)."""
 
@@ -191,6 +202,11 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
     #: ``spec.affinity.podAffinity`` / ``podAntiAffinity`` (None when absent)
     pod_affinity: PodAffinity | None = None
     pod_anti_affinity: PodAffinity | None = None
+    #: ``spec.priorityClassName`` (the Priority admission plugin resolves ``priority``
+    #: from it, :mod:`kscore_fast.model.priority`)
+    priority_class_name: str = ""
+    #: ``spec.preemptionPolicy`` (None when absent)
+    preemption_policy: str | None = None
 
     @property
     def key(self) -> str:

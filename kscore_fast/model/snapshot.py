@@ -25,6 +25,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
+from . import priority
 from .collection import collection_paused
 from .labels import LabelInterner, LabelTable
 from .objects import (
@@ -37,6 +38,7 @@ from .objects import (
     NodeRecord,
     OwnerReference,
     PodRecord,
+    PriorityClassRecord,
     ServiceRecord,
     controller_of,
 )
@@ -165,6 +167,13 @@ class Cluster:
     skipped_files: int = 0
     #: directories given that hold no manifest file (loader)
     empty_dirs: list[str] = field(default_factory=list)
+    #: the input's PriorityClasses (:mod:`.priority`: the Priority admission plugin)
+    priority_classes: list[PriorityClassRecord] = field(default_factory=list)
+    #: pods the Priority admission plugin refuses: key → the API server's message (the
+    #: pending ones are not scheduled: their results say so)
+    refused_pods: dict[str, str] = field(default_factory=dict)
+    #: pods whose ``spec.priority`` differs from their class's value: (key, theirs, class)
+    differing_priorities: list[tuple[str, int, int]] = field(default_factory=list)
 
     def __repr__(self) -> str:
         snap = self.snapshot
@@ -191,6 +200,7 @@ class Cluster:
              "volumes fit anywhere (volume plugins not simulated)"),
         )  # fmt: skip
         parts += [text.format(n) for n, text in counted if n]
+        parts += priority.notices(self.refused_pods, self.differing_priorities)
         if self.empty_dirs:
             parts.append(f"no .yaml, .yml or .json files in {', '.join(self.empty_dirs)}")
         return "; ".join(parts) if parts else None

@@ -108,6 +108,32 @@ class _Base(ks.Plugin):
         return ["no"]
 
 
+def _register_counting(monkeypatch, name, fail=None):
+    """Register ``name`` alone in a fresh registry: a plain-Python score plugin whose state
+    is a dict counting the pods bound on each node (its ``assume``/``remove``; ``fail``
+    says which of them raise), scoring 100 - 10 × that count."""
+    fail = {} if fail is None else fail
+
+    def score_pod(state, pod, nodes, out):
+        out[:] = [100 - 10 * min(state.get(int(n), 0), 10) for n in nodes]
+
+    def assume(state, pod, node):
+        if fail.get("assume"):
+            raise RuntimeError("disk full")
+        state[node] = state.get(node, 0) + 1
+
+    def remove(state, pod, node):
+        if fail.get("remove"):
+            raise RuntimeError("disk full")
+        state[node] -= 1
+
+    attrs = {"name": name, "scores": True, "bind_independent": False,
+             "kernels": types.SimpleNamespace(score_pod=score_pod, assume=assume, remove=remove),
+             "prepare": lambda self, snapshot, batch: {}}  # fmt: skip
+    monkeypatch.setattr(registry, "OUT_OF_TREE", Registry())
+    ks.register_plugin(type(name, (_Base,), attrs))
+
+
 def _with(monkeypatch, tmp_path, name, point, kernels):
     """A two-node cluster of one pending pod, and a configuration of the plain-Python
     plugin ``name`` (its ``kernels``) alone at ``point``."""
@@ -158,26 +184,7 @@ def test_a_python_score_out_of_range_is_the_pods_error(monkeypatch, tmp_path):
 def test_a_python_state_of_any_objects_follows_binds_and_branches(monkeypatch, tmp_path):
     """A state that is a dict, updated by assume/remove; a copied Simulator has its own."""
 
-    def score_pod(state, pod, nodes, out):
-        out[:] = [100 - 10 * state.get(int(n), 0) for n in nodes]
-
-    def assume(state, pod, node):
-        state[node] = state.get(node, 0) + 1
-
-    def remove(state, pod, node):
-        state[node] -= 1
-
-    class Fewest(_Base):
-        name = "Fewest"
-        scores = True
-        bind_independent = False
-        kernels = types.SimpleNamespace(score_pod=score_pod, assume=assume, remove=remove)
-
-        def prepare(self, snapshot, batch):
-            return {}
-
-    monkeypatch.setattr(registry, "OUT_OF_TREE", Registry())
-    ks.register_plugin(Fewest)
+    _register_counting(monkeypatch, "Fewest")
     room = {"cpu": "4", "memory": "4Gi", "pods": 10}
     c = cluster([node("n0", allocatable=room), node("n1", allocatable=room)],
                 [pod(f"p{i}") for i in range(4)])  # fmt: skip
@@ -232,31 +239,7 @@ def test_a_bind_or_deletion_a_plugin_stops_halfway_is_undone(monkeypatch):
     ``run`` and ``delete`` leave every plugin's state as before, so that the next steps
     equal those of a simulator that never saw the calls."""
     fail = {"assume": False, "remove": False}
-
-    def score_pod(state, pod, nodes, out):
-        out[:] = [100 - 10 * min(state.get(int(n), 0), 10) for n in nodes]
-
-    def assume(state, pod, node):
-        if fail["assume"]:
-            raise RuntimeError("disk full")
-        state[node] = state.get(node, 0) + 1
-
-    def remove(state, pod, node):
-        if fail["remove"]:
-            raise RuntimeError("disk full")
-        state[node] -= 1
-
-    class Counted(_Base):
-        name = "Counted"
-        scores = True
-        bind_independent = False
-        kernels = types.SimpleNamespace(score_pod=score_pod, assume=assume, remove=remove)
-
-        def prepare(self, snapshot, batch):
-            return {}
-
-    monkeypatch.setattr(registry, "OUT_OF_TREE", Registry())
-    ks.register_plugin(Counted)
+    _register_counting(monkeypatch, "Counted", fail)
     c = ks.load_cluster([SAMPLE])
     sim, fresh = (ks.Simulator(c, plugins="Counted=2", seed=3, tie_break="go-rand")
                   for _ in range(2))  # fmt: skip

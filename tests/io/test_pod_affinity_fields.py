@@ -220,7 +220,9 @@ def test_namespaces_reach_the_snapshot(tmp_path):
     }
     assert c.skipped_kinds == {"ConfigMap": 1}
     assert c.warning() == "skipped 1 objects of unused kinds (ConfigMap 1)"
-    assert c.batch.pods[0] == EXPECTED_POD
+    # (created without spec.priority: the Priority admission plugin's defaults)
+    admitted = {"priority": 0, "preemption_policy": "PreemptLowerPriority"}
+    assert c.batch.pods[0] == msgspec.structs.replace(EXPECTED_POD, **admitted)
     objs = read_inputs([d])[0]
     assert objs.total == 4 and objs.namespaces[1] == NamespaceRecord(
         "batch", {"kubernetes.io/metadata.name": "batch"}

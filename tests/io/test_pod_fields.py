@@ -195,7 +195,9 @@ EXPECTED_POD = pod(
     pod_anti_affinity=PodAffinity(),  # (present, with no terms)
 )
 EXPECTED_POD = msgspec.structs.replace(  # (the builder's init containers have no image)
-    EXPECTED_POD, init_containers=(ContainerRecord("busybox", resources({"cpu": "1"})),)
+    EXPECTED_POD,
+    init_containers=(ContainerRecord("busybox", resources({"cpu": "1"})),),
+    priority_class_name="high",
 )
 EXPECTED_NODE = node(
     "n1",
@@ -230,7 +232,7 @@ def test_record_fields_are_the_ones_the_reader_fills_in_order():
     assert PodRecord.__struct_fields__[9:] == (
         "scheduler_name", "priority", "containers", "init_containers", "overhead",
         "node_selector", "node_affinity", "tolerations", "pvc_volumes", "pod_affinity",
-        "pod_anti_affinity",
+        "pod_anti_affinity", "priority_class_name", "preemption_policy",
     )  # fmt: skip
 
 
