@@ -20,6 +20,7 @@ import numpy as np
 from ...model.rows import unique_rows
 from ...model.selectors import Selector, SelectorSpace, label_selector_as_selector
 from ...model.snapshot import ClusterSnapshot, PodBatch, pod_twins, twin_firsts
+from ..helper import counter_table as ct
 from ..helper.twins import Interner, shape_rows
 from ..nodeaffinity.plugin import NodeAffinity
 from . import kernels as k
@@ -29,6 +30,8 @@ from .reference import Constraint, filter_topology_spread_constraints
 
 I64 = np.int64
 I32 = np.int32
+#: a key of more domains than this (and hostname) keeps its counters in the table
+WIDE_DOMAINS = 64
 
 
 class _Builder:
@@ -272,24 +275,41 @@ def build_state(ref: Any, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple[t
     pf_sel = new_id[pf_sel] if len(pf_sel) else pf_sel
     pf_self = k.self_matches(pf_ptr, pf_sel, psel_ptr, psel)
 
-    n_nodes = snapshot.n_nodes
     topo = (node_dom, key_off)
     n_pairs = int(fe_off[-1])
+    # the wide entries' counters go to the table (see ``kernels``), the others are dense
+    wide = np.array([key == LABEL_HOSTNAME or size > WIDE_DOMAINS
+                     for key, size in zip(keys, dom_size.tolist(), strict=True)],
+                    dtype=np.bool_)[fe_key] if len(fe_key) else np.zeros(0, np.bool_)  # fmt: skip
+    dense = np.where(wide, 0, dom_size[fe_key])
+    fe_doff = np.where(wide, -1, np.cumsum(dense) - dense).astype(I64)
     # matching pods per pair/domain/node: int32, as Go's counters (``*int32``, ``int32``)
-    filt = (fe_off, np.zeros(n_pairs, I32), np.zeros(n_pairs, np.bool_), np.zeros(len(fe_key), I64),
-            fe_key, pf_ptr, pf_key, pf_entry, pf_skew, pf_self)  # fmt: skip
+    filt = (fe_off, np.zeros(int(dense.sum()), I32), np.zeros(n_pairs, np.bool_),
+            np.zeros(len(fe_key), I64), fe_key, pf_ptr, pf_key, pf_entry, pf_skew, pf_self,
+            fe_doff, np.zeros(len(fe_key), I64))  # fmt: skip
     score = (pod_sg, sg_ptr, np.array(b.sg_reqall, np.bool_), np.array(b.sg_aff, I64),
              sc_key, sc_skew, sc_idx, sc_host.astype(np.bool_), se_off,
-             np.zeros(se_off[-1], I32), np.array(b.se_group, I64), se_key,
-             np.zeros((len(b.hrows), n_nodes), I32), aff_match)  # fmt: skip
+             np.zeros(se_off[-1], I32), np.array(b.se_group, I64), se_key, aff_match)  # fmt: skip
     use = np.array(uses, dtype=I64).reshape(-1, 3)
     use_kind, use_idx = np.ascontiguousarray(use[:, 1]), np.ascontiguousarray(use[:, 2])
     upd = (psel_ptr, psel, use_ptr, use_kind, use_idx)
-    state = (topo, filt, score, upd)
     fe_keys_ptr, (fe_keys,) = _csr(b.fe_keys, 1)
-    k.fill_counts(state, _signatures(snapshot, space), sel_ns, sel_nothing, comp,
-                  np.array(b.fe_aff, I64), fe_keys_ptr, fe_keys)  # fmt: skip
-    return state, _filter_classes(pf_ptr, _filter_shapes(shapes.filter_rows)[pod_shape], pf_self)
+    xs, counts, n_made = k.fill_counts((topo, filt, score, upd), _signatures(snapshot, space),
+                                       sel_ns, sel_nothing, comp, np.array(b.fe_aff, I64),
+                                       fe_keys_ptr, fe_keys)  # fmt: skip
+    # the table: the counters the existing pods made, and one for each counter a pending
+    # pod's binding may make (a wide entry's or a hostname row's use of a selector it matches)
+    tabled = use_kind == k.USE_HOST
+    if len(fe_key):
+        tabled |= (use_kind == k.USE_FILTER) & wide[np.minimum(use_idx, len(fe_key) - 1)]
+    per_selector = np.zeros(len(sel_items), I64)
+    np.add.at(per_selector, use[:, 0], tabled.astype(I64))
+    pending = int(per_selector[psel].sum())
+    table = ct.new_table(n_made + pending)
+    ct.fill(*table, xs[:n_made], counts[:n_made])
+    k.finish_minima(filt, table)
+    classes = _filter_classes(pf_ptr, _filter_shapes(shapes.filter_rows)[pod_shape], pf_self)
+    return (topo, filt, score, upd, table), classes
 
 
 def _filter_shapes(rows: Sequence[Sequence[tuple[int, int, int, int]]]) -> np.ndarray:

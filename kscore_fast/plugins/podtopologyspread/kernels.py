@@ -9,13 +9,14 @@ its ``TpPairToMatchNum``; score *groups* (G) are distinct PreScore inputs (soft
 constraints, node affinity, ``requireAllTopologies``) and score entries (SE) are (group,
 non-hostname key) counters over the group's eligible nodes. N nodes, B pending pods.
 
-state = (topo, filt, score, upd, classes, scratch) (``classes``: the filter keys, for
-``plugin``; ``scratch``: ``SCRATCH``)::
+state = (topo, filt, score, upd, classes, scratch, table) (``classes``: the filter keys,
+for ``plugin``; ``scratch``: ``SCRATCH``; ``table``: ``TABLE``)::
 
  topo  0 node_dom   int32[K, N]  domain of each node's value (-1: the node lacks the key)
        1 key_off    int64[K+1]   key k's domains are key_off[k]:key_off[k+1] (scratch)
- filt  0 fe_off     int64[E+1]   entry e's counters are fe_cnt[fe_off[e] + domain]
-       1 fe_cnt     int32[X]     matching pods per pair (read where fe_exists)
+ filt  0 fe_off     int64[E+1]   entry e's pairs are fe_off[e] + domain (pair ids: X)
+       1 fe_cnt     int32[X']    matching pods per pair of the dense entries, at
+                                 fe_doff[e] + domain (read where fe_exists)
        2 fe_exists  bool[X]      the pair exists (an eligible node holds that value)
        3 fe_min     int64[E]     criticalPaths[0].MatchNum (MaxInt32: no pair)
        4 fe_key     int64[E]
@@ -24,6 +25,10 @@ state = (topo, filt, score, upd, classes, scratch) (``classes``: the filter keys
        7 pf_entry   int64[C]
        8 pf_skew    int64[C]     maxSkew
        9 pf_self    bool[C]      the constraint's selector matches the pod's own labels
+      10 fe_doff    int64[E]     the entry's offset in fe_cnt; -1: a wide entry (a key of
+                                 many domains, as hostname), whose counters are in the
+                                 table, keyed by pair id, for its existing pairs only
+      11 fe_zero    int64[E]     a wide entry's existing pairs whose count is 0
  score 0 pod_sg     int64[B]     the pod's score group (-1: no soft constraint)
        1 sg_ptr     int64[G+1]   group g's constraints sg_ptr[g]:sg_ptr[g+1], in order
        2 sg_reqall  bool[G]      requireAllTopologies
@@ -36,8 +41,7 @@ state = (topo, filt, score, upd, classes, scratch) (``classes``: the filter keys
        9 se_cnt     int32[Y]     matching pods per domain over the group's eligible nodes
       10 se_group   int64[SE]
       11 se_key     int64[SE]
-      12 hcnt       int32[H, N]  matching pods per node, per selector of a hostname constraint
-      13 aff_match  bool[A, N]   GetRequiredNodeAffinity(pod).Match per affinity group
+      12 aff_match  bool[A, N]   GetRequiredNodeAffinity(pod).Match per affinity group
  upd   0 psel_ptr   int64[B+1]   the selectors each pending pod matches (namespace included)
        1 psel       int64[M]
        2 use_ptr    int64[S+1]   where selector s counts: use_kind (0 filter entry, 1 score
@@ -46,6 +50,14 @@ state = (topo, filt, score, upd, classes, scratch) (``classes``: the filter keys
  scratch 0 seen     bool[D]      per domain of every key (D = key_off[K])
          1 size     int64[W]     per constraint of a score group (W: the widest group)
          2 weight   float64[W]
+ table   (keys, vals, used)      ``helper.counter_table``: the wide entries' counters, and
+                                 the matching pods per node of each selector of a hostname
+                                 score constraint (row h: key X + h * N + node)
+
+Dense (pairs × entries) counters would hold one int32 per (selector, node) for hostname
+constraints: with a selector per Deployment, pods × nodes. The table holds only the
+counters that are not 0 (and those that were), sized once for every counter the cluster's
+pods can make non-zero.
 """
 
 from __future__ import annotations
@@ -53,6 +65,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import inline_kernel, kernel, unrefcounted_kernel
+from ..helper import counter_table as ct
 from ..nodeaffinity import kernels as na_kernels
 from ..selectorspread.kernels import _requirements_hold
 from .golog import go_log
@@ -62,8 +75,8 @@ FAIL_LABEL, FAIL_SKEW = 1, 2
 #: ``use_kind``
 USE_FILTER, USE_SCORE, USE_HOST = 0, 1, 2
 MAX_INT32 = 2**31 - 1
-#: the state's scratch rows (:func:`score_pod_serial`)
-SCRATCH = 5
+#: the state's scratch rows (:func:`score_pod_serial`), its counter table
+SCRATCH, TABLE = 5, 6
 
 
 @inline_kernel
@@ -93,11 +106,17 @@ def _eligible(node_dom, sg_ptr, sg_reqall, sg_aff, sc_key, aff_match, g, node): 
 
 
 @inline_kernel
-def _entry_min(fe_off, fe_cnt, fe_exists, e):  # pragma: no cover - compiled
+def _entry_min(filt, keys, vals, e):  # pragma: no cover - compiled
+    """criticalPaths[0].MatchNum of entry ``e``: its least count over existing pairs."""
+    fe_off, fe_cnt, fe_exists, fe_doff = filt[0], filt[1], filt[2], filt[10]
     m = np.int64(MAX_INT32)
-    for x in range(fe_off[e], fe_off[e + 1]):
-        if fe_exists[x] and fe_cnt[x] < m:
-            m = fe_cnt[x]
+    off = fe_doff[e]
+    for d in range(fe_off[e + 1] - fe_off[e]):
+        x = fe_off[e] + d
+        if fe_exists[x]:
+            c = np.int64(fe_cnt[off + d]) if off >= 0 else ct.get(keys, vals, x)
+            if c < m:
+                m = c
     return m
 
 
@@ -108,13 +127,17 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
     fe_off, fe_cnt, fe_exists, fe_min = state[1][0], state[1][1], state[1][2], state[1][3]
     pf_ptr, pf_key, pf_entry, pf_skew, pf_self = (
         state[1][5], state[1][6], state[1][7], state[1][8], state[1][9])
+    fe_doff, keys, vals = state[1][10], state[TABLE][0], state[TABLE][1]
     for c in range(pf_ptr[pod], pf_ptr[pod + 1]):
         d = node_dom[pf_key[c], node]
         if d < 0:
             return FAIL_LABEL
         e = pf_entry[c]
         x = fe_off[e] + d
-        match = fe_cnt[x] if fe_exists[x] else 0
+        match = np.int64(0)
+        if fe_exists[x]:
+            off = fe_doff[e]
+            match = np.int64(fe_cnt[off + d]) if off >= 0 else ct.get(keys, vals, x)
         self_match = 1 if pf_self[c] else 0
         if match + self_match - fe_min[e] > pf_skew[c]:
             return FAIL_SKEW
@@ -150,7 +173,9 @@ def _score(state, pod, nodes, out, seen, size, weight):  # pragma: no cover - co
     score = state[2]
     pod_sg, sg_ptr, sg_reqall = score[0], score[1], score[2]
     sc_key, sc_skew, sc_idx, sc_host = score[4], score[5], score[6], score[7]
-    se_off, se_cnt, hcnt = score[8], score[9], score[12]
+    se_off, se_cnt = score[8], score[9]
+    keys, vals = state[TABLE][0], state[TABLE][1]
+    host_base, n_nodes = state[1][0][state[1][0].shape[0] - 1], node_dom.shape[1]
     g = pod_sg[pod]
     if g < 0:
         out[:] = 0
@@ -185,7 +210,7 @@ def _score(state, pod, nodes, out, seen, size, weight):  # pragma: no cover - co
             if d < 0:
                 continue
             if sc_host[c]:
-                cnt = hcnt[sc_idx[c], node]
+                cnt = ct.get(keys, vals, host_base + sc_idx[c] * n_nodes + node)
             else:
                 cnt = se_cnt[se_off[sc_idx[c]] + d]
             s += float(cnt) * weight[c - lo] + float(sc_skew[c] - 1)
@@ -230,28 +255,46 @@ def _count(state, pod, node, delta):  # pragma: no cover - compiled
     node_dom = state[0][0]
     filt, score = state[1], state[2]
     fe_off, fe_cnt, fe_exists, fe_min, fe_key = filt[0], filt[1], filt[2], filt[3], filt[4]
-    se_off, se_cnt, se_group, se_key, hcnt = score[8], score[9], score[10], score[11], score[12]
-    sg_ptr, sg_reqall, sg_aff, sc_key, aff_match = score[1], score[2], score[3], score[4], score[13]
+    fe_doff, fe_zero = filt[10], filt[11]
+    se_off, se_cnt, se_group, se_key = score[8], score[9], score[10], score[11]
+    sg_ptr, sg_reqall, sg_aff, sc_key, aff_match = score[1], score[2], score[3], score[4], score[12]
+    keys, vals, used = state[TABLE]
+    host_base, n_nodes = fe_off[fe_off.shape[0] - 1], node_dom.shape[1]
     psel_ptr, psel, use_ptr, use_kind, use_idx = state[3]
     for q in range(psel_ptr[pod], psel_ptr[pod + 1]):
         s = psel[q]
         for u in range(use_ptr[s], use_ptr[s + 1]):
             i = use_idx[u]
             if use_kind[u] == USE_FILTER:
-                x = fe_off[i] + _dom(node_dom, fe_key[i], node)
-                fe_cnt[x] += delta
-                if not fe_exists[x]:
-                    continue
-                if delta < 0 and fe_cnt[x] < fe_min[i]:
-                    fe_min[i] = fe_cnt[x]
-                elif delta > 0 and fe_cnt[x] - delta == fe_min[i]:
-                    fe_min[i] = _entry_min(fe_off, fe_cnt, fe_exists, i)
+                d = _dom(node_dom, fe_key[i], node)
+                x = fe_off[i] + d
+                off = fe_doff[i]
+                if off >= 0:
+                    fe_cnt[off + d] += delta
+                    if not fe_exists[x]:
+                        continue
+                    new = np.int64(fe_cnt[off + d])
+                elif not fe_exists[x]:
+                    continue  # (a wide entry counts existing pairs only: the others are 0)
+                else:
+                    new = ct.add(keys, vals, used, x, delta)
+                    if new - delta == 0:
+                        fe_zero[i] -= 1
+                    elif new == 0:
+                        fe_zero[i] += 1
+                    if fe_zero[i] > 0:
+                        fe_min[i] = 0
+                        continue
+                if delta < 0 and new < fe_min[i]:
+                    fe_min[i] = new
+                elif delta > 0 and new - delta == fe_min[i]:
+                    fe_min[i] = _entry_min(filt, keys, vals, i)
             elif use_kind[u] == USE_SCORE:
                 if _eligible(node_dom, sg_ptr, sg_reqall, sg_aff, sc_key, aff_match,
                              se_group[i], node):  # fmt: skip
                     se_cnt[se_off[i] + _dom(node_dom, se_key[i], node)] += delta
             else:
-                hcnt[i, node] += delta
+                ct.add(keys, vals, used, host_base + i * n_nodes + node, delta)
     return psel_ptr[pod + 1] > psel_ptr[pod]
 
 
@@ -321,22 +364,39 @@ def self_matches(pf_ptr, pf_sel, psel_ptr, psel):  # pragma: no cover - compiled
 @kernel
 def fill_counts(state, sig, sel_ns, sel_nothing, comp, fe_aff, fe_keys_ptr, fe_keys
                 ):  # pragma: no cover - compiled
-    """Count every selector's existing pods per node once and add them to the counters
-    that use it; then the filter entries' pairs (eligible nodes' values) and minima.
+    """The filter entries' pairs (eligible nodes' values); then every selector's existing
+    pods per node, counted once and added to the dense counters that use it. The wide
+    entries' and hostname rows' counts are returned instead, for the table: (keys,
+    counts, how many).
 
     ``sig`` = (sig_ns_ptr, sig_vals, sig_ptr, ent_node, ent_count): signatures of the
     non-terminating existing pods (namespace, local label ids) and their pods per node.
     """
     node_dom = state[0][0]
     filt, score = state[1], state[2]
-    fe_off, fe_cnt, fe_exists, fe_min, fe_key = filt[0], filt[1], filt[2], filt[3], filt[4]
-    se_off, se_cnt, se_group, se_key, hcnt, aff_match = (
-        score[8], score[9], score[10], score[11], score[12], score[13])
+    fe_off, fe_cnt, fe_exists, fe_key = filt[0], filt[1], filt[2], filt[4]
+    fe_doff, fe_zero = filt[10], filt[11]
+    se_off, se_cnt, se_group, se_key, aff_match = (
+        score[8], score[9], score[10], score[11], score[12])
     sg_ptr, sg_reqall, sg_aff, sc_key = score[1], score[2], score[3], score[4]
     use_ptr, use_kind, use_idx = state[3][2], state[3][3], state[3][4]
     sig_ns_ptr, sig_vals, sig_ptr, ent_node, ent_count = sig
     req_ptr, req_key, req_op, req_vptr, req_vals = comp
     n_nodes = node_dom.shape[1]
+    host_base = fe_off[fe_off.shape[0] - 1]
+    for e in range(fe_key.shape[0]):
+        a = fe_aff[e]
+        for n in range(n_nodes):
+            if a >= 0 and not aff_match[a, n]:
+                continue
+            if _has_all(node_dom, fe_keys, fe_keys_ptr[e], fe_keys_ptr[e + 1], n):
+                x = fe_off[e] + node_dom[fe_key[e], n]
+                if not fe_exists[x]:
+                    fe_exists[x] = True
+                    fe_zero[e] += 1  # (its existing pairs, all at 0 so far)
+    xs = np.empty(16, dtype=np.int64)
+    cs = np.empty(16, dtype=np.int64)
+    n_out = 0
     row = np.zeros(n_nodes, dtype=np.int64)
     touched = np.empty(n_nodes, dtype=np.int64)  # the nodes of row that are not 0
     for s in range(sel_ns.shape[0]):
@@ -356,21 +416,51 @@ def fill_counts(state, sig, sel_ns, sel_nothing, comp, fe_aff, fe_keys_ptr, fe_k
             i = use_idx[u]
             for t in range(n_touched):
                 n = touched[t]
+                x = np.int64(-1)
                 if use_kind[u] == USE_FILTER:
-                    fe_cnt[fe_off[i] + _dom(node_dom, fe_key[i], n)] += row[n]
+                    d = _dom(node_dom, fe_key[i], n)
+                    if fe_doff[i] >= 0:
+                        fe_cnt[fe_doff[i] + d] += row[n]
+                    elif fe_exists[fe_off[i] + d]:
+                        x = fe_off[i] + d
                 elif use_kind[u] == USE_SCORE:
                     if _eligible(node_dom, sg_ptr, sg_reqall, sg_aff, sc_key, aff_match,
                                  se_group[i], n):  # fmt: skip
                         se_cnt[se_off[i] + _dom(node_dom, se_key[i], n)] += row[n]
                 else:
-                    hcnt[i, n] += row[n]
+                    x = host_base + i * n_nodes + n
+                if x >= 0:
+                    if n_out == xs.shape[0]:
+                        xs, cs = _grown(xs), _grown(cs)
+                    xs[n_out] = x
+                    cs[n_out] = row[n]
+                    n_out += 1
         for t in range(n_touched):
             row[touched[t]] = 0
-    for e in range(fe_key.shape[0]):
-        a = fe_aff[e]
-        for n in range(n_nodes):
-            if a >= 0 and not aff_match[a, n]:
-                continue
-            if _has_all(node_dom, fe_keys, fe_keys_ptr[e], fe_keys_ptr[e + 1], n):
-                fe_exists[fe_off[e] + node_dom[fe_key[e], n]] = True
-        fe_min[e] = _entry_min(fe_off, fe_cnt, fe_exists, e)
+    return xs, cs, n_out
+
+
+@inline_kernel
+def _grown(a):  # pragma: no cover - compiled
+    out = np.empty(2 * a.shape[0], dtype=a.dtype)
+    for j in range(a.shape[0]):
+        out[j] = a[j]
+    return out
+
+
+@kernel
+def finish_minima(filt, table):  # pragma: no cover - compiled
+    """Each filter entry's minimum over its existing pairs, the table filled with the wide
+    entries' counts (``fe_zero`` then drops from their existing pairs to those at 0)."""
+    fe_off, fe_min, fe_doff, fe_zero = filt[0], filt[3], filt[10], filt[11]
+    keys, vals = table[0], table[1]
+    host_base = fe_off[fe_off.shape[0] - 1]
+    for j in range(keys.shape[0]):
+        x = keys[j]
+        if 0 <= x < host_base and vals[j] != 0:
+            fe_zero[np.searchsorted(fe_off, x, side="right") - 1] -= 1
+    for e in range(fe_min.shape[0]):
+        if fe_doff[e] < 0 and fe_zero[e] > 0:
+            fe_min[e] = 0
+        else:
+            fe_min[e] = _entry_min(filt, keys, vals, e)

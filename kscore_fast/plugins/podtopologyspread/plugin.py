@@ -22,6 +22,7 @@ import numpy as np
 
 from ...framework.interface import Plugin
 from ...model.snapshot import ClusterSnapshot, PodBatch, build_cluster
+from ..helper.counter_table import copy_table
 from . import kernels
 from .build import build_state
 from .reference import (
@@ -64,26 +65,28 @@ class PodTopologySpread(Plugin):
         self._ref = PodTopologySpreadReference(args)
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
-        """(topo, filt, score, upd, filter classes, scratch): built once per (snapshot,
+        """(topo, filt, score, upd, filter classes, scratch, table): built once per (snapshot,
         batch, args) and kept on the batch, the same for every call (see
         :meth:`own_state`)."""
         key = (NAME, self._ref.default_constraints, self._ref.system_defaulted)
         cached = batch.cache.get(key)
         if cached is None or cached[0] is not snapshot:
-            (topo, filt, score, upd), classes = build_state(self._ref, snapshot, batch)
+            (topo, filt, score, upd, table), classes = build_state(self._ref, snapshot, batch)
             width = int(np.diff(score[1]).max(initial=0))
             seen = np.zeros(int(topo[1][-1]), dtype=np.bool_)
             scratch = (seen, np.zeros(width, dtype=np.int64), np.zeros(width, dtype=np.float64))
-            cached = batch.cache[key] = (snapshot, (topo, filt, score, upd, classes, scratch))
+            state = (topo, filt, score, upd, classes, scratch, table)
+            cached = batch.cache[key] = (snapshot, state)
         return cached[1]
 
     def own_state(self, state: tuple) -> tuple:
         """Copies of the counters ``assume`` updates in place, and scratch rows of its own
         (``kernels.SCRATCH``)."""
-        topo, filt, score, upd, classes, scratch = state
-        filt = (*filt[:1], filt[1].copy(), filt[2], filt[3].copy(), *filt[4:])
-        score = (*score[:9], score[9].copy(), *score[10:12], score[12].copy(), score[13])
-        return topo, filt, score, upd, classes, tuple(a.copy() for a in scratch)
+        topo, filt, score, upd, classes, scratch, table = state
+        filt = (*filt[:1], filt[1].copy(), filt[2], filt[3].copy(), *filt[4:11], filt[11].copy())
+        score = (*score[:9], score[9].copy(), *score[10:])
+        scratch = tuple(a.copy() for a in scratch)
+        return topo, filt, score, upd, classes, scratch, copy_table(table)
 
     def empty_state(self) -> tuple:
         empty = build_cluster((), ())

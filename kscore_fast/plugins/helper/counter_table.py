@@ -1,0 +1,76 @@
+"""Sparse counters: a fixed-capacity hash table from non-negative int64 keys to int32
+counts, for counters whose dense layout would be (selectors × nodes) while few of them
+are ever non-zero (PodTopologySpread's per-node counters of hostname constraints).
+
+``table = (keys, vals, used)``: ``keys`` int64[H] (-1: an empty slot), ``vals`` int32[H],
+``used`` int64[1] (slots taken); H a power of two. Open addressing with linear probing
+and no deletion: a key whose count falls back to 0 keeps its slot. The table is sized
+once for every key it may ever hold (:func:`capacity_for`: at most half full), so a probe
+always ends at the key or at an empty slot; :func:`add` refuses a key past that bound.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._jit import inline_kernel, kernel
+
+_EMPTY = -1
+
+
+def capacity_for(n_keys: int) -> int:
+    """Slots for at most ``n_keys`` keys: a power of two, at least twice as many."""
+    return 1 << max(3, (2 * max(n_keys, 1) - 1).bit_length())
+
+
+def new_table(n_keys: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An empty table for at most ``n_keys`` keys."""
+    size = capacity_for(n_keys)
+    return (np.full(size, _EMPTY, dtype=np.int64), np.zeros(size, dtype=np.int32),
+            np.zeros(1, dtype=np.int64))  # fmt: skip
+
+
+def copy_table(table: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    return tuple(a.copy() for a in table)
+
+
+@inline_kernel
+def _slot(keys, x):  # pragma: no cover - compiled
+    """The slot holding ``x``, or the empty slot where it would go (splitmix64's mix)."""
+    z = np.uint64(x) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    mask = keys.shape[0] - 1
+    i = np.int64(z & np.uint64(mask))
+    while keys[i] != x and keys[i] != _EMPTY:
+        i = (i + 1) & mask
+    return i
+
+
+@inline_kernel
+def get(keys, vals, x):  # pragma: no cover - compiled
+    """The count of key ``x`` (0: never added)."""
+    i = _slot(keys, x)
+    return np.int64(vals[i]) if keys[i] == x else np.int64(0)
+
+
+@inline_kernel
+def add(keys, vals, used, x, delta):  # pragma: no cover - compiled
+    """Add ``delta`` to the count of key ``x``; the new count (int32 arithmetic, as the
+    dense counters')."""
+    i = _slot(keys, x)
+    if keys[i] != x:
+        if 2 * (used[0] + 1) > keys.shape[0]:
+            raise RuntimeError("counter table full: more keys than it was sized for")
+        keys[i] = x
+        used[0] += 1
+    vals[i] += delta
+    return np.int64(vals[i])
+
+
+@kernel
+def fill(keys, vals, used, xs, counts):  # pragma: no cover - compiled
+    """Add ``counts[j]`` to key ``xs[j]`` for each ``j``."""
+    for j in range(xs.shape[0]):
+        add(keys, vals, used, xs[j], counts[j])

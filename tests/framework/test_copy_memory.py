@@ -1,0 +1,55 @@
+"""What a ``Simulator.copy()`` owns (issue 28, item 5): copies of the state binds change,
+about the plugins' per-node state, never (pods × nodes): PodTopologySpread on hostname
+with a selector per pending pod (a Deployment each) kept one counter per (selector, node)
+until its counters went to a table of the non-zero ones."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import kscore_fast as ks
+from kscore_fast.model.objects import TopologySpreadConstraint
+from kscore_fast.model.selectors import LabelSelector
+
+from ..builders import HOSTNAME, ZONE, cluster, node, pod
+
+
+def _arrays(value, out):
+    if isinstance(value, np.ndarray):
+        out.append(value)
+    elif isinstance(value, tuple | list):
+        for v in value:
+            _arrays(v, out)
+    return out
+
+
+def _owned_bytes(sim: ks.Simulator, other: ks.Simulator) -> int:
+    """Bytes of the plugin states' arrays of ``other`` that it does not share with
+    ``sim`` (the cycle caches aside: each simulator's own, of bounded size)."""
+    mine = _arrays(sim._seq.states, [])
+    return sum(a.nbytes for a in _arrays(other._seq.states, [])
+               if not any(np.shares_memory(a, b) for b in mine))  # fmt: skip
+
+
+def _spread_cluster(n_nodes: int, n_pods: int):
+    room = {"cpu": "64", "memory": "256Gi", "pods": 110}
+    nodes = [node(f"n{i}", {HOSTNAME: f"n{i}", ZONE: f"z{i % 3}"}, allocatable=room)
+             for i in range(n_nodes)]  # fmt: skip
+    pods = []
+    for j in range(n_pods):
+        own = LabelSelector(match_labels=(("app", f"app{j}"),))
+        tsc = (TopologySpreadConstraint(1, HOSTNAME, "DoNotSchedule", own),)
+        pods.append(pod(f"p{j}", ns="default", labels={"app": f"app{j}"}, tsc=tsc,
+                        requests={"cpu": "100m"}))  # fmt: skip
+    return cluster(nodes, pods)
+
+
+def test_a_copy_owns_about_the_per_node_state_not_pods_times_nodes():
+    n_nodes, n_pods = 300, 200
+    sim = ks.Simulator(_spread_cluster(n_nodes, n_pods), seed=1)
+    sim.run(sim.pods[:50])
+    branch = sim.copy()
+    owned = _owned_bytes(sim, branch)
+    assert owned < 100 * (n_nodes + n_pods) + (64 << 10), owned  # (pods × nodes × 4: 240 KB)
+    # the branch's own counters: it goes on alone, and so does the original
+    assert branch.run(sim.pods[50:80]).host_names == sim.run(sim.pods[50:80]).host_names
