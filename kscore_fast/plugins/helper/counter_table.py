@@ -1,8 +1,10 @@
-"""Sparse counters: a fixed-capacity hash table from non-negative int64 keys to int32
-counts, for counters whose dense layout would be (selectors × nodes) while few of them
-are ever non-zero (PodTopologySpread's per-node counters of hostname constraints).
+"""Sparse counters: a fixed-capacity hash table from non-negative int64 keys to counts,
+for counters whose dense layout would be (selectors × nodes) while few of them are ever
+non-zero (the per-node counters of hostname topology keys: PodTopologySpread's,
+InterPodAffinity's).
 
-``table = (keys, vals, used)``: ``keys`` int64[H] (-1: an empty slot), ``vals`` int32[H],
+``table = (keys, vals, used)``: ``keys`` int64[H] (-1: an empty slot), ``vals`` int64[H]
+(a count of pods never nears the int32 bound of PodTopologySpread's Go counters),
 ``used`` int64[1] (slots taken); H a power of two. Open addressing with linear probing
 and no deletion: a key whose count falls back to 0 keeps its slot. The table is sized
 once for every key it may ever hold (:func:`capacity_for`: at most half full), so a probe
@@ -26,7 +28,7 @@ def capacity_for(n_keys: int) -> int:
 def new_table(n_keys: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """An empty table for at most ``n_keys`` keys."""
     size = capacity_for(n_keys)
-    return (np.full(size, _EMPTY, dtype=np.int64), np.zeros(size, dtype=np.int32),
+    return (np.full(size, _EMPTY, dtype=np.int64), np.zeros(size, dtype=np.int64),
             np.zeros(1, dtype=np.int64))  # fmt: skip
 
 
@@ -52,13 +54,12 @@ def _slot(keys, x):  # pragma: no cover - compiled
 def get(keys, vals, x):  # pragma: no cover - compiled
     """The count of key ``x`` (0: never added)."""
     i = _slot(keys, x)
-    return np.int64(vals[i]) if keys[i] == x else np.int64(0)
+    return vals[i] if keys[i] == x else np.int64(0)
 
 
 @inline_kernel
 def add(keys, vals, used, x, delta):  # pragma: no cover - compiled
-    """Add ``delta`` to the count of key ``x``; the new count (int32 arithmetic, as the
-    dense counters')."""
+    """Add ``delta`` to the count of key ``x``; the new count."""
     i = _slot(keys, x)
     if keys[i] != x:
         if 2 * (used[0] + 1) > keys.shape[0]:
@@ -66,7 +67,7 @@ def add(keys, vals, used, x, delta):  # pragma: no cover - compiled
         keys[i] = x
         used[0] += 1
     vals[i] += delta
-    return np.int64(vals[i])
+    return vals[i]
 
 
 @kernel
@@ -74,3 +75,12 @@ def fill(keys, vals, used, xs, counts):  # pragma: no cover - compiled
     """Add ``counts[j]`` to key ``xs[j]`` for each ``j``."""
     for j in range(xs.shape[0]):
         add(keys, vals, used, xs[j], counts[j])
+
+
+@inline_kernel
+def grown(a):  # pragma: no cover - compiled
+    """``a`` in an array twice as long (a buffer of pairs for :func:`fill`, grown)."""
+    out = np.empty(2 * a.shape[0], dtype=a.dtype)
+    for j in range(a.shape[0]):  # (no slice assignment: see _jit)
+        out[j] = a[j]
+    return out

@@ -38,13 +38,17 @@ State (B pending pods, N nodes, K topology keys):
  3    pod_vals               int32[B, L]: local label value ids (selector space)
  4-5  cnt_ptr, cnt_rt         int64[C+1], int64[.]: the counter's resolved terms (ANDed)
  6    cnt_key                int64[C]
- 7-8  cnt_off, cnt_val       int64[C+1], int64[.]: counts per domain (``assume`` adds)
+ 7-8  cnt_off, cnt_val       int64[C+1], int64[.]: counter c's pairs are cnt_off[c] +
+                             domain (pair ids); counts per domain of the dense counters
+                             at cnt_doff[c] + domain (``assume`` adds)
  9    cnt_total              int64[C]
 10-11 pod_aff_ptr, pod_aff   int64[B+1], int64[.]: per required affinity term, its counter
 12    pod_self               bool[B]: the pod matches all its own affinity terms
 13-14 pod_anti_ptr, pod_anti int64[B+1], int64[.]: per required anti-affinity term
 15    xt_key                 int64[X]
-16-17 xt_off, xt_val         int64[X+1], int64[.]: per domain (``assume`` adds)
+16-17 xt_off, xt_val         int64[X+1], int64[.]: pair ids (after the counters':
+                             cnt_off[C] + xt_off[x] + domain); per domain, the dense
+                             ones at xt_doff[x] + domain (``assume`` adds)
 18    pod_cls                int64[B]
 19-20 cls_anti_ptr, cls_anti int64[Q+1], int64[.]: anti existing terms matching the class
 21-22 cls_score_ptr,         int64[Q+1], int64[.]: score existing terms matching it
@@ -59,7 +63,22 @@ State (B pending pods, N nodes, K topology keys):
 32    all_cnt                int64[.]: the counters whose terms accept every namespace
 33    score_groups           int64[B]: equal (class, preferred terms), equal raw scores
                              (the framework's rows; no kernel reads it)
+34    cnt_doff               int64[C]: the counter's offset in cnt_val; -1: a wide one
+                             (a key of many domains, as hostname), in the table
+35    xt_doff                int64[X]: the same for existing terms (xt_val)
+36    table                  ``helper.counter_table`` (int64 counts): the wide counters'
+                             and existing terms' values that are not 0, by pair id
+37    col_off                int64[L]: bucket ids: col_off[column] + local value id
+38-39 bucket_ptr, bucket_cnt int64[.], int64[.]: the counters anchored on each bucket (an
+                             ``In`` requirement of theirs holds the value: ``anchors``)
+40-42 un_ptr, un_cnt, all_un  as ns_cnt_ptr, ns_cnt, all_cnt, for the counters without
+                             an anchor: ``assume`` tries those and the buckets of the
+                             pod's values, not every counter
 ====  =====================  ==========================================================
+
+Dense per-domain values would hold one int64 per (term, node) for hostname keys: with a
+selector per Deployment, pods × nodes. The table holds the wide ones that are not 0 (and
+those that were), sized once for every pair the pods can make non-zero.
 """
 
 from __future__ import annotations
@@ -67,6 +86,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import inline_kernel, kernel, unrefcounted_kernel
+from ..helper import counter_table as ct
 from ..selectorspread.kernels import _requirements_hold
 
 #: ``filter_node`` codes: satisfyPodAffinity (UnschedulableAndUnresolvable),
@@ -97,11 +117,19 @@ def _rt_match(sel_ptr, sel_key, sel_op, sel_vptr, sel_vals, rt_sel, rt_ns_all, r
                               sel_vals)  # fmt: skip
 
 
+#: the state's entries added for the table, and for finding the counters a pod matches
+CNT_DOFF, XT_DOFF, TABLE = 34, 35, 36
+COL_OFF, BUCKET_PTR, BUCKET_CNT, UN_PTR, UN_CNT, ALL_UN = 37, 38, 39, 40, 41, 42
+
+
 @inline_kernel
-def _at(node_dom, key, off, val, node):  # pragma: no cover - compiled
-    """A counter's or an existing term's value in ``node``'s domain (0 without the key)."""
+def _at(node_dom, key, off, doff, val, table, node):  # pragma: no cover - compiled
+    """A counter's or an existing term's value in ``node``'s domain (0 without the key):
+    ``off``: its pair ids' start, ``doff``: its dense values' (-1: in the table)."""
     d = node_dom[node, key]
-    return val[off + d] if d >= 0 else 0
+    if d < 0:
+        return np.int64(0)
+    return val[doff + d] if doff >= 0 else ct.get(table[0], table[1], off + d)
 
 
 @inline_kernel
@@ -120,14 +148,14 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
     """``Filter``: the pod's affinity, its anti-affinity, existing pods' anti-affinity."""
     node_dom = state[0]
     cnt_key, cnt_off, cnt_val, cnt_total = state[6], state[7], state[8], state[9]
+    cnt_doff, xt_doff, table = state[CNT_DOFF], state[XT_DOFF], state[TABLE]
     aff_ptr, aff = state[10], state[11]
     exists = True
     for i in range(aff_ptr[pod], aff_ptr[pod + 1]):
         c = aff[i]
-        d = node_dom[node, cnt_key[c]]
-        if d < 0:
+        if node_dom[node, cnt_key[c]] < 0:
             return 1  # all topology labels must exist on the node
-        if cnt_val[cnt_off[c] + d] <= 0:
+        if _at(node_dom, cnt_key[c], cnt_off[c], cnt_doff[c], cnt_val, table, node) <= 0:
             exists = False
     if not exists:
         total = 0
@@ -138,14 +166,15 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
     anti_ptr, anti = state[13], state[14]
     for i in range(anti_ptr[pod], anti_ptr[pod + 1]):
         c = anti[i]
-        if _at(node_dom, cnt_key[c], cnt_off[c], cnt_val, node) > 0:
+        if _at(node_dom, cnt_key[c], cnt_off[c], cnt_doff[c], cnt_val, table, node) > 0:
             return 2
     xt_key, xt_off, xt_val = state[15], state[16], state[17]
+    xbase = cnt_off[cnt_off.shape[0] - 1]
     cls = state[18][pod]
     cls_ptr, cls_anti = state[19], state[20]
     for i in range(cls_ptr[cls], cls_ptr[cls + 1]):
         x = cls_anti[i]
-        if _at(node_dom, xt_key[x], xt_off[x], xt_val, node) > 0:
+        if _at(node_dom, xt_key[x], xbase + xt_off[x], xt_doff[x], xt_val, table, node) > 0:
             return 3
     return 0
 
@@ -157,6 +186,8 @@ def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
     node_dom = state[0]
     cnt_key, cnt_off, cnt_val = state[6], state[7], state[8]
     xt_key, xt_off, xt_val = state[15], state[16], state[17]
+    cnt_doff, xt_doff, table = state[CNT_DOFF], state[XT_DOFF], state[TABLE]
+    xbase = cnt_off[cnt_off.shape[0] - 1]
     cls = state[18][pod]
     cls_ptr, cls_score = state[21], state[22]
     pref_ptr, pref, pref_w = state[23], state[24], state[25]
@@ -165,10 +196,11 @@ def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
         score = 0
         for j in range(pref_ptr[pod], pref_ptr[pod + 1]):
             c = pref[j]
-            score += pref_w[j] * _at(node_dom, cnt_key[c], cnt_off[c], cnt_val, node)
+            score += pref_w[j] * _at(node_dom, cnt_key[c], cnt_off[c], cnt_doff[c], cnt_val,
+                                     table, node)  # fmt: skip
         for j in range(cls_ptr[cls], cls_ptr[cls + 1]):
             x = cls_score[j]
-            score += _at(node_dom, xt_key[x], xt_off[x], xt_val, node)
+            score += _at(node_dom, xt_key[x], xbase + xt_off[x], xt_doff[x], xt_val, table, node)
         out[i] = score
 
 
@@ -192,6 +224,24 @@ def normalize_pod(state, pod, nodes, scores):  # pragma: no cover - compiled
 
 
 @inline_kernel
+def _bump(t0, t1, t2, t3, t4, t5, t6, t7, t8, node_dom, cnt_ptr, cnt_rt, cnt_key, cnt_off,
+          cnt_val, cnt_total, cnt_doff, tkeys, tvals, used, c, ns, vals, pod, node, sign
+          ):  # pragma: no cover - compiled  # fmt: skip
+    """Counter ``c`` counts the pod on ``node`` ``sign`` times more if its terms all
+    match the pod and the node has its key; whether it did."""
+    d = node_dom[node, cnt_key[c]]
+    if d < 0 or not _all_match(t0, t1, t2, t3, t4, t5, t6, t7, t8, cnt_rt, cnt_ptr[c],
+                               cnt_ptr[c + 1], ns, vals, pod):  # fmt: skip
+        return False
+    if cnt_doff[c] >= 0:
+        cnt_val[cnt_doff[c] + d] += sign
+    else:
+        ct.add(tkeys, tvals, used, cnt_off[c] + d, sign)
+    cnt_total[c] += sign
+    return True
+
+
+@inline_kernel
 def _count(state, pod, node, sign):  # pragma: no cover - compiled
     """Add ``sign`` (1: bound, -1: deleted) times the pod on ``node`` to every counter
     whose terms it matches, and its own terms' weights to the existing terms. Whether
@@ -202,23 +252,37 @@ def _count(state, pod, node, sign):  # pragma: no cover - compiled
     ns, vals = state[2][pod], state[3]
     cnt_ptr, cnt_rt, cnt_key = state[4], state[5], state[6]
     cnt_off, cnt_val, cnt_total = state[7], state[8], state[9]
-    ns_cnt_ptr, ns_cnt, all_cnt = state[30], state[31], state[32]
-    n_ns = ns_cnt_ptr[ns + 1] - ns_cnt_ptr[ns]
-    for i in range(n_ns + all_cnt.shape[0]):  # only the counters the namespace can match
-        c = ns_cnt[ns_cnt_ptr[ns] + i] if i < n_ns else all_cnt[i - n_ns]
-        d = node_dom[node, cnt_key[c]]
-        if d >= 0 and _all_match(t0, t1, t2, t3, t4, t5, t6, t7, t8, cnt_rt, cnt_ptr[c],
-                                 cnt_ptr[c + 1], ns, vals, pod):  # fmt: skip
-            cnt_val[cnt_off[c] + d] += sign
-            cnt_total[c] += sign
-            changed = True
+    cnt_doff, xt_doff, (tkeys, tvals, used) = state[CNT_DOFF], state[XT_DOFF], state[TABLE]
+    col_off, b_ptr, b_cnt = state[COL_OFF], state[BUCKET_PTR], state[BUCKET_CNT]
+    un_ptr, un, all_un = state[UN_PTR], state[UN_CNT], state[ALL_UN]
+    # the counters the pod can match: those without an anchor its namespace can match,
+    # and the anchored ones whose anchor holds one of the pod's values
+    n_un = un_ptr[ns + 1] - un_ptr[ns]
+    for i in range(n_un + all_un.shape[0]):
+        c = un[un_ptr[ns] + i] if i < n_un else all_un[i - n_un]
+        changed |= _bump(t0, t1, t2, t3, t4, t5, t6, t7, t8, node_dom, cnt_ptr, cnt_rt,
+                         cnt_key, cnt_off, cnt_val, cnt_total, cnt_doff, tkeys, tvals, used,
+                         c, ns, vals, pod, node, sign)  # fmt: skip
+    for j in range(col_off.shape[0]):
+        v = vals[pod, j]
+        if v < 2:  # (absent, or a value no selector mentions)
+            continue
+        b = col_off[j] + v
+        for i in range(b_ptr[b], b_ptr[b + 1]):
+            changed |= _bump(t0, t1, t2, t3, t4, t5, t6, t7, t8, node_dom, cnt_ptr, cnt_rt,
+                             cnt_key, cnt_off, cnt_val, cnt_total, cnt_doff, tkeys, tvals,
+                             used, b_cnt[i], ns, vals, pod, node, sign)  # fmt: skip
     xt_key, xt_off, xt_val = state[15], state[16], state[17]
+    xbase = cnt_off[cnt_off.shape[0] - 1]
     own_ptr, own, own_w = state[26], state[27], state[28]
     for j in range(own_ptr[pod], own_ptr[pod + 1]):
         x = own[j]
         d = node_dom[node, xt_key[x]]
         if d >= 0:
-            xt_val[xt_off[x] + d] += sign * own_w[j]
+            if xt_doff[x] >= 0:
+                xt_val[xt_doff[x] + d] += sign * own_w[j]
+            else:
+                ct.add(tkeys, tvals, used, xbase + xt_off[x] + d, sign * own_w[j])
             changed = True
     return changed
 
@@ -242,11 +306,15 @@ def remove(state, pod, node):  # pragma: no cover - compiled
 @kernel
 def count_counters(  # pragma: no cover - compiled
     terms, node_dom, cnt_ptr, cnt_rt, cnt_key, cnt_off, ns_cnt_ptr, ns_cnt, all_cnt, sig_ns,
-    sig_vals, ent_ptr, ent_node, ent_count, cnt_val, cnt_total,
+    sig_vals, ent_ptr, ent_node, ent_count, cnt_val, cnt_total, cnt_doff,
 ):  # fmt: skip
     """The existing pods (signatures ``s``: namespace, label values; ``ent_*``: their
-    pod counts per node) into the counters their namespace can match."""
+    pod counts per node) into the counters their namespace can match; the wide counters'
+    counts returned instead, for the table: (pair ids, counts, how many)."""
     t0, t1, t2, t3, t4, t5, t6, t7, t8 = terms
+    xs = np.empty(16, dtype=np.int64)
+    cs = np.empty(16, dtype=np.int64)
+    n_out = 0
     for s in range(sig_ns.shape[0]):
         ns = sig_ns[s]
         n_ns = ns_cnt_ptr[ns + 1] - ns_cnt_ptr[ns]
@@ -259,46 +327,90 @@ def count_counters(  # pragma: no cover - compiled
             for e in range(ent_ptr[s], ent_ptr[s + 1]):
                 d = node_dom[ent_node[e], key]
                 if d >= 0:
-                    cnt_val[cnt_off[c] + d] += ent_count[e]
+                    if cnt_doff[c] >= 0:
+                        cnt_val[cnt_doff[c] + d] += ent_count[e]
+                    else:
+                        if n_out == xs.shape[0]:
+                            xs, cs = ct.grown(xs), ct.grown(cs)
+                        xs[n_out] = cnt_off[c] + d
+                        cs[n_out] = ent_count[e]
+                        n_out += 1
                     cnt_total[c] += ent_count[e]
+    return xs, cs, n_out
+
+
+@inline_kernel
+def _anchor(sel_ptr, sel_op, rt_sel, item_rt, lo, hi):  # pragma: no cover - compiled
+    """The first ``In`` requirement of the selectors of resolved terms ``item_rt[lo:hi]``
+    (every pod matching them all holds one of its values), or -1."""
+    for j in range(lo, hi):
+        s = rt_sel[item_rt[j]]
+        if s < 0:
+            continue
+        for r in range(sel_ptr[s], sel_ptr[s + 1]):
+            if sel_op[r] == 0:
+                return r
+    return -1
 
 
 @kernel
-def class_lists(terms, xt_rt, xt_anti, cls_ns, cls_vals):  # pragma: no cover - compiled
-    """For each class, the existing terms that match it: (anti ptr, anti ids, score ptr,
-    score ids)."""
-    n_cls, n_xt = cls_ns.shape[0], xt_rt.shape[0]
-    anti_ptr = np.zeros(n_cls + 1, dtype=np.int64)
-    score_ptr = np.zeros(n_cls + 1, dtype=np.int64)
-    hits = np.zeros(n_cls * n_xt if n_cls * n_xt < 1 << 16 else 1 << 16, dtype=np.int64)
-    n_hits = 0
+def anchors(terms, item_ptr, item_rt):  # pragma: no cover - compiled
+    """Per item (resolved terms ``item_rt[item_ptr[x]:item_ptr[x+1]]``, ANDed): the column
+    and the local value ids of its anchor (:func:`_anchor`): (key int64[I], -1 without
+    one; vptr int64[I+1], vals int64[.])."""
+    sel_ptr, sel_key, sel_op, sel_vptr, sel_vals, rt_sel = (
+        terms[0], terms[1], terms[2], terms[3], terms[4], terms[5])
+    n = item_ptr.shape[0] - 1
+    key = np.full(n, -1, dtype=np.int64)
+    vptr = np.zeros(n + 1, dtype=np.int64)
+    req = np.full(n, -1, dtype=np.int64)
+    for x in range(n):
+        r = _anchor(sel_ptr, sel_op, rt_sel, item_rt, item_ptr[x], item_ptr[x + 1])
+        req[x] = r
+        vptr[x + 1] = vptr[x]
+        if r >= 0:
+            key[x] = sel_key[r]
+            vptr[x + 1] += sel_vptr[r + 1] - sel_vptr[r]
+    vals = np.empty(vptr[n], dtype=np.int64)
+    for x in range(n):
+        r = req[x]
+        if r >= 0:
+            for q in range(sel_vptr[r + 1] - sel_vptr[r]):
+                vals[vptr[x] + q] = sel_vals[sel_vptr[r] + q]
+    return key, vptr, vals
+
+
+@kernel
+def match_classes(terms, item_ptr, item_rt, item_on, anc_key, anc_vptr, anc_vals, cls_ns,
+                  cls_vals, bucket_ptr, bucket_cls, col_off):  # pragma: no cover - compiled
+    """The (class, item) pairs where a pod of the class matches every resolved term of
+    the item (``item_on`` only), in no order: an anchored item is tried on the classes
+    holding one of its anchor's values (``bucket_*``: classes by column and value id,
+    ``col_off[column] + value``), the others on every class. (classes int64[.], items
+    int64[.], how many)."""
     t0, t1, t2, t3, t4, t5, t6, t7, t8 = terms
-    for q in range(n_cls):
-        for x in range(n_xt):
-            if _rt_match(t0, t1, t2, t3, t4, t5, t6, t7, t8, xt_rt[x], cls_ns[q], cls_vals, q):
-                if n_hits == hits.shape[0]:
-                    grown = np.empty(2 * hits.shape[0] + 1, dtype=np.int64)
-                    for h in range(n_hits):  # (no slice assignment: see _jit)
-                        grown[h] = hits[h]
-                    hits = grown
-                hits[n_hits] = q * n_xt + x
-                n_hits += 1
-                if xt_anti[x]:
-                    anti_ptr[q + 1] += 1
-                else:
-                    score_ptr[q + 1] += 1
-    anti_ptr = np.cumsum(anti_ptr)
-    score_ptr = np.cumsum(score_ptr)
-    anti = np.empty(anti_ptr[n_cls], dtype=np.int64)
-    score = np.empty(score_ptr[n_cls], dtype=np.int64)
-    na = 0
-    nsc = 0
-    for h in range(n_hits):
-        x = hits[h] % n_xt
-        if xt_anti[x]:
-            anti[na] = x
-            na += 1
-        else:
-            score[nsc] = x
-            nsc += 1
-    return anti_ptr, anti, score_ptr, score
+    qs = np.empty(16, dtype=np.int64)
+    xs = np.empty(16, dtype=np.int64)
+    n = 0
+    n_cls = cls_ns.shape[0]
+    for x in range(item_on.shape[0]):
+        if not item_on[x]:
+            continue
+        lo, hi = item_ptr[x], item_ptr[x + 1]
+        k = anc_key[x]
+        n_try = n_cls if k < 0 else anc_vptr[x + 1] - anc_vptr[x]
+        for v in range(n_try):
+            b_lo, b_hi = np.int64(v), np.int64(v + 1)
+            if k >= 0:
+                b = col_off[k] + anc_vals[anc_vptr[x] + v]
+                b_lo, b_hi = bucket_ptr[b], bucket_ptr[b + 1]
+            for i in range(b_lo, b_hi):
+                q = bucket_cls[i] if k >= 0 else i
+                if _all_match(t0, t1, t2, t3, t4, t5, t6, t7, t8, item_rt, lo, hi, cls_ns[q],
+                              cls_vals, q):  # fmt: skip
+                    if n == qs.shape[0]:
+                        qs, xs = ct.grown(qs), ct.grown(xs)
+                    qs[n] = q
+                    xs[n] = x
+                    n += 1
+    return qs, xs, n

@@ -37,7 +37,9 @@ from ...model.objects import PodAffinity, PodAffinityTerm, PodRecord
 from ...model.rows import unique_rows
 from ...model.selectors import Selector, SelectorSpace, label_selector_as_selector
 from ...model.snapshot import ClusterSnapshot, PodBatch, build_cluster, pod_twins, twin_firsts
+from ..helper import counter_table as ct
 from ..helper.twins import Interner, shape_rows
+from . import index
 from . import kernels as k
 from .compile import ANTI, SCORE, Registry, csr, domain_offsets, resolve_namespaces
 from .reference import (
@@ -57,6 +59,9 @@ _REASONS = {
 UNRESOLVABLE_CODES = frozenset({k.FAIL_AFFINITY})
 #: state entries ``assume`` changes (copied by ``prepare``)
 _MUTABLE = (8, 9, 17)
+#: a topology key of more domains than this (and hostname) keeps its values in the table
+WIDE_DOMAINS = 64
+HOSTNAME = "kubernetes.io/hostname"
 
 
 def hard_pod_affinity_weight(args: Mapping[str, Any] | None) -> int:
@@ -262,17 +267,22 @@ class _Builder:
         return shapes, rep_shape[self.twins], rep_self[self.twins]
 
     def _existing_terms(self, node_dom: np.ndarray, xt_key: np.ndarray, xt_off: np.ndarray,
-                        own_rows: list[list[tuple[int, int]]]) -> np.ndarray:  # fmt: skip
-        """int64[.]: the existing pods' terms (``own_rows``: :meth:`own` per shape) summed
-        per domain (``xt_val``)."""
+                        xt_doff: np.ndarray, own_rows: list[list[tuple[int, int]]]
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+        """The existing pods' terms (``own_rows``: :meth:`own` per shape) summed per
+        domain: the dense terms' values (``xt_val``), and the wide ones' (pair ids past
+        the counters', weights) for the table."""
         pods, shape, _ = self.existing
         ptr, (x, w) = shape_rows(own_rows, 2, shape)
-        xt_val = np.zeros(xt_off[-1], dtype=np.int64)
+        n_dense = int(np.where(xt_doff >= 0, np.diff(xt_off), 0).sum())
+        xt_val = np.zeros(n_dense, dtype=np.int64)
         nodes = np.repeat(self.snapshot.pod_node[pods], np.diff(ptr))
         d = node_dom[nodes, xt_key[x]]
         m = d >= 0
-        np.add.at(xt_val, xt_off[x[m]] + d[m], w[m])
-        return xt_val
+        x, d, w = x[m], d[m], w[m]
+        dense = xt_doff[x] >= 0
+        np.add.at(xt_val, xt_doff[x[dense]] + d[dense], w[dense])
+        return xt_val, xt_off[x[~dense]] + d[~dense], w[~dense]
 
     def build(self) -> tuple:
         snapshot, batch, reg = self.snapshot, self.batch, self.reg
@@ -286,15 +296,20 @@ class _Builder:
         cnt_ptr, cnt_rt = csr(reg.cnt_rts)
         cnt_key = np.asarray(reg.cnt_key, np.int64).reshape(-1)
         cnt_off = domain_offsets(reg.cnt_key, n_dom)
-        cnt_val = np.zeros(cnt_off[-1], dtype=np.int64)
+        wide_key = self._wide_keys(n_dom)
+        cnt_doff = _dense_offsets(cnt_key, wide_key, n_dom)
+        cnt_val = np.zeros(int(np.where(cnt_doff >= 0, n_dom[cnt_key], 0).sum()), np.int64)
         cnt_total = np.zeros(len(cnt_key), dtype=np.int64)
         by_ns = _counters_by_namespace(reg, len(snapshot.namespaces))
-        k.count_counters(terms, node_dom, cnt_ptr, cnt_rt, cnt_key, cnt_off, *by_ns,
-                         *_signatures(snapshot, self.space), cnt_val, cnt_total)  # fmt: skip
+        made_x, made_n, n_made = k.count_counters(
+            terms, node_dom, cnt_ptr, cnt_rt, cnt_key, cnt_off, *by_ns,
+            *_signatures(snapshot, self.space), cnt_val, cnt_total, cnt_doff)  # fmt: skip
         # existing terms, summed per domain
         xt_key = np.asarray(reg.xt_key, np.int64).reshape(-1)
         xt_off = domain_offsets(reg.xt_key, n_dom)
-        xt_val = self._existing_terms(node_dom, xt_key, xt_off, own_rows)
+        xt_doff = _dense_offsets(xt_key, wide_key, n_dom)
+        xt_val, wide_x, wide_w = self._existing_terms(node_dom, xt_key, xt_off, xt_doff,
+                                                      own_rows)  # fmt: skip
         # pending pods' classes and the existing terms matching them
         pod_vals = np.ascontiguousarray(
             self.space.project(batch.labels.columns(self.space.keys)), dtype=np.int32
@@ -307,11 +322,17 @@ class _Builder:
         else:
             cls_rows, pod_cls = rows, np.zeros(0, np.int64)
         pod_cls = pod_cls.reshape(-1).astype(np.int64)
-        lists = k.class_lists(
-            terms, np.asarray(reg.xt_rt, np.int64).reshape(-1),
-            np.asarray(reg.xt_anti, np.bool_).reshape(-1),
-            np.ascontiguousarray(cls_rows[:, 0]), np.ascontiguousarray(cls_rows[:, 1:]),
-        )  # fmt: skip
+        # the existing terms matching each class, found through their anchors
+        cls_ns = np.ascontiguousarray(cls_rows[:, 0])
+        cls_vals = np.ascontiguousarray(cls_rows[:, 1:])
+        col_off, n_buckets = index.column_offsets(terms, cls_vals)
+        buckets = index.class_buckets(cls_vals, col_off, n_buckets)
+        xt_rt = np.asarray(reg.xt_rt, np.int64).reshape(-1)
+        qs, xs = index.matches(terms, np.arange(len(xt_rt) + 1, dtype=np.int64), xt_rt,
+                               np.ones(len(xt_rt), np.bool_), cls_ns, cls_vals, buckets,
+                               col_off)  # fmt: skip
+        lists = index.class_lists(qs, xs, np.asarray(reg.xt_anti, np.bool_).reshape(-1),
+                                  len(cls_ns))  # fmt: skip
         filter_shape = Interner()
         shape_filter = np.array([filter_shape((tuple(sh[0]), tuple(sh[2]))) for sh in shapes],
                                 dtype=np.int64).reshape(-1)  # fmt: skip
@@ -324,13 +345,38 @@ class _Builder:
         anti_ptr, (anti,) = shape_rows([sh[2] for sh in shapes], 1, pod_shape)
         pref_ptr, (pref_c, pref_w) = shape_rows([sh[3] for sh in shapes], 2, pod_shape)
         own_ptr, (own_x, own_w) = shape_rows([sh[4] for sh in shapes], 2, pod_shape)
+        # the table: the pairs the existing pods made, and those each pending pod's binding
+        # may make (the wide counters of its class, its own wide terms)
+        qs, _ = index.matches(terms, cnt_ptr, cnt_rt, cnt_doff < 0, cls_ns, cls_vals, buckets,
+                              col_off)  # fmt: skip
+        per_class = np.bincount(qs, minlength=len(cls_ns))
+        pending = int(per_class[pod_cls].sum()) + int((xt_doff[own_x] < 0).sum())
+        table = ct.new_table(n_made + len(wide_x) + pending)
+        ct.fill(*table, made_x[:n_made], made_n[:n_made])
+        ct.fill(*table, cnt_off[-1] + wide_x, wide_w)
         return (
             node_dom, terms, np.ascontiguousarray(batch.ns, dtype=np.int32), pod_vals,
             cnt_ptr, cnt_rt, cnt_key, cnt_off, cnt_val, cnt_total, aff_ptr, aff, pod_self,
             anti_ptr, anti, xt_key, xt_off, xt_val, pod_cls, *lists, pref_ptr, pref_c,
             pref_w, own_ptr, own_x, own_w, filter_key,
-            *by_ns, score_groups,
+            *by_ns, score_groups, cnt_doff, xt_doff, table,
+            *index.assume_index(terms, cnt_ptr, cnt_rt, by_ns, col_off, n_buckets),
         )  # fmt: skip
+
+    def _wide_keys(self, n_dom: np.ndarray) -> np.ndarray:
+        """bool[K]: the topology keys whose values go to the table."""
+        return np.array([key == HOSTNAME or n > WIDE_DOMAINS
+                         for key, n in zip(self.topology_keys, n_dom.tolist(), strict=True)],
+                        dtype=np.bool_).reshape(-1)  # fmt: skip
+
+
+def _dense_offsets(keys: np.ndarray, wide_key: np.ndarray, n_dom: np.ndarray) -> np.ndarray:
+    """int64[len(keys)]: each block's offset among the dense ones, -1 for a wide key."""
+    if not len(keys):
+        return np.zeros(0, dtype=np.int64)
+    wide = wide_key[keys]
+    size = np.where(wide, 0, n_dom[keys])
+    return np.where(wide, -1, np.cumsum(size) - size).astype(np.int64)
 
 
 class InterPodAffinity(Plugin):
@@ -374,7 +420,8 @@ class InterPodAffinity(Plugin):
 
     def own_state(self, state: tuple) -> tuple:
         """Copies of the counts ``assume`` changes."""
-        return tuple(a.copy() if i in _MUTABLE else a for i, a in enumerate(state))
+        owned = tuple(a.copy() if i in _MUTABLE else a for i, a in enumerate(state[: k.TABLE]))
+        return (*owned, ct.copy_table(state[k.TABLE]), *state[k.TABLE + 1 :])
 
     def empty_state(self) -> tuple:
         empty = build_cluster((), ())

@@ -431,21 +431,13 @@ def fill_counts(state, sig, sel_ns, sel_nothing, comp, fe_aff, fe_keys_ptr, fe_k
                     x = host_base + i * n_nodes + n
                 if x >= 0:
                     if n_out == xs.shape[0]:
-                        xs, cs = _grown(xs), _grown(cs)
+                        xs, cs = ct.grown(xs), ct.grown(cs)
                     xs[n_out] = x
                     cs[n_out] = row[n]
                     n_out += 1
         for t in range(n_touched):
             row[touched[t]] = 0
     return xs, cs, n_out
-
-
-@inline_kernel
-def _grown(a):  # pragma: no cover - compiled
-    out = np.empty(2 * a.shape[0], dtype=a.dtype)
-    for j in range(a.shape[0]):
-        out[j] = a[j]
-    return out
 
 
 @kernel

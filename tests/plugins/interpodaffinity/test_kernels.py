@@ -22,6 +22,7 @@ from kscore_fast.model.objects import (
 )
 from kscore_fast.model.selectors import LabelSelector
 from kscore_fast.plugins.interpodaffinity import InterPodAffinity, kernels
+from kscore_fast.plugins.interpodaffinity import plugin as ipa_plugin
 
 from .build import (
     cluster,
@@ -157,8 +158,17 @@ def _check(c, plugin, state, ref, lists):
     return codes
 
 
+@pytest.fixture(params=["hostname-wide", "all-wide"])
+def wide(request, monkeypatch):
+    """The values of hostname keys (and of keys of more than 64 domains) in the table, the
+    others dense; or every key's in the table."""
+    if request.param == "all-wide":
+        monkeypatch.setattr(ipa_plugin, "WIDE_DOMAINS", -1)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", range(300))
-def test_kernels_equal_reference_before_and_after_assume(seed):
+def test_kernels_equal_reference_before_and_after_assume(seed, wide):
     g, records, c, plugin = _setup(seed)
     nodes, existing, pending, namespaces, hard_weight, enabled = records
     state = plugin.own_state(plugin.prepare(c.snapshot, c.batch))
@@ -188,12 +198,12 @@ def test_own_state_hands_out_fresh_counts():
     for seed in range(50):
         _, _, c, plugin = _setup(seed)
         first = plugin.own_state(plugin.prepare(c.snapshot, c.batch))
-        before = [a.copy() for a in first[7:10]] + [first[17].copy()]
+        mutable = lambda st: [*st[7:10], st[17], *st[kernels.TABLE]]  # noqa: E731
+        before = [a.copy() for a in mutable(first)]
         for p in range(len(c.batch)):
             kernels.assume(first, p, 0)
         second = plugin.prepare(c.snapshot, c.batch)
-        assert all((a == b).all() for a, b in zip(before, [*second[7:10], second[17]],
-                                                   strict=True))  # fmt: skip
+        assert all((a == b).all() for a, b in zip(before, mutable(second), strict=True))
         assert second[0] is first[0]
 
 
