@@ -18,6 +18,18 @@ import numpy as np
 from ..._jit import inline_kernel, kernel
 
 _EMPTY = -1
+#: counters of wide keys stay dense while all of them together are at most this many
+#: (a probe costs more than an index: small clusters keep the faster layout)
+DENSE_BUDGET = 1 << 20
+
+
+def tabled(candidate: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """bool[blocks]: the blocks of counters (``sizes`` counters each) that go to the
+    table: the ``candidate`` ones (of wide keys), when together they exceed
+    :data:`DENSE_BUDGET`."""
+    if int(sizes[candidate].sum()) > DENSE_BUDGET:
+        return candidate.copy()
+    return np.zeros(len(candidate), dtype=np.bool_)
 
 
 def capacity_for(n_keys: int) -> int:

@@ -60,6 +60,7 @@ UNRESOLVABLE_CODES = frozenset({k.FAIL_AFFINITY})
 #: state entries ``assume`` changes (copied by ``prepare``)
 _MUTABLE = (8, 9, 17)
 #: a topology key of more domains than this (and hostname) keeps its values in the table
+#: (when they are many: ``counter_table.tabled``)
 WIDE_DOMAINS = 64
 HOSTNAME = "kubernetes.io/hostname"
 
@@ -296,7 +297,8 @@ class _Builder:
         cnt_ptr, cnt_rt = csr(reg.cnt_rts)
         cnt_key = np.asarray(reg.cnt_key, np.int64).reshape(-1)
         cnt_off = domain_offsets(reg.cnt_key, n_dom)
-        wide_key = self._wide_keys(n_dom)
+        xt_key = np.asarray(reg.xt_key, np.int64).reshape(-1)
+        wide_key = self._wide_keys(n_dom, cnt_key, xt_key)
         cnt_doff = _dense_offsets(cnt_key, wide_key, n_dom)
         cnt_val = np.zeros(int(np.where(cnt_doff >= 0, n_dom[cnt_key], 0).sum()), np.int64)
         cnt_total = np.zeros(len(cnt_key), dtype=np.int64)
@@ -305,7 +307,6 @@ class _Builder:
             terms, node_dom, cnt_ptr, cnt_rt, cnt_key, cnt_off, *by_ns,
             *_signatures(snapshot, self.space), cnt_val, cnt_total, cnt_doff)  # fmt: skip
         # existing terms, summed per domain
-        xt_key = np.asarray(reg.xt_key, np.int64).reshape(-1)
         xt_off = domain_offsets(reg.xt_key, n_dom)
         xt_doff = _dense_offsets(xt_key, wide_key, n_dom)
         xt_val, wide_x, wide_w = self._existing_terms(node_dom, xt_key, xt_off, xt_doff,
@@ -363,11 +364,17 @@ class _Builder:
             *index.assume_index(terms, cnt_ptr, cnt_rt, by_ns, col_off, n_buckets),
         )  # fmt: skip
 
-    def _wide_keys(self, n_dom: np.ndarray) -> np.ndarray:
-        """bool[K]: the topology keys whose values go to the table."""
-        return np.array([key == HOSTNAME or n > WIDE_DOMAINS
+    def _wide_keys(self, n_dom: np.ndarray, cnt_key: np.ndarray, xt_key: np.ndarray
+                   ) -> np.ndarray:  # fmt: skip
+        """bool[K]: the topology keys whose values go to the table: hostname and keys of
+        many domains, when their counters and existing terms are many."""
+        wide = np.array([key == HOSTNAME or n > WIDE_DOMAINS
                          for key, n in zip(self.topology_keys, n_dom.tolist(), strict=True)],
                         dtype=np.bool_).reshape(-1)  # fmt: skip
+        blocks = np.concatenate((cnt_key, xt_key)).astype(np.int64)
+        if not ct.tabled(wide[blocks], n_dom[blocks]).any():
+            wide[:] = False
+        return wide
 
 
 def _dense_offsets(keys: np.ndarray, wide_key: np.ndarray, n_dom: np.ndarray) -> np.ndarray:

@@ -30,7 +30,8 @@ from .reference import Constraint, filter_topology_spread_constraints
 
 I64 = np.int64
 I32 = np.int32
-#: a key of more domains than this (and hostname) keeps its counters in the table
+#: a key of more domains than this (and hostname) keeps its counters in the table (when
+#: they are many: ``counter_table.tabled``)
 WIDE_DOMAINS = 64
 
 
@@ -278,9 +279,10 @@ def build_state(ref: Any, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple[t
     topo = (node_dom, key_off)
     n_pairs = int(fe_off[-1])
     # the wide entries' counters go to the table (see ``kernels``), the others are dense
-    wide = np.array([key == LABEL_HOSTNAME or size > WIDE_DOMAINS
-                     for key, size in zip(keys, dom_size.tolist(), strict=True)],
-                    dtype=np.bool_)[fe_key] if len(fe_key) else np.zeros(0, np.bool_)  # fmt: skip
+    wide_key = np.array([key == LABEL_HOSTNAME or size > WIDE_DOMAINS
+                         for key, size in zip(keys, dom_size.tolist(), strict=True)],
+                        dtype=np.bool_).reshape(-1)  # fmt: skip
+    wide = ct.tabled(wide_key[fe_key], dom_size[fe_key]) if len(fe_key) else np.zeros(0, bool)
     dense = np.where(wide, 0, dom_size[fe_key])
     fe_doff = np.where(wide, -1, np.cumsum(dense) - dense).astype(I64)
     # matching pods per pair/domain/node: int32, as Go's counters (``*int32``, ``int32``)

@@ -21,6 +21,7 @@ from kscore_fast.model.objects import (
     WeightedPodAffinityTerm,
 )
 from kscore_fast.model.selectors import LabelSelector
+from kscore_fast.plugins.helper import counter_table
 from kscore_fast.plugins.interpodaffinity import InterPodAffinity, kernels
 from kscore_fast.plugins.interpodaffinity import plugin as ipa_plugin
 
@@ -158,10 +159,12 @@ def _check(c, plugin, state, ref, lists):
     return codes
 
 
-@pytest.fixture(params=["hostname-wide", "all-wide"])
+@pytest.fixture(params=["dense", "hostname-wide", "all-wide"])
 def wide(request, monkeypatch):
-    """The values of hostname keys (and of keys of more than 64 domains) in the table, the
-    others dense; or every key's in the table."""
+    """Every counter dense (small clusters, the default); those of hostname keys (and of
+    keys of more than 64 domains) in the counter table; every key's in the table."""
+    if request.param != "dense":
+        monkeypatch.setattr(counter_table, "DENSE_BUDGET", -1)
     if request.param == "all-wide":
         monkeypatch.setattr(ipa_plugin, "WIDE_DOMAINS", -1)
     return request.param

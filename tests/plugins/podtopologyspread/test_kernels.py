@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from kscore_fast.model.snapshot import build_cluster
+from kscore_fast.plugins.helper import counter_table
 from kscore_fast.plugins.podtopologyspread import PodTopologySpread, build, kernels
 from kscore_fast.plugins.podtopologyspread.reference import PodTopologySpreadReference
 
@@ -22,10 +23,12 @@ from .support import random_cluster
 KERNEL_CODE = {2: kernels.FAIL_SKEW, 3: kernels.FAIL_LABEL}
 
 
-@pytest.fixture(params=["hostname-wide", "all-wide"])
+@pytest.fixture(params=["dense", "hostname-wide", "all-wide"])
 def wide(request, monkeypatch):
-    """The counters of hostname keys (and of keys of more than 64 domains) in the table,
-    the others dense; or every key's in the table."""
+    """Every counter dense (small clusters, the default); those of hostname keys (and of
+    keys of more than 64 domains) in the counter table; every key's in the table."""
+    if request.param != "dense":
+        monkeypatch.setattr(counter_table, "DENSE_BUDGET", -1)
     if request.param == "all-wide":
         monkeypatch.setattr(build, "WIDE_DOMAINS", 0)
     return request.param
