@@ -18,6 +18,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -47,6 +48,10 @@ type inputSet struct {
 	RSs         []*appsv1.ReplicaSet
 	SSs         []*appsv1.StatefulSet
 	Namespaces  []*v1.Namespace
+	// the PriorityClasses the Priority admission plugin reads (admission.go)
+	PriorityClasses []*schedulingv1.PriorityClass
+	// the messages of the pods that plugin refused (left out), input order
+	RefusedPods []string
 
 	SkippedKinds map[string]int // objects of unused kinds, by kind
 	LeftOutPods  int            // bound to nodes absent from the input
@@ -108,6 +113,12 @@ func loadInputs(paths []string) (*inputSet, error) {
 			return nil, err
 		}
 	}
+	// Pods created as the API server creates them (its Priority admission plugin)
+	admitted, refused, err := admitPods(ld.pods, ld.in.PriorityClasses)
+	if err != nil {
+		return nil, err
+	}
+	ld.pods, ld.in.RefusedPods = admitted, refused
 	// Pods after nodes: a pod bound to a node of the input (anywhere in the input)
 	// is an existing pod; one bound to an absent node is left out.
 	nodeNames := make(map[string]bool, len(ld.in.Nodes))
@@ -253,7 +264,7 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		return nil
 	}
 	switch kind {
-	case "Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Namespace":
+	case "Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Namespace", "PriorityClass":
 	default:
 		ld.in.SkippedKinds[kind]++
 		return nil
@@ -271,7 +282,8 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		ns = metav1.NamespaceDefault
 	}
 	what := fmt.Sprintf("%s %s/%s", kind, ns, name)
-	if kind == "Node" || kind == "Namespace" {
+	clusterScoped := kind == "Node" || kind == "Namespace" || kind == "PriorityClass"
+	if clusterScoped {
 		what = kind + " " + name
 	}
 	if err := checkQuantities(kind, obj); err != nil {
@@ -297,13 +309,15 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		target = &appsv1.StatefulSet{}
 	case "Namespace":
 		target = &v1.Namespace{}
+	case "PriorityClass":
+		target = &schedulingv1.PriorityClass{}
 	}
 	if err := json.Unmarshal(raw, target); err != nil {
 		return inputErrorf("%s: %s: %v", loc, what, err)
 	}
 	// Duplicates: nodes by name, namespaced objects by kind + namespace + name.
 	key := kind + "\x00" + ns + "\x00" + name
-	if kind == "Node" || kind == "Namespace" { // cluster-scoped
+	if clusterScoped {
 		key = kind + "\x00" + name
 	}
 	if first, dup := ld.seen[key]; dup {
@@ -341,6 +355,9 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 			ld.uids[o.UID] = what
 			ld.pods = append(ld.pods, podAt{pod: o, loc: loc.String()})
 		}
+	case *schedulingv1.PriorityClass:
+		o.Namespace = ""
+		ld.in.PriorityClasses = append(ld.in.PriorityClasses, o)
 	case *v1.Namespace:
 		o.Namespace = ""
 		// The API server sets this label on every namespace (NamespaceDefaultLabelName,
@@ -509,6 +526,13 @@ func (in *inputSet) warningLine(prog string) string {
 	}
 	if in.DeletingPendingPods > 0 {
 		parts = append(parts, fmt.Sprintf("skipped %d pending pods being deleted (metadata.deletionTimestamp set)", in.DeletingPendingPods))
+	}
+	if n := len(in.RefusedPods); n > 0 {
+		more := ""
+		if n > 1 {
+			more = fmt.Sprintf(" (and %d more)", n-1)
+		}
+		parts = append(parts, fmt.Sprintf("%d pods refused by the Priority admission plugin, not scheduled: %s%s", n, in.RefusedPods[0], more))
 	}
 	if len(parts) == 0 {
 		return ""
