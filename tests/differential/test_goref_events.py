@@ -19,6 +19,8 @@ import os
 
 import pytest
 
+from kscore_fast.plugins.helper import counter_table
+
 from ..goref import goref_missing
 from . import events
 
@@ -51,6 +53,15 @@ def _check(tmp_path, family: str, seed: int, max_ops: int = 60, **sizes: int) ->
 @pytest.mark.parametrize("seed", range(N_SCENARIOS))
 def test_events_equal_go(tmp_path, family, seed):
     _check(tmp_path, family, FAMILIES[family] + seed, **SIZES)
+
+
+@pytest.mark.parametrize("family", ["pts", "ipa", "mixed"])
+@pytest.mark.parametrize("seed", range(5))
+def test_events_equal_go_with_counters_in_the_table(tmp_path, family, seed, monkeypatch):
+    """Every counter of a hostname (or wide) key in the counter table, as at scale:
+    binds, deletions, node changes and copies update the table."""
+    monkeypatch.setattr(counter_table, "DENSE_BUDGET", -1)
+    _check(tmp_path, family, FAMILIES[family] + 300_000 + seed, **SIZES)
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))

@@ -19,6 +19,7 @@ import yaml
 
 from benchmarks.timing import timing_free
 from kscore_fast.api import load_cluster, simulate
+from kscore_fast.plugins.helper import counter_table
 
 from ..goref import compare, goref_missing, run_goref
 from ..scenarios_profile import profile_config, profile_scenario
@@ -70,6 +71,15 @@ def test_sequence_past_100_nodes(tmp_path, family):
     """Adaptive sampling: the rotation and the early stop carry over the whole run."""
     _check(tmp_path, FAMILIES[family] + 90_000, family, max_nodes=300, max_pods=300,
            max_pending=40)  # fmt: skip
+
+
+@pytest.mark.parametrize("family", ["pts", "ipa", "mixed"])
+@pytest.mark.parametrize("seed", range(10))
+def test_sequences_equal_go_with_counters_in_the_table(tmp_path, family, seed, monkeypatch):
+    """Every counter of a hostname (or wide) key in the counter table, as at scale (these
+    small clusters keep them dense otherwise)."""
+    monkeypatch.setattr(counter_table, "DENSE_BUDGET", -1)
+    _check(tmp_path, FAMILIES[family] + 200_000 + seed, family, **SIZES)
 
 
 @pytest.mark.slow
