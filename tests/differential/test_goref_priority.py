@@ -71,7 +71,16 @@ def _scenario(seed: int) -> list[dict]:
 
 @pytest.mark.parametrize("seed", range(N_SCENARIOS))
 def test_admission_and_queue_order_equal_go(tmp_path, seed):
-    seed += 4_000_000
+    _check(tmp_path, 4_000_000 + seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(500))
+def test_many_more_admissions(tmp_path, seed):
+    _check(tmp_path, 4_100_000 + seed)
+
+
+def _check(tmp_path, seed: int) -> None:
     path = tmp_path / "cluster.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": _scenario(seed)}))
     config = tmp_path / "config.yaml"
