@@ -207,12 +207,15 @@ def helper(use: str, plugins: Sequence[str], notice: Callable[[str], None] | Non
         yield False
         return
     jobs = job_list([use], plugins)
-    cold = not all(cached(job) for job in jobs)
+    missing = [job for job in jobs if not cached(job)]
+    cold = bool(missing)
     proc = None
     if cold and (os.cpu_count() or 1) > 1:
         extra = [arg for m in modules for arg in ("--module", m)]
         proc = spawn(["--use", use, "--plugins", ",".join(plugins), *extra, "--part", "1/2"])
-    if cold and notice is not None:
+    # said when a kernel every run needs is missing, not for the parallel variants only
+    # (large batches need them; the helper goes on compiling them at the next starts)
+    if notice is not None and any(not _parallel(job) for job in missing):
         notice("compiling kernels for first use (cached afterwards)…")
     try:
         yield cold
@@ -252,9 +255,14 @@ def job_list(uses: Sequence[str], plugins: Sequence[str]) -> list[Job]:
     kernels = [j for j in kernel_jobs(uses) if any(j[1].startswith(p) for p in packages)]
     # the parallel variants first: a helper, working from the end, reaches them last (a
     # small first run needs none of them)
-    parallel = [j for j in kernels if j[2].endswith("_parallel")]
-    serial = [j for j in kernels if not j[2].endswith("_parallel")]
+    parallel = [j for j in kernels if _parallel(j)]
+    serial = [j for j in kernels if not _parallel(j)]
     return [*parallel, *entry_jobs(plugins, uses), *serial]
+
+
+def _parallel(job: Job) -> bool:
+    """The job is a kernel's parallel variant (only large batches call those)."""
+    return job[0] == "kernel" and job[2].endswith("_parallel")
 
 
 def warmup_plugins() -> list[str]:

@@ -124,6 +124,20 @@ def test_a_cold_start_runs_one_helper_and_stops_it(monkeypatch, tmp_path):
     assert len(started) == 1 and len(told) == 1
 
 
+def test_a_start_missing_only_parallel_variants_says_nothing(monkeypatch, tmp_path):
+    """After a small first run, only the kernels' parallel variants (for large batches)
+    may be missing: the helper goes on compiling them, and no line says "compiling"."""
+    started, told = [], []
+    monkeypatch.setattr(precompile, "cached", lambda job: not precompile._parallel(job))
+    monkeypatch.setattr(precompile, "spawn", lambda args: started.append(args) or _FakeProcess())
+    monkeypatch.setattr(precompile, "_warm_marker", lambda use, plugins: str(tmp_path / "m"))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert any(precompile._parallel(j) for j in precompile.job_list(["score"], ["NodeName"]))
+    with precompile.helper("score", ["NodeName"], told.append) as cold:
+        assert cold
+    assert len(started) == 1 and told == []
+
+
 def test_one_core_runs_no_helper(monkeypatch, tmp_path):
     monkeypatch.setattr(precompile, "cached", lambda job: False)
     monkeypatch.setattr(precompile, "spawn", lambda args: pytest.fail("no second core"))
