@@ -399,7 +399,7 @@ def match_classes(terms, item_ptr, item_rt, item_on, anc_key, anc_vptr, anc_vals
         lo, hi = item_ptr[x], item_ptr[x + 1]
         k = anc_key[x]
         n_try = n_cls if k < 0 else anc_vptr[x + 1] - anc_vptr[x]
-        for v in range(n_try):
+        for v in range(n_try):  # anchored: a bucket per anchor value; else each class
             b_lo, b_hi = np.int64(v), np.int64(v + 1)
             if k >= 0:
                 b = col_off[k] + anc_vals[anc_vptr[x] + v]
