@@ -13,23 +13,43 @@ always ends at the key or at an empty slot; :func:`add` refuses a key past that 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..._jit import inline_kernel, kernel
 
 _EMPTY = -1
+#: a topology key of a domain per node, whose counters are the ones to keep sparse
+HOSTNAME = "kubernetes.io/hostname"
+#: and any key of more domains than this
+WIDE_DOMAINS = 64
 #: counters of wide keys stay dense while all of them together are at most this many
 #: (a probe costs more than an index: small clusters keep the faster layout)
 DENSE_BUDGET = 1 << 20
 
 
-def tabled(candidate: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """bool[blocks]: the blocks of counters (``sizes`` counters each) that go to the
-    table: the ``candidate`` ones (of wide keys), when together they exceed
-    :data:`DENSE_BUDGET`."""
-    if int(sizes[candidate].sum()) > DENSE_BUDGET:
-        return candidate.copy()
-    return np.zeros(len(candidate), dtype=np.bool_)
+def tabled(key_names: Sequence[str], key_sizes: np.ndarray, block_keys: np.ndarray
+           ) -> np.ndarray:  # fmt: skip
+    """bool[blocks]: the blocks of counters (one counter per domain of its key,
+    ``block_keys``) that go to the table: those of wide keys (hostname, or more than
+    :data:`WIDE_DOMAINS` domains), when together they hold more than
+    :data:`DENSE_BUDGET` counters."""
+    wide_key = np.array([name == HOSTNAME or int(size) > WIDE_DOMAINS
+                         for name, size in zip(key_names, key_sizes, strict=True)],
+                        dtype=np.bool_).reshape(-1)  # fmt: skip
+    keys = np.asarray(block_keys, dtype=np.int64).reshape(-1)
+    wide = wide_key[keys]
+    if int(np.asarray(key_sizes, dtype=np.int64)[keys][wide].sum()) <= DENSE_BUDGET:
+        wide[:] = False
+    return wide
+
+
+def dense_offsets(wide: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, int]:
+    """(int64[blocks] each block's offset among the dense ones, -1 for a block in the
+    table; how many dense counters) for blocks of ``sizes`` counters."""
+    dense = np.where(wide, 0, np.asarray(sizes, dtype=np.int64))
+    return np.where(wide, -1, np.cumsum(dense) - dense).astype(np.int64), int(dense.sum())
 
 
 def capacity_for(n_keys: int) -> int:

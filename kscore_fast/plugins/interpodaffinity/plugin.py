@@ -59,10 +59,6 @@ _REASONS = {
 UNRESOLVABLE_CODES = frozenset({k.FAIL_AFFINITY})
 #: state entries ``assume`` changes (copied by ``prepare``)
 _MUTABLE = (8, 9, 17)
-#: a topology key of more domains than this (and hostname) keeps its values in the table
-#: (when they are many: ``counter_table.tabled``)
-WIDE_DOMAINS = 64
-HOSTNAME = "kubernetes.io/hostname"
 
 
 def hard_pod_affinity_weight(args: Mapping[str, Any] | None) -> int:
@@ -268,14 +264,15 @@ class _Builder:
         return shapes, rep_shape[self.twins], rep_self[self.twins]
 
     def _existing_terms(self, node_dom: np.ndarray, xt_key: np.ndarray, xt_off: np.ndarray,
-                        xt_doff: np.ndarray, own_rows: list[list[tuple[int, int]]]
+                        xt_doff: np.ndarray, n_dense: int,
+                        own_rows: list[list[tuple[int, int]]]
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
         """The existing pods' terms (``own_rows``: :meth:`own` per shape) summed per
         domain: the dense terms' values (``xt_val``), and the wide ones' (pair ids past
-        the counters', weights) for the table."""
+        the counters', weights) for the table (``xt_doff``, ``n_dense``: the dense
+        layout)."""
         pods, shape, _ = self.existing
         ptr, (x, w) = shape_rows(own_rows, 2, shape)
-        n_dense = int(np.where(xt_doff >= 0, np.diff(xt_off), 0).sum())
         xt_val = np.zeros(n_dense, dtype=np.int64)
         nodes = np.repeat(self.snapshot.pod_node[pods], np.diff(ptr))
         d = node_dom[nodes, xt_key[x]]
@@ -298,9 +295,11 @@ class _Builder:
         cnt_key = np.asarray(reg.cnt_key, np.int64).reshape(-1)
         cnt_off = domain_offsets(reg.cnt_key, n_dom)
         xt_key = np.asarray(reg.xt_key, np.int64).reshape(-1)
-        wide_key = self._wide_keys(n_dom, cnt_key, xt_key)
-        cnt_doff = _dense_offsets(cnt_key, wide_key, n_dom)
-        cnt_val = np.zeros(int(np.where(cnt_doff >= 0, n_dom[cnt_key], 0).sum()), np.int64)
+        # the wide keys' values go to the table (see ``kernels``), the others are dense
+        wide = ct.tabled(self.topology_keys, n_dom, np.concatenate((cnt_key, xt_key)))
+        cnt_doff, n_dense = ct.dense_offsets(wide[: len(cnt_key)], n_dom[cnt_key])
+        xt_doff, n_xt_dense = ct.dense_offsets(wide[len(cnt_key) :], n_dom[xt_key])
+        cnt_val = np.zeros(n_dense, np.int64)
         cnt_total = np.zeros(len(cnt_key), dtype=np.int64)
         by_ns = _counters_by_namespace(reg, len(snapshot.namespaces))
         made_x, made_n, n_made = k.count_counters(
@@ -308,9 +307,8 @@ class _Builder:
             *_signatures(snapshot, self.space), cnt_val, cnt_total, cnt_doff)  # fmt: skip
         # existing terms, summed per domain
         xt_off = domain_offsets(reg.xt_key, n_dom)
-        xt_doff = _dense_offsets(xt_key, wide_key, n_dom)
         xt_val, wide_x, wide_w = self._existing_terms(node_dom, xt_key, xt_off, xt_doff,
-                                                      own_rows)  # fmt: skip
+                                                      n_xt_dense, own_rows)  # fmt: skip
         # pending pods' classes and the existing terms matching them
         pod_vals = np.ascontiguousarray(
             self.space.project(batch.labels.columns(self.space.keys)), dtype=np.int32
@@ -363,27 +361,6 @@ class _Builder:
             *by_ns, score_groups, cnt_doff, xt_doff, table,
             *index.assume_index(terms, cnt_ptr, cnt_rt, by_ns, col_off, n_buckets),
         )  # fmt: skip
-
-    def _wide_keys(self, n_dom: np.ndarray, cnt_key: np.ndarray, xt_key: np.ndarray
-                   ) -> np.ndarray:  # fmt: skip
-        """bool[K]: the topology keys whose values go to the table: hostname and keys of
-        many domains, when their counters and existing terms are many."""
-        wide = np.array([key == HOSTNAME or n > WIDE_DOMAINS
-                         for key, n in zip(self.topology_keys, n_dom.tolist(), strict=True)],
-                        dtype=np.bool_).reshape(-1)  # fmt: skip
-        blocks = np.concatenate((cnt_key, xt_key)).astype(np.int64)
-        if not ct.tabled(wide[blocks], n_dom[blocks]).any():
-            wide[:] = False
-        return wide
-
-
-def _dense_offsets(keys: np.ndarray, wide_key: np.ndarray, n_dom: np.ndarray) -> np.ndarray:
-    """int64[len(keys)]: each block's offset among the dense ones, -1 for a wide key."""
-    if not len(keys):
-        return np.zeros(0, dtype=np.int64)
-    wide = wide_key[keys]
-    size = np.where(wide, 0, n_dom[keys])
-    return np.where(wide, -1, np.cumsum(size) - size).astype(np.int64)
 
 
 class InterPodAffinity(Plugin):

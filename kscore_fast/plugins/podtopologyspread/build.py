@@ -30,9 +30,6 @@ from .reference import Constraint, filter_topology_spread_constraints
 
 I64 = np.int64
 I32 = np.int32
-#: a key of more domains than this (and hostname) keeps its counters in the table (when
-#: they are many: ``counter_table.tabled``)
-WIDE_DOMAINS = 64
 
 
 class _Builder:
@@ -279,14 +276,9 @@ def build_state(ref: Any, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple[t
     topo = (node_dom, key_off)
     n_pairs = int(fe_off[-1])
     # the wide entries' counters go to the table (see ``kernels``), the others are dense
-    wide_key = np.array([key == LABEL_HOSTNAME or size > WIDE_DOMAINS
-                         for key, size in zip(keys, dom_size.tolist(), strict=True)],
-                        dtype=np.bool_).reshape(-1)  # fmt: skip
-    wide = ct.tabled(wide_key[fe_key], dom_size[fe_key]) if len(fe_key) else np.zeros(0, bool)
-    dense = np.where(wide, 0, dom_size[fe_key])
-    fe_doff = np.where(wide, -1, np.cumsum(dense) - dense).astype(I64)
+    fe_doff, n_dense = ct.dense_offsets(ct.tabled(keys, dom_size, fe_key), dom_size[fe_key])
     # matching pods per pair/domain/node: int32, as Go's counters (``*int32``, ``int32``)
-    filt = (fe_off, np.zeros(int(dense.sum()), I32), np.zeros(n_pairs, np.bool_),
+    filt = (fe_off, np.zeros(n_dense, I32), np.zeros(n_pairs, np.bool_),
             np.zeros(len(fe_key), I64), fe_key, pf_ptr, pf_key, pf_entry, pf_skew, pf_self,
             fe_doff, np.zeros(len(fe_key), I64))  # fmt: skip
     score = (pod_sg, sg_ptr, np.array(b.sg_reqall, np.bool_), np.array(b.sg_aff, I64),
@@ -302,8 +294,8 @@ def build_state(ref: Any, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple[t
     # the table: the counters the existing pods made, and one for each counter a pending
     # pod's binding may make (a wide entry's or a hostname row's use of a selector it matches)
     tabled = use_kind == k.USE_HOST
-    if len(fe_key):
-        tabled |= (use_kind == k.USE_FILTER) & wide[np.minimum(use_idx, len(fe_key) - 1)]
+    filters = use_kind == k.USE_FILTER
+    tabled[filters] = fe_doff[use_idx[filters]] < 0
     per_selector = np.zeros(len(sel_items), I64)
     np.add.at(per_selector, use[:, 0], tabled.astype(I64))
     pending = int(per_selector[psel].sum())

@@ -21,9 +21,7 @@ from kscore_fast.model.objects import (
     WeightedPodAffinityTerm,
 )
 from kscore_fast.model.selectors import LabelSelector
-from kscore_fast.plugins.helper import counter_table
 from kscore_fast.plugins.interpodaffinity import InterPodAffinity, kernels
-from kscore_fast.plugins.interpodaffinity import plugin as ipa_plugin
 
 from .build import (
     cluster,
@@ -159,19 +157,8 @@ def _check(c, plugin, state, ref, lists):
     return codes
 
 
-@pytest.fixture(params=["dense", "hostname-wide", "all-wide"])
-def wide(request, monkeypatch):
-    """Every counter dense (small clusters, the default); those of hostname keys (and of
-    keys of more than 64 domains) in the counter table; every key's in the table."""
-    if request.param != "dense":
-        monkeypatch.setattr(counter_table, "DENSE_BUDGET", -1)
-    if request.param == "all-wide":
-        monkeypatch.setattr(ipa_plugin, "WIDE_DOMAINS", -1)
-    return request.param
-
-
 @pytest.mark.parametrize("seed", range(300))
-def test_kernels_equal_reference_before_and_after_assume(seed, wide):
+def test_kernels_equal_reference_before_and_after_assume(seed, counter_layout):
     g, records, c, plugin = _setup(seed)
     nodes, existing, pending, namespaces, hard_weight, enabled = records
     state = plugin.own_state(plugin.prepare(c.snapshot, c.batch))

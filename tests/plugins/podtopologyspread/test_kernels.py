@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 from kscore_fast.model.snapshot import build_cluster
-from kscore_fast.plugins.helper import counter_table
-from kscore_fast.plugins.podtopologyspread import PodTopologySpread, build, kernels
+from kscore_fast.plugins.podtopologyspread import PodTopologySpread, kernels
 from kscore_fast.plugins.podtopologyspread.reference import PodTopologySpreadReference
 
 from ..harness import filter_codes, score_lists
@@ -21,17 +20,6 @@ from .support import random_cluster
 
 #: Go's framework code → the kernels' filter code
 KERNEL_CODE = {2: kernels.FAIL_SKEW, 3: kernels.FAIL_LABEL}
-
-
-@pytest.fixture(params=["dense", "hostname-wide", "all-wide"])
-def wide(request, monkeypatch):
-    """Every counter dense (small clusters, the default); those of hostname keys (and of
-    keys of more than 64 domains) in the counter table; every key's in the table."""
-    if request.param != "dense":
-        monkeypatch.setattr(counter_table, "DENSE_BUDGET", -1)
-    if request.param == "all-wide":
-        monkeypatch.setattr(build, "WIDE_DOMAINS", 0)
-    return request.param
 
 
 def _cluster(seed, scale=1):
@@ -59,7 +47,7 @@ def check(c, args, state, lists):
 
 
 @pytest.mark.parametrize("seed", range(300))
-def test_kernels_equal_reference(seed, wide):
+def test_kernels_equal_reference(seed, counter_layout):
     c, args = _cluster(seed)
     state = PodTopologySpread(args).prepare(c.snapshot, c.batch)
     rng = np.random.default_rng(seed)
@@ -88,7 +76,7 @@ def test_score_groups_score_alike_on_any_list(seed):
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_kernels_equal_reference_on_larger_clusters(seed, wide):
+def test_kernels_equal_reference_on_larger_clusters(seed, counter_layout):
     """Up to 60 nodes, 750 existing pods and 35 pending pods."""
     c, args = _cluster(5000 + seed, scale=5)
     state = PodTopologySpread(args).prepare(c.snapshot, c.batch)
@@ -98,7 +86,7 @@ def test_kernels_equal_reference_on_larger_clusters(seed, wide):
 
 
 @pytest.mark.parametrize("seed", range(100))
-def test_assume_equals_a_fresh_state(seed, wide):
+def test_assume_equals_a_fresh_state(seed, counter_layout):
     """Bind pending pods one by one with ``assume``; after each, every pod's filter codes
     and scores equal those of a state prepared on the cluster with the pods bound (the
     bound copies added as existing pods, the batch unchanged). Then ``remove`` them, last
