@@ -37,18 +37,24 @@ def class_buckets(cls_vals: np.ndarray, col_off: np.ndarray, n_buckets: int
     """(bucket_ptr, bucket_cls): the classes holding each bucket's value."""
     n_cls, n_cols = cls_vals.shape
     bucket = (col_off[None, :] + cls_vals.astype(I64)).reshape(-1)
-    cls = np.repeat(np.arange(n_cls, dtype=I64), n_cols)
+    return _by_bucket(bucket, np.repeat(np.arange(n_cls, dtype=I64), n_cols), n_buckets)
+
+
+def _by_bucket(bucket: np.ndarray, items: np.ndarray, n_buckets: int
+               ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(ptr, items): ``items`` grouped by their ``bucket``, CSR over every bucket."""
     order = np.argsort(bucket, kind="stable")
     ptr = np.searchsorted(bucket[order], np.arange(n_buckets + 1)).astype(I64)
-    return ptr, cls[order]
+    return ptr, items[order]
 
 
 def matches(terms: tuple, item_ptr: np.ndarray, item_rt: np.ndarray, item_on: np.ndarray,
-            cls_ns: np.ndarray, cls_vals: np.ndarray, buckets: tuple[np.ndarray, np.ndarray],
-            col_off: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+            anchor: tuple[np.ndarray, ...], cls_ns: np.ndarray, cls_vals: np.ndarray,
+            buckets: tuple[np.ndarray, np.ndarray], col_off: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """(classes, items): every (class, item) pair where the item's terms all match a pod
-    of the class (items where ``item_on``), sorted by class, then item."""
-    anchor = k.anchors(terms, item_ptr, item_rt)
+    of the class (items where ``item_on``; ``anchor``: ``kernels.anchors`` of the items),
+    sorted by class, then item."""
     qs, xs, n = k.match_classes(terms, item_ptr, item_rt, item_on, *anchor, cls_ns, cls_vals,
                                 *buckets, col_off)  # fmt: skip
     qs, xs = qs[:n], xs[:n]
@@ -66,18 +72,16 @@ def class_lists(qs: np.ndarray, xs: np.ndarray, xt_anti: np.ndarray, n_cls: int
     return tuple(out)
 
 
-def assume_index(terms: tuple, cnt_ptr: np.ndarray, cnt_rt: np.ndarray,
-                 by_ns: tuple[np.ndarray, ...], col_off: np.ndarray, n_buckets: int
-                 ) -> tuple[np.ndarray, ...]:  # fmt: skip
-    """The state's entries ``COL_OFF``..``ALL_UN``: the anchored counters by bucket, and
-    the others by namespace (as ``by_ns`` lists them)."""
-    key, vptr, vals = k.anchors(terms, cnt_ptr, cnt_rt)
+def assume_index(anchor: tuple[np.ndarray, ...], by_ns: tuple[np.ndarray, ...],
+                 col_off: np.ndarray, n_buckets: int) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """The state's entries ``COL_OFF``..``ALL_UN``: the anchored counters (``anchor``:
+    ``kernels.anchors`` of the counters) by bucket, and the others by namespace (as
+    ``by_ns`` lists them)."""
+    key, vptr, vals = anchor
     counter = np.repeat(np.arange(len(key), dtype=I64), np.diff(vptr))
     bucket = col_off[key[counter]] + vals if len(vals) else np.zeros(0, I64)
-    order = np.argsort(bucket, kind="stable")
-    b_ptr = np.searchsorted(bucket[order], np.arange(n_buckets + 1)).astype(I64)
+    b_ptr, b_cnt = _by_bucket(bucket, counter, n_buckets)
     ns_ptr, ns_cnt, all_cnt = by_ns
     free = key[ns_cnt] < 0
     un_ptr = np.concatenate(([0], np.cumsum(free)))[ns_ptr].astype(I64)
-    return (col_off, b_ptr, counter[order], un_ptr, ns_cnt[free],
-            all_cnt[key[all_cnt] < 0])  # fmt: skip
+    return col_off, b_ptr, b_cnt, un_ptr, ns_cnt[free], all_cnt[key[all_cnt] < 0]

@@ -327,8 +327,9 @@ class _Builder:
         col_off, n_buckets = index.column_offsets(terms, cls_vals)
         buckets = index.class_buckets(cls_vals, col_off, n_buckets)
         xt_rt = np.asarray(reg.xt_rt, np.int64).reshape(-1)
-        qs, xs = index.matches(terms, np.arange(len(xt_rt) + 1, dtype=np.int64), xt_rt,
-                               np.ones(len(xt_rt), np.bool_), cls_ns, cls_vals, buckets,
+        xt_ptr = np.arange(len(xt_rt) + 1, dtype=np.int64)
+        qs, xs = index.matches(terms, xt_ptr, xt_rt, np.ones(len(xt_rt), np.bool_),
+                               k.anchors(terms, xt_ptr, xt_rt), cls_ns, cls_vals, buckets,
                                col_off)  # fmt: skip
         lists = index.class_lists(qs, xs, np.asarray(reg.xt_anti, np.bool_).reshape(-1),
                                   len(cls_ns))  # fmt: skip
@@ -346,8 +347,9 @@ class _Builder:
         own_ptr, (own_x, own_w) = shape_rows([sh[4] for sh in shapes], 2, pod_shape)
         # the table: the pairs the existing pods made, and those each pending pod's binding
         # may make (the wide counters of its class, its own wide terms)
-        qs, _ = index.matches(terms, cnt_ptr, cnt_rt, cnt_doff < 0, cls_ns, cls_vals, buckets,
-                              col_off)  # fmt: skip
+        cnt_anchor = k.anchors(terms, cnt_ptr, cnt_rt)
+        qs, _ = index.matches(terms, cnt_ptr, cnt_rt, cnt_doff < 0, cnt_anchor, cls_ns, cls_vals,
+                              buckets, col_off)  # fmt: skip
         per_class = np.bincount(qs, minlength=len(cls_ns))
         pending = int(per_class[pod_cls].sum()) + int((xt_doff[own_x] < 0).sum())
         table = ct.new_table(n_made + len(wide_x) + pending)
@@ -359,7 +361,7 @@ class _Builder:
             anti_ptr, anti, xt_key, xt_off, xt_val, pod_cls, *lists, pref_ptr, pref_c,
             pref_w, own_ptr, own_x, own_w, filter_key,
             *by_ns, score_groups, cnt_doff, xt_doff, table,
-            *index.assume_index(terms, cnt_ptr, cnt_rt, by_ns, col_off, n_buckets),
+            *index.assume_index(cnt_anchor, by_ns, col_off, n_buckets),
         )  # fmt: skip
 
 
