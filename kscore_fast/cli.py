@@ -9,6 +9,7 @@ message). Temporary output is removed on each of these.
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import os
 import signal
@@ -526,8 +527,6 @@ def run() -> None:
         pass
     with contextlib.suppress(OSError, ValueError, AttributeError):
         sys.stderr.flush()
-    import atexit
-
     atexit._run_exitfuncs()
     os._exit(code)
 

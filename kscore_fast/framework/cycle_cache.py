@@ -19,9 +19,9 @@ raw, sums, ok, uniform, value)``:
 
 * ``memo`` int64[S, N], ``done`` bool[S, blocks]: the verdict rows (``framework.search``);
 * ``reps`` int64[S]: the pod whose verdicts a slot holds (any of its twins);
-* ``ctl`` int64[7]: log length, epoch, clock, and the change in flight
-  (:func:`kscore_fast.framework.sequential.in_flight`): the plugins of ``aids`` it has
-  reached (-1: none in flight), its pod, node and direction (1: bind);
+* ``ctl`` int64[7]: log length, epoch, clock, and the change in flight (written by
+  ``sequential._change``, undone by ``simulation._Sequence.undo_in_flight``): the plugins
+  of ``aids`` it has reached (-1: none in flight), its pod, node and direction (1: bind);
 * ``log`` int64[L]: the nodes changed in this epoch, in order;
 * ``seen`` int64[S]: the log length a slot has replayed; ``epoch`` int64[S]: its epoch;
 * ``group`` int64[S]: the twin group a slot holds (-1: none); ``slot_of`` int64[G]: the
