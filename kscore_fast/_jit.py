@@ -51,7 +51,7 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime.nrt import rtsys
 
-from . import _cache, _signals
+from . import _cache, _signals, _symbol_table
 
 #: where kernels are cached this process (``directory`` None: not at all)
 CACHE = _cache.prepare(numba.__version__)
@@ -183,7 +183,8 @@ class _Dispatcher(CPUDispatcher):
         try:
             with global_compiler_lock:
                 rtsys.initialize(self.targetctx)  # (what running the code needs of that)
-                cres = self._cache._load_overload(sig, self.targetctx)
+                with _symbol_table.loading(self.targetctx.codegen(), CACHE.directory):
+                    cres = self._cache._load_overload(sig, self.targetctx)
                 if cres is None:
                     return None
                 self._cache_hits[sig] += 1

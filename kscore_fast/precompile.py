@@ -109,9 +109,10 @@ def cached(job: Job) -> bool:
         made = _entry(job[1], job[2])
         if made is None:
             return True
-        from .framework.entries import entry_kernel
+        from .framework.entries import built_column, entry_kernel
 
-        kernel = entry_kernel(*made)
+        plugin, state_type, column = made
+        kernel = entry_kernel(plugin, state_type, built_column(plugin, column))
         path = None if kernel is None else kernel[0].index_path()
     return path is None or os.path.exists(path)
 

@@ -146,3 +146,22 @@ def test_one_core_runs_no_helper(monkeypatch, tmp_path):
     with precompile.helper("simulate", ["NodeName"], None) as cold:
         assert cold
     assert not (tmp_path / "m").exists()
+
+
+def test_a_serial_score_served_by_the_score_entry_counts_as_cached(tmp_path):
+    """A plugin without ``score_pod_serial`` scores serially through its ``SCORE`` entry
+    point: once that is compiled, the ``SCORE_SERIAL`` job is cached too (else no
+    ``simulate`` start was ever warm: each checked every job again)."""
+    code = (
+        "from kscore_fast import precompile as p\n"
+        "from kscore_fast.framework import abi\n"
+        "job = ('entry', 'ImageLocality', abi.SCORE_SERIAL)\n"
+        "before = p.cached(job)\n"
+        "p.run_job(job)\n"
+        "print(before, p.cached(job), p.cached(('entry', 'ImageLocality', abi.SCORE)))\n"
+    )
+    env = {**os.environ, "KSCORE_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=600, cwd=ROOT)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["False", "True", "True"]

@@ -95,9 +95,17 @@ def entry_address(plugin: Any, state_type: types.Type, column: int) -> int:
     return found[2]
 
 
-def _build(plugin: Any, state_type: types.Type, column: int) -> int:
+def built_column(plugin: Any, column: int) -> int:
+    """The column whose entry point serves ``column`` for ``plugin``: a plugin without a
+    ``score_pod_serial`` kernel scores serially through its ``SCORE`` entry point."""
     if column == abi.SCORE_SERIAL and getattr(plugin.kernels, "score_pod_serial", None) is None:
-        return entry_address(plugin, state_type, abi.SCORE)  # (the same kernels)
+        return abi.SCORE
+    return column
+
+
+def _build(plugin: Any, state_type: types.Type, column: int) -> int:
+    if built_column(plugin, column) != column:
+        return entry_address(plugin, state_type, built_column(plugin, column))
     made = entry_kernel(plugin, state_type, column)
     if made is None:
         return 0
