@@ -29,10 +29,13 @@ _EXPORTS = {
     "PodBatch": ".model.snapshot",
     "ScoreResult": ".framework.result",
     "Simulator": ".simulator",
+    "TimedResult": ".queue.result",
+    "TimedSimulator": ".queue.timed",
     "UnsupportedError": ".errors",
     "kernel": "._jit:plugin_kernel",
     "load_cluster": ".api",
     "register_plugin": ".plugins.registry",
+    "replay_timed": ".queue.timed",
     "retain_freed_memory": "._memory",
     "score": ".api",
     "simulate": ".api",
@@ -49,11 +52,14 @@ __all__ = [
     "PodBatch",
     "ScoreResult",
     "Simulator",
+    "TimedResult",
+    "TimedSimulator",
     "UnsupportedError",
     "__version__",
     "kernel",
     "load_cluster",
     "register_plugin",
+    "replay_timed",
     "retain_freed_memory",
     "score",
     "simulate",
@@ -68,6 +74,8 @@ if TYPE_CHECKING:
     from .framework.result import ScoreResult
     from .model.snapshot import Cluster, ClusterSnapshot, PodBatch
     from .plugins.registry import register_plugin
+    from .queue.result import TimedResult
+    from .queue.timed import TimedSimulator, replay_timed
     from .simulator import Simulator
 
 

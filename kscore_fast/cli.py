@@ -49,9 +49,26 @@ def _parser() -> argparse.ArgumentParser:
         description="Schedule the pending pods in kube-scheduler's queue order (higher "
         "spec.priority first, then input order), each assumed on its host before the next "
         "cycle, as kube-scheduler v1.23.6 would with parallelism 1. Pods that fit nowhere "
-        "get Go's FitError and change nothing (no retry, no preemption).",
+        "get Go's FitError and change nothing (no retry, no preemption). With --events, "
+        "the cluster over time: pods arrive and leave, nodes come and go, and pods wait in "
+        "kube-scheduler's scheduling queue (backoff, retries on cluster events) on a "
+        "simulated clock; every attempt is a row (docs/queue.md).",
     )
     _run_arguments(m)
+    m.add_argument(
+        "--events",
+        metavar="FILE",
+        help="timed events (JSON Lines: time in seconds, op addPod|delete|addNode|"
+        "removeNode): replay them with the scheduling queue (docs/queue.md)",
+    )
+    m.add_argument(
+        "--until",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --events: run the clock to SECONDS (retries included), not just until "
+        "the last event's pods are settled",
+    )
     m.add_argument(
         "--tie-break",
         choices=("uniform", "go-rand"),
@@ -175,7 +192,7 @@ def _run_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("-o", "--output", metavar="FILE", help="output file (stdout when absent)")
     s.add_argument(
         "--scores",
-        default="all",
+        default=None,
         metavar="all|top:K|none",
         help="which node scores to write per pod (default all)",
     )
@@ -285,6 +302,13 @@ def _score(args: argparse.Namespace) -> int:
     # cheap checks first: flags, then the output location (reserved now: a wrong -o fails
     # before minutes of loading and scoring, and the temporary is removed on any exit)
     _import_plugin_modules(args.plugin_module)
+    timed = args.command == "simulate" and args.events is not None
+    if timed and (args.scores is not None or args.explain):
+        raise InputError("--events: the replay keeps no scores (--scores and --explain do "
+                         "not apply)")  # fmt: skip
+    if args.command == "simulate" and args.until is not None and not timed:
+        raise InputError("--until applies with --events only")
+    args.scores = "all" if args.scores is None else args.scores
     parse_scores_mode(args.scores, "--scores")
     if args.command == "simulate":
         from .framework.simulation import random_source
@@ -295,6 +319,8 @@ def _score(args: argparse.Namespace) -> int:
         _check_plugins(args.plugins)
     if args.percentage_of_nodes_to_score is not None:
         build_framework("", args.percentage_of_nodes_to_score)  # raises the range error
+    if timed:
+        return _replay(args, config)
     with prepare_output(args.format, args.output, args.paths) as out:
         from ._memory import retain_freed_memory
         from ._progress import Progress
@@ -327,6 +353,30 @@ def _score(args: argparse.Namespace) -> int:
                     progress=bar.update,
                     notice=None if args.quiet else lambda text: _say(f"kscore: {text}"),
                 )
+            finally:
+                bar.close()
+        out.write(result)
+    return 0
+
+
+def _replay(args: argparse.Namespace, config: object) -> int:
+    """``simulate --events``: the timed replay with the scheduling queue."""
+    from .io.output import prepare_output
+    from .queue import read_events, replay_timed
+
+    events = read_events(args.events)  # (checked before any output is reserved)
+    with prepare_output(args.format, args.output, [*args.paths, args.events]) as out:
+        from ._progress import Progress
+
+        with _precompiling("simulate", args, config):
+            bar = Progress(len(events), "replaying events", quiet=args.quiet)
+            try:
+                result = replay_timed(
+                    args.paths, events, config=config, plugins=args.plugins, seed=args.seed,
+                    tie_break=args.tie_break, until=args.until, progress=bar.update,
+                    percentage_of_nodes_to_score=args.percentage_of_nodes_to_score,
+                    notice=None if args.quiet else lambda text: _say(f"kscore: {text}"),
+                )  # fmt: skip
             finally:
                 bar.close()
         out.write(result)

@@ -28,7 +28,7 @@ import functools
 import itertools
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -348,6 +348,29 @@ class Simulator:
         host = self._step(i, pod)
         return None if host < 0 else self._cluster.snapshot.node_names[host]
 
+    @_serialized
+    def _attempt(self, pod: str) -> Attempt:
+        """One cycle of pending pod ``pod``, bound to its host if it fits (what the timed
+        replay's scheduling loop runs; :mod:`kscore_fast.queue`)."""
+        i = self._waiting(pod)
+        seq = self._seq
+        if seq is None:  # (no node: Schedule's ErrNoNodesAvailable, not a FitError)
+            entry = self._cycles([i], True, "none").to_dict()["results"][0]
+            return Attempt(None, 0, 0, entry["error"], None)
+        host = self._step(i, pod)
+        feasible, evaluated = seq.one.counts()
+        if host >= 0:
+            return Attempt(self._cluster.snapshot.node_names[host], feasible, evaluated,
+                           None, None)  # fmt: skip
+        result = self._result([pod], 1, "none")
+        seq.record_one(result)
+        result.finish()
+        entry = result.to_dict()["results"][0]
+        # (a FitError: no node passed the filters; an error after them keeps the set)
+        rejecting = seq.rejecting_plugins() if feasible == 0 else None
+        return Attempt(None, entry["feasibleNodes"], entry["evaluatedNodes"], entry["error"],
+                       rejecting)  # fmt: skip
+
     def _step(self, i: int, bind: str | None = None) -> int:
         """One cycle of batch pod ``i`` on the step buffers (:meth:`_Sequence.step`), the
         pod bound to its host under the name ``bind`` if given: the host, or -1. An
@@ -576,6 +599,17 @@ def _segments(plan: list[tuple[int, str]], existing: dict[str, PodRecord]
     cuts = [k for k, (op, key) in enumerate(plan) if op == OP_DELETE and key in existing]
     bounds = sorted({0, len(plan), *cuts, *(k + 1 for k in cuts)})
     return [(a, b) for a, b in itertools.pairwise(bounds) if a < b]
+
+
+class Attempt(NamedTuple):
+    """One scheduling cycle of :meth:`Simulator._attempt`."""
+
+    host: str | None
+    feasible: int
+    evaluated: int
+    error: str | None
+    #: the filter plugins that rejected a node, when the pod fit none (a FitError)
+    rejecting: frozenset[str] | None
 
 
 def _record(obj: dict[str, Any], kind: str, call: str) -> Any:

@@ -1,11 +1,12 @@
 """kscore == golden outputs of the real kube-scheduler v1.23.6, recorded by goref.
 
-data/golden/selectorspread.jsonl.gz, profile.jsonl.gz and simulate.jsonl.gz (regenerate
-with benchmarks/goref/make_golden.py) hold a few hundred scenarios and goref's output for
-them: SelectorSpread alone; the default profile's filters and scores under random
-KubeSchedulerConfigurations, PodTopologySpread and InterPodAffinity included (also the
-embedded cluster and the openb sample under the default configuration); whole sequential
-runs with Go's tie-breaks. No Go is needed here.
+data/golden/selectorspread.jsonl.gz, profile.jsonl.gz, simulate.jsonl.gz and
+replay.jsonl.gz (regenerate with benchmarks/goref/make_golden.py) hold a few hundred
+scenarios and goref's output for them: SelectorSpread alone; the default profile's filters
+and scores under random KubeSchedulerConfigurations, PodTopologySpread and InterPodAffinity
+included (also the embedded cluster and the openb sample under the default
+configuration); whole sequential runs with Go's tie-breaks; timed replays through the real
+scheduling queue (docs/queue.md). No Go is needed here.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from kscore_fast.api import load_cluster, score, simulate
+from kscore_fast.queue import replay_timed
 
 from .goref import compare
 
@@ -31,6 +33,7 @@ def _cases(name: str) -> list[dict]:
 CASES = _cases("selectorspread.jsonl.gz")
 PROFILE_CASES = _cases("profile.jsonl.gz")
 SIMULATE_CASES = _cases("simulate.jsonl.gz")
+REPLAY_CASES = _cases("replay.jsonl.gz")
 
 
 def test_golden_set_is_substantial():
@@ -85,4 +88,26 @@ def test_simulate_matches_kube_scheduler(case, tmp_path):
         for k, g in zip(ours_doc["results"], case["output"]["results"], strict=True)
         if k["host"] != g["host"]
     ]
+    assert not diffs, "\n".join(diffs[:20])
+
+
+def test_replay_golden_set_is_substantial():
+    assert len(REPLAY_CASES) >= 100
+    attempts = [a for c in REPLAY_CASES for a in c["output"]["attempts"]]
+    assert len(attempts) > 2000
+    assert sum(a["attempt"] > 1 and a["host"] is not None for a in attempts) > 30  # retried
+    assert sum(bool(c["output"]["pending"]) for c in REPLAY_CASES) > 20
+
+
+@pytest.mark.parametrize("case", REPLAY_CASES, ids=[c["name"] for c in REPLAY_CASES])
+def test_replay_matches_kube_scheduler(case, tmp_path):
+    """Every attempt of a timed replay (the cluster given as loaded: pods arrive through
+    the Simulator's add_pod), then the pods left pending and the clock."""
+    from .differential.timed import differences
+
+    config = tmp_path / "config.yaml"
+    config.write_text(case["config"])
+    ours = replay_timed(load_cluster(objects=[case["input"]]), case["events"], config=config,
+                        **case["kwargs"])  # fmt: skip
+    diffs = differences(ours.to_dict(), case["output"])
     assert not diffs, "\n".join(diffs[:20])

@@ -612,3 +612,165 @@ func TestSlowCycleTraceDraws(t *testing.T) {
 		t.Errorf("a trace under its threshold counted %d", got)
 	}
 }
+
+// runReplay loads testdata/replay/cluster.yaml and replays events (a file) with the
+// v1beta3 default profile, as `goref replay` does.
+func runReplay(t *testing.T, cluster, events string, until int64, hasUntil bool) *replayResult {
+	t.Helper()
+	evs, err := readReplayEvents(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := loadInputs([]string{cluster})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newReplay(in, scoreOptions{ConfigFile: "testdata/filters/default-v1beta3.yaml.cfg", Seed: 1}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.h.close)
+	res, err := r.run(context.Background(), evs, until, hasUntil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestReplay: testdata/replay through the real PriorityQueue on the fake clock. The
+// expectations follow v1.23's scheduling_queue.go (backoff 1 s doubled per attempt,
+// max 10 s; flushBackoffQCompleted every 1 s, flushUnschedulableQLeftover every 30 s
+// moving pods that failed more than 60 s ago; NodeResourcesFit registers Pod/Delete and
+// Node/Add):
+//
+//   - t=0: p1, p2, p3 are added at 0, 1, 2 ns; p1 (3 ns) and p2 (4 ns) fill node a; p3
+//     (5 ns) fails on NodeResourcesFit and goes to unschedulableQ (no move request since
+//     its pop: AssignedPodAdded of p2's bind set moveRequestCycle to 2 < 3).
+//   - t=4.5: big (2 CPU) is added (4.5 s) and fails at 4.5 s + 1 ns: unschedulableQ.
+//   - t=5: deleting p1 moves both (AssignedPodDelete matches NodeResourcesFit): p3, whose
+//     1 s backoff ended at 1 s + 5 ns, to activeQ; big, backing off until 5.5 s + 1 ns,
+//     to podBackoffQ. p3 is retried at once and takes p1's CPU.
+//   - t=6: the 1 s flush moves big to activeQ; it fails again (attempt 2).
+//   - no event for big until t=95: the leftover flush at 60 s sees 54 s (not > 60 s),
+//     the one at 90 s sees 84 s and moves big (UnschedulableTimeout); attempt 3 fails.
+//   - t=95: node c (1 CPU) is added: preCheckForNode(c) says big does not fit, no move.
+//   - t=100: node b (2 CPU) is added: big (backoff 4 s after attempt 3, from 90 s: done)
+//     goes to activeQ and lands on b, the only feasible node of 3.
+//
+// Nothing is left: the replay stops right after (endNs 100 s + 1 ns). The pod of an
+// unknown scheduler is never queued nor pending.
+func TestReplay(t *testing.T) {
+	type want struct {
+		ns      int64
+		pod     string
+		attempt int
+		cycle   int64
+		host    string // "" for none
+		plugins string
+	}
+	const s = int64(time.Second)
+	all := []want{
+		{3, "p1", 1, 1, "a", ""},
+		{4, "p2", 1, 2, "a", ""},
+		{5, "p3", 1, 3, "", "NodeResourcesFit"},
+		{4*s + s/2 + 1, "big", 1, 4, "", "NodeResourcesFit"},
+		{5 * s, "p3", 2, 5, "a", ""},
+		{6 * s, "big", 2, 6, "", "NodeResourcesFit"},
+		{90 * s, "big", 3, 7, "", "NodeResourcesFit"},
+		{100 * s, "big", 4, 8, "b", ""},
+	}
+	check := func(res *replayResult, ws []want, pending []string, endNs int64) {
+		t.Helper()
+		if len(res.Attempts) != len(ws) {
+			t.Fatalf("%d attempts, want %d: %+v", len(res.Attempts), len(ws), res.Attempts)
+		}
+		for i, w := range ws {
+			a := res.Attempts[i]
+			host := ""
+			if a.Host != nil {
+				host = *a.Host
+			}
+			if a.TimeNs != w.ns || string(a.Time) != formatSeconds(w.ns) || a.Pod != "default/"+w.pod || a.Attempt != w.attempt ||
+				a.Cycle != w.cycle || host != w.host || strings.Join(a.UnschedulablePlugins, ",") != w.plugins {
+				t.Errorf("attempt %d: %s %d ns %s attempt %d cycle %d host %q plugins %v, want %+v",
+					i, a.Time, a.TimeNs, a.Pod, a.Attempt, a.Cycle, host, a.UnschedulablePlugins, w)
+			}
+			if (a.Error == nil) != (a.Host != nil) {
+				t.Errorf("attempt %d: host %v with error %v", i, a.Host, a.Error)
+			}
+		}
+		if !reflect.DeepEqual(res.Pending, pending) || res.EndNs != endNs {
+			t.Errorf("pending %v endNs %d, want %v %d", res.Pending, res.EndNs, pending, endNs)
+		}
+	}
+	res := runReplay(t, "testdata/replay/cluster.yaml", "testdata/replay/events.jsonl", 0, false)
+	check(res, all, []string{}, 100*s+1)
+	if msg := "0/1 nodes are available: 1 Insufficient cpu."; *res.Attempts[6].Error != msg {
+		t.Errorf("big at 90 s: error %q, want %q", *res.Attempts[6].Error, msg)
+	}
+	if a := res.Attempts[7]; a.FeasibleNodes != 1 || a.EvaluatedNodes != 3 {
+		t.Errorf("big at 100 s: feasible %d evaluated %d, want 1 of 3", a.FeasibleNodes, a.EvaluatedNodes)
+	}
+
+	// --until 99: node b never comes; the clock stops at the last flush time <= 99 s.
+	check(runReplay(t, "testdata/replay/cluster.yaml", "testdata/replay/events.jsonl", 99*s, true),
+		all[:7], []string{"default/big"}, 99*s)
+
+	// Without the delete at t=5 (and node b), p3 and big stay in unschedulableQ until the
+	// leftover flush at 90 s (p3 failed at 5 ns: 60 s later is not more than 60 s), and
+	// fail again in priority-then-timestamp order (p3's timestamp is older). Node c at
+	// 95 s: preCheckForNode passes p3 (1 CPU), not big; p3 lands on c.
+	dir := t.TempDir()
+	ev := filepath.Join(dir, "e.jsonl")
+	data, err := os.ReadFile("testdata/replay/events.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if err := os.WriteFile(ev, []byte(lines[0]+"\n"+lines[2]+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check(runReplay(t, "testdata/replay/cluster.yaml", ev, 0, false), []want{
+		all[0], all[1], all[2], all[3],
+		{90 * s, "p3", 2, 5, "", "NodeResourcesFit"},
+		{90*s + 1, "big", 2, 6, "", "NodeResourcesFit"},
+		{95 * s, "p3", 3, 7, "c", ""},
+	}, []string{"default/big"}, 95*s+1)
+}
+
+func TestReplaySeconds(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "-0": 0, "4.5": 4_500_000_000, "1e-9": 1, "15E-1": 1_500_000_000,
+		"1.500000000": 1_500_000_000, "100.000000001": 100_000_000_001} {
+		if got, err := parseSeconds(in); err != nil || got != want {
+			t.Errorf("parseSeconds(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"-1", "1.0000000001", "0x10", "1/2", "1e999999", "", ".5", "1e10"} {
+		if got, err := parseSeconds(in); err == nil {
+			t.Errorf("parseSeconds(%q) = %d, want an error", in, got)
+		}
+	}
+	for ns, want := range map[int64]string{0: "0", 3: "0.000000003", 4_500_000_001: "4.500000001", 90_000_000_000: "90", 1_250_000_000: "1.25"} {
+		if got := formatSeconds(ns); got != want {
+			t.Errorf("formatSeconds(%d) = %s, want %s", ns, got, want)
+		}
+	}
+}
+
+func TestReadReplayEventsErrors(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{`{"time":1,"op":"schedule","pod":"a/b"}`, "unknown op"},
+		{`{"op":"delete","pod":"a/b"}`, `no "time"`},
+		{`{"time":"1","op":"delete","pod":"a/b"}`, "must be a number"},
+		{`{"time":0.5,"op":"delete","pod":"a/b"}`, "before the previous line"},
+		{`{"time":2,"op":"addNode","node":"n"}`, "must be an object"},
+	} {
+		p := filepath.Join(t.TempDir(), "e.jsonl")
+		os.WriteFile(p, []byte(`{"time":1,"op":"removeNode","node":"x"}`+"\n"+c.line+"\n"), 0o644)
+		_, err := readReplayEvents(p)
+		var ie *inputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "line 2") {
+			t.Errorf("%s: error %v, want an input error with %q at line 2", c.line, err, c.want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/kubernetes/pkg/scheduler"
@@ -44,6 +45,14 @@ type scoreOptions struct {
 	// Plain builds the framework from the unwrapped in-tree registry (no recording), for
 	// timing: harness.plain is then that framework.
 	Plain bool
+	// AllProfiles builds a framework for every profile of --config (goref replay), each
+	// over its own recording registry; the first one is still harness.fwk. Without it
+	// only the first profile is built and used for every pod.
+	AllProfiles bool
+	// BeforeStart runs once the frameworks are built, before the informers start and
+	// before rand.Seed (goref replay builds its scheduling queue there: the queue's
+	// Namespaces lister must be registered before the informer factory starts).
+	BeforeStart func(h *harness, f informers.SharedInformerFactory) error
 }
 
 // JSON document of docs/contract.md.
@@ -68,6 +77,9 @@ type resultJSON struct {
 	Scores         []nodeScoreJSON `json:"scores"`
 	// TraceDraws: rand.Int31() draws of this cycle's logged trace (see slowCycles).
 	TraceDraws int64 `json:"traceDraws,omitempty"`
+	// scheduleErr is the error genericScheduler.Schedule returned (not output; goref
+	// replay reads a *framework.FitError's Diagnosis from it).
+	scheduleErr error
 }
 
 // harness is one configured scheduler over one input.
@@ -79,6 +91,29 @@ type harness struct {
 	plain    framework.Framework // the framework itself (unwrapped with opts.Plain)
 	recs     *recorders
 	stop     chan struct{}
+
+	// profiles: the first profile's framework (fwk, plain, recs above), then, with
+	// opts.AllProfiles, one per further profile of the configuration, in its order.
+	profiles []*profileFramework
+	// eventMap is the cluster event -> plugin names map every profile's framework filled
+	// (frameworkruntime.WithClusterEventMap, as pkg/scheduler's New/factory.go build it).
+	eventMap map[framework.ClusterEvent]sets.String
+	// nominator is the PodNominator the frameworks were built with (factory.go gives the
+	// same one to the scheduling queue).
+	nominator framework.PodNominator
+	// podInitialBackoffSeconds, podMaxBackoffSeconds of the KubeSchedulerConfiguration
+	// (latest.Default()'s without --config: 1 and 10).
+	podInitialBackoffSeconds int64
+	podMaxBackoffSeconds     int64
+}
+
+// profileFramework is one profile's framework: the recording wrapper, the framework
+// itself and the recorders of its score plugins.
+type profileFramework struct {
+	name  string
+	fwk   *recordingFramework
+	plain framework.Framework
+	recs  *recorders
 }
 
 // loadSchedulerConfig decodes and defaults a KubeSchedulerConfiguration file with the
@@ -113,16 +148,22 @@ func loadSchedulerConfig(path string) (*config.KubeSchedulerConfiguration, error
 func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 	// Profile and percentageOfNodesToScore.
 	var profile config.KubeSchedulerProfile
+	var more []config.KubeSchedulerProfile // further profiles (opts.AllProfiles)
 	var pct int32
 	componentConfigVersion := ""
+	var initialBackoff, maxBackoff int64
 	if opts.ConfigFile != "" {
 		cfg, err := loadSchedulerConfig(opts.ConfigFile)
 		if err != nil {
 			return nil, err
 		}
 		profile = cfg.Profiles[0]
+		if opts.AllProfiles {
+			more = cfg.Profiles[1:]
+		}
 		pct = cfg.PercentageOfNodesToScore
 		componentConfigVersion = cfg.TypeMeta.APIVersion
+		initialBackoff, maxBackoff = cfg.PodInitialBackoffSeconds, cfg.PodMaxBackoffSeconds
 	} else {
 		// Plugin args (e.g. NodeResourcesFitArgs) come defaulted from latest.Default();
 		// the plugin lists are ours: PrioritySort, DefaultBinder and the score plugins.
@@ -137,6 +178,7 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 		}
 		componentConfigVersion = def.TypeMeta.APIVersion
 		pct = def.PercentageOfNodesToScore
+		initialBackoff, maxBackoff = def.PodInitialBackoffSeconds, def.PodMaxBackoffSeconds
 	}
 	if opts.PercentageSet {
 		pct = opts.Percentage
@@ -176,19 +218,29 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 	}
 	snapshot := internalcache.NewEmptySnapshot()
 
-	recs := &recorders{m: map[string]*recorder{}}
-	registry := wrapRegistry(plugins.NewInTreeRegistry(), recs)
-	if opts.Plain {
-		registry = plugins.NewInTreeRegistry()
+	// One recording registry per profile: a recorder is keyed by plugin name, and two
+	// profiles may both have a plugin of a name.
+	newRegistry := func() (frameworkruntime.Registry, *recorders) {
+		recs := &recorders{m: map[string]*recorder{}}
+		if opts.Plain {
+			return plugins.NewInTreeRegistry(), recs
+		}
+		return wrapRegistry(plugins.NewInTreeRegistry(), recs), recs
 	}
+	registry, recs := newRegistry()
+	nominator := internalqueue.NewPodNominator(informerFactory.Core().V1().Pods().Lister())
 	fwOpts := []frameworkruntime.Option{
 		frameworkruntime.WithComponentConfigVersion(componentConfigVersion),
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
-		frameworkruntime.WithPodNominator(internalqueue.NewPodNominator(informerFactory.Core().V1().Pods().Lister())),
+		frameworkruntime.WithPodNominator(nominator),
 		frameworkruntime.WithParallelism(1),
 	}
+	// Filled in place by every profile's NewFramework (not by pluginsProfile's
+	// profile-less handle below), as scheduler.New passes one map to all profiles.
+	eventMap := make(map[framework.ClusterEvent]sets.String)
+	profileOpts := append(append([]frameworkruntime.Option(nil), fwOpts...), frameworkruntime.WithClusterEventMap(eventMap))
 
 	if opts.ConfigFile == "" {
 		pl, err := pluginsProfile(registry, profile.PluginConfig, opts.Plugins, fwOpts)
@@ -199,10 +251,38 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 		profile.Plugins = pl
 	}
 
-	fwk, err := frameworkruntime.NewFramework(registry, &profile, fwOpts...)
+	fwk, err := frameworkruntime.NewFramework(registry, &profile, profileOpts...)
 	if err != nil {
 		close(stop)
 		return nil, inputErrorf("building the framework: %v", err)
+	}
+	h := &harness{
+		cache:                    cache,
+		snapshot:                 snapshot,
+		fwk:                      &recordingFramework{Framework: fwk},
+		plain:                    fwk,
+		recs:                     recs,
+		stop:                     stop,
+		eventMap:                 eventMap,
+		nominator:                nominator,
+		podInitialBackoffSeconds: initialBackoff,
+		podMaxBackoffSeconds:     maxBackoff,
+	}
+	h.profiles = []*profileFramework{{name: profile.SchedulerName, fwk: h.fwk, plain: fwk, recs: recs}}
+	for i := range more {
+		reg, rs := newRegistry()
+		f, err := frameworkruntime.NewFramework(reg, &more[i], profileOpts...)
+		if err != nil {
+			close(stop)
+			return nil, inputErrorf("building the framework of profile %q: %v", more[i].SchedulerName, err)
+		}
+		h.profiles = append(h.profiles, &profileFramework{name: more[i].SchedulerName, fwk: &recordingFramework{Framework: f}, plain: f, recs: rs})
+	}
+	if opts.BeforeStart != nil {
+		if err := opts.BeforeStart(h, informerFactory); err != nil {
+			close(stop)
+			return nil, err
+		}
 	}
 
 	// Start the informers, wait for their caches, and wait until every reflector has
@@ -227,15 +307,8 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 
 	rand.Seed(opts.Seed)
 
-	return &harness{
-		cache:    cache,
-		snapshot: snapshot,
-		alg:      scheduler.NewGenericScheduler(cache, snapshot, pct),
-		fwk:      &recordingFramework{Framework: fwk},
-		plain:    fwk,
-		recs:     recs,
-		stop:     stop,
-	}, nil
+	h.alg = scheduler.NewGenericScheduler(cache, snapshot, pct)
+	return h, nil
 }
 
 func countWatches(c *fake.Clientset) int {
@@ -315,6 +388,7 @@ func (h *harness) schedule(ctx context.Context, pod *v1.Pod) (resultJSON, error)
 	if err != nil {
 		msg := err.Error()
 		res.Error = &msg
+		res.scheduleErr = err
 		return res, nil
 	}
 	host := sr.SuggestedHost

@@ -11,6 +11,8 @@
 //	goref simulate PATH... [score's flags] [--plugin-metrics-draw] [--events FILE]
 //	goref simbench PATH... [--plugins ...|--config FILE] [--seed N]
 //	                       [--percentage-of-nodes-to-score P] [--plugin-metrics-draw] [--runs R] [--json]
+//	goref replay PATH... --events FILE [--until SECONDS] [--plugins ...|--config FILE] [--seed N]
+//	                     [--percentage-of-nodes-to-score P] [--plugin-metrics-draw] [-o FILE] [--quiet]
 package main
 
 import (
@@ -45,6 +47,9 @@ const usage = `usage:
   goref simbench PATH... [--plugins NAME[=WEIGHT],...] [--config FILE] [--seed N]
                          [--percentage-of-nodes-to-score P] [--plugin-metrics-draw]
                          [--runs R] [--json]
+  goref replay PATH... --events FILE [--until SECONDS] [--plugins NAME[=WEIGHT],...]
+                       [--config FILE] [--seed N] [--percentage-of-nodes-to-score P]
+                       [--plugin-metrics-draw] [-o FILE] [--quiet]
 `
 
 func main() {
@@ -67,6 +72,8 @@ func main() {
 		err = simulateMain(os.Args[2:])
 	case "simbench":
 		err = simbenchMain(os.Args[2:])
+	case "replay":
+		err = replayMain(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

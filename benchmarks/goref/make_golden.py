@@ -2,8 +2,9 @@
 
     python benchmarks/goref/make_golden.py        # needs benchmarks/goref/bin/goref
 
-Writes ``data/golden/selectorspread.jsonl.gz``, ``data/golden/profile.jsonl.gz`` and
-``data/golden/simulate.jsonl.gz``: one JSON object per line with ``name``, ``flags``
+Writes ``data/golden/selectorspread.jsonl.gz``, ``data/golden/profile.jsonl.gz``,
+``data/golden/simulate.jsonl.gz`` and ``data/golden/replay.jsonl.gz`` (with ``events``: a
+timed replay's script, docs/queue.md): one JSON object per line with ``name``, ``flags``
 (goref's command line), ``kwargs`` (the same for ``kscore_fast.score`` or
 ``kscore_fast.simulate``), ``input`` (a v1 List), ``config`` (a KubeSchedulerConfiguration
 as YAML text, or null) and ``output`` (goref's document). tests/test_golden.py replays them
@@ -112,6 +113,32 @@ def simulate_cases():
             yield f"simulate-{family}-{i}", objs, kwargs, flags, config
 
 
+def replay_cases():
+    """Timed replays with the scheduling queue (``goref replay``): the random scripts of
+    tests/differential/timed.py, half of them run on past the last event (``--until``)."""
+    import random
+    from decimal import Decimal
+
+    from tests.differential.events import scenario as event_scenario
+    from tests.differential.timed import draw_events
+
+    for family, first in (("basic", 990_000), ("pts", 991_000), ("ipa", 992_000),
+                          ("mixed", 993_000)):  # fmt: skip
+        for i in range(25):
+            seed = first + i
+            rng = random.Random(seed * 31 + 7)
+            sc = event_scenario(family, seed, ("addNode", "addPod"), max_nodes=10,
+                                max_pods=30, max_pending=20)  # fmt: skip
+            events = [{**e, "time": float(e["time"])} for e in draw_events(sc, rng)]
+            until = Decimal(600 + rng.randrange(0, 200)) if i % 2 else None
+            kwargs = {"seed": seed, "tie_break": "go-rand",
+                      "until": None if until is None else float(until)}  # fmt: skip
+            flags = ["--seed", str(seed), "--plugin-metrics-draw"]
+            flags += [] if until is None else ["--until", str(until)]
+            yield (f"replay-{family}-{i}", sc.objects, kwargs, flags,
+                   yaml.safe_dump(sc.config), events)  # fmt: skip
+
+
 def _items(doc: dict) -> list[dict]:
     return doc.get("items", []) if doc.get("kind", "").endswith("List") else [doc]
 
@@ -126,17 +153,21 @@ def write(out_path: Path, cases, command: str = "score") -> int:
     raw = out_path.open("wb")
     gz = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)  # mtime 0: same input, same bytes
     with tempfile.TemporaryDirectory() as tmp, raw, gz, io.TextIOWrapper(gz, "utf-8") as out:
-        for name, objs, kwargs, flags, *config in cases:
+        for name, objs, kwargs, flags, *extra in cases:
             doc = {"apiVersion": "v1", "kind": "List", "items": objs}
             path = Path(tmp) / f"{name}.json"
             path.write_text(json.dumps(doc))
-            text = config[0] if config else None
+            text = extra[0] if extra else None
             if text is not None:
                 (Path(tmp) / "config.yaml").write_text(text)
                 flags = [*flags, "--config", str(Path(tmp) / "config.yaml")]
-            output = run_goref([path], flags, command)
-            line = {"name": name, "flags": flags, "kwargs": kwargs, "input": doc,
-                    "config": text, "output": output}  # fmt: skip
+            line = {"name": name, "kwargs": kwargs, "input": doc, "config": text}
+            if len(extra) > 1:  # a replay's events
+                events = Path(tmp) / "events.jsonl"
+                events.write_text("".join(json.dumps(e) + "\n" for e in extra[1]))
+                flags = [*flags, "--events", str(events)]
+                line["events"] = extra[1]
+            line.update(flags=flags, output=run_goref([path], flags, command))
             out.write(json.dumps(line, separators=(",", ":"), sort_keys=True) + "\n")
             n += 1
     print(f"wrote {n} cases to {out_path.relative_to(ROOT)}", file=sys.stderr)
@@ -148,13 +179,15 @@ def main() -> int:
         print(why, file=sys.stderr)
         return 1
     GOLDEN.mkdir(parents=True, exist_ok=True)
-    which = sys.argv[1:] or ["selectorspread", "profile", "simulate"]
+    which = sys.argv[1:] or ["selectorspread", "profile", "simulate", "replay"]
     if "selectorspread" in which:
         write(GOLDEN / "selectorspread.jsonl.gz", cases())
     if "profile" in which:
         write(GOLDEN / "profile.jsonl.gz", profile_cases())
     if "simulate" in which:
         write(GOLDEN / "simulate.jsonl.gz", simulate_cases(), "simulate")
+    if "replay" in which:
+        write(GOLDEN / "replay.jsonl.gz", replay_cases(), "replay")
     return 0
 
 

@@ -72,6 +72,17 @@ assert [(x[\"pod\"], x[\"host\"]) for x in r] == [(\"default/p1\", \"a\"), (\"de
 " "$r"' "$tmp"
 echo '{"op":"bind","pod":"default/p1"}' > "$tmp/bad.jsonl"
 check "simulate --events: an unknown op exits 2" expect_exit 2 bin/goref simulate "$tmp/ev.yaml" --events "$tmp/bad.jsonl"
+check "replay: the testdata/replay scenario matches expected" bash -c \
+  'bin/goref replay testdata/replay/cluster.yaml --events testdata/replay/events.jsonl --config testdata/filters/default-v1beta3.yaml.cfg --seed 1 --quiet | diff -u testdata/expected/replay-default-v1beta3-seed1.json -'
+check "replay --until: stops at the last flush before it, big still pending" bash -c \
+  'bin/goref replay testdata/replay/cluster.yaml --events testdata/replay/events.jsonl --config testdata/filters/default-v1beta3.yaml.cfg --until 99.5 --quiet | python3 -c "import json,sys; d=json.load(sys.stdin); a=d[\"attempts\"]; assert len(a)==7 and a[-1][\"timeNs\"]==90*10**9 and d[\"pending\"]==[\"default/big\"] and d[\"endNs\"]==99*10**9, d"'
+printf '%s\n' '{"time":1,"op":"schedule","pod":"default/p1"}' > "$tmp/sched.jsonl"
+check "replay: a schedule op exits 2" expect_exit 2 bin/goref replay testdata/replay/cluster.yaml --events "$tmp/sched.jsonl"
+printf '%s\n' '{"time":2,"op":"delete","pod":"default/p1"}' '{"time":1,"op":"delete","pod":"default/p2"}' > "$tmp/back.jsonl"
+check "replay: decreasing times exit 2" expect_exit 2 bin/goref replay testdata/replay/cluster.yaml --events "$tmp/back.jsonl"
+printf '%s\n' '{"time":1,"op":"addPod","pod":{"metadata":{"name":"r"},"spec":{"priorityClassName":"nope","containers":[{"name":"c"}]}}}' > "$tmp/refused.jsonl"
+check "replay: a pod the Priority admission refuses exits 2 naming the line" bash -c \
+  'bin/goref replay testdata/replay/cluster.yaml --events "$0/refused.jsonl" 2>&1 >/dev/null; [[ $? == 2 ]] && bin/goref replay testdata/replay/cluster.yaml --events "$0/refused.jsonl" 2>&1 | grep -q "line 1 (addPod): refused by the Priority admission plugin"' "$tmp"
 check "simbench --json is machine-readable" bash -c \
   'bin/goref simbench testdata/filters --config testdata/filters/default-v1beta3.yaml.cfg --runs 2 --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"mode\"]==\"sequential\" and d[\"nodes\"]==6 and d[\"pods\"]==4 and d[\"scheduled\"]==3 and len(d[\"runsNsPerPod\"])==2 and d[\"minNsPerPod\"]>0, d"'
 check "bench --json is machine-readable" bash -c \

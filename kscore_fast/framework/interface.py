@@ -35,6 +35,7 @@ import numpy as np
 
 from ..goarith import MAX_NODE_SCORE, MIN_NODE_SCORE
 from ..model.snapshot import ClusterSnapshot, PodBatch
+from .cluster_events import ClusterEvent
 
 __all__ = [
     "MAX_NODE_SCORE",
@@ -138,6 +139,10 @@ class Plugin:
     kernels_allocate: ClassVar[tuple[str, ...]] = ()
     #: binding or deleting a pod changes nothing this plugin reads (no ``assume`` needed)
     bind_independent: ClassVar[bool] = False
+    #: ``EventsToRegister``: the cluster events that may make a pod this plugin rejected
+    #: schedulable (:mod:`.cluster_events`); None: every event, as for a Go plugin without
+    #: ``EnqueueExtensions``. The scheduling queue retries a pod on these events only.
+    events_to_register: ClassVar[tuple[ClusterEvent, ...] | None] = None
 
     def __init__(self, args: Mapping[str, Any] | None = None) -> None:
         self.args = args

@@ -27,6 +27,7 @@ from .abi import ASSUME, FILTER, NORMALIZE, REMOVE, SCORE_SERIAL
 from .interface import Chunk
 from .result import ScoreResult, ScoresMode
 from .runtime import Framework, _Run, _Searched
+from .search import unpack
 from .sharing import normalizes_equal_equally
 
 TIE_BREAKS = ("uniform", "go-rand")
@@ -174,6 +175,16 @@ class _Sequence(_Run):
         self._kernel(one.pods, one.ops, one.nominated, one.bad, tie, seed, rng, False, commit,
                      one)  # fmt: skip
         return int(one.hosts[0])
+
+    def rejecting_plugins(self) -> frozenset[str]:
+        """After a :meth:`step` whose pod fit no node: the filter plugins that rejected a
+        node (``FitError.Diagnosis.UnschedulablePlugins``: each node's first failing
+        plugin; every node was examined)."""
+        one = self.one
+        assert one is not None
+        row = one.fail_rows[one.fail_row[0]]
+        slots = {unpack(int(v))[0] for v in np.unique(row).tolist()}
+        return frozenset(self.fw.filter_plugins[s].name for s in slots)
 
     def record_one(self, result: ScoreResult) -> None:
         """Record the last :meth:`step` as row 0 of ``result`` (which keeps no scores)."""

@@ -120,7 +120,10 @@ def _rejected_json(result: ScoreResult, i: int, node_names: list[str],
 
 
 def write_json(result: ScoreResult, stream: TextIO) -> None:
-    for piece in iter_json(result):
+    """The JSON document of ``result`` (a result of its own, such as a timed replay's,
+    gives its pieces itself: ``json_pieces()``)."""
+    pieces = result.json_pieces() if hasattr(result, "json_pieces") else iter_json(result)
+    for piece in pieces:
         stream.write(piece)
 
 
@@ -314,6 +317,11 @@ class _AtomicDir(_Temporary):
 
     def _fill(self, result: ScoreResult) -> None:
         assert self.tmp is not None
+        if hasattr(result, "tables"):  # (a result of its own: a timed replay's tables)
+            for name, table in result.tables().items():
+                path = os.path.join(self.tmp, f"{name}.{self.fmt}")
+                _write_batches(table.schema, table.to_batches(), path, self.fmt)
+            return
         scores = os.path.join(self.tmp, f"scores.{self.fmt}")
         _write_batches(result.scores_schema(), result.score_batches(), scores, self.fmt)
         table = result.placements_table()
@@ -347,9 +355,10 @@ class _AtomicDir(_Temporary):
             os.replace(old, self.final)
             raise
         self.tmp = None
-        with contextlib.suppress(OSError):  # only the two tables checked above: anything
-            for table in ("scores", "placements"):  # else keeps the folder
-                os.unlink(os.path.join(old, f"{table}.{self.fmt}"))
+        with contextlib.suppress(OSError):  # only the tables checked above: anything
+            for table in _TABLES:  # else keeps the folder
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(old, f"{table}.{self.fmt}"))
             os.rmdir(old)
 
     def discard(self) -> None:
@@ -418,6 +427,10 @@ def _read_only(path: str, st: os.stat_result, mode: int) -> bool:
     return not os.access(path, mode) or not st.st_mode & 0o222
 
 
+#: every table kscore writes into an output directory
+_TABLES = ("scores", "placements", "rejected", "attempts", "pods")
+
+
 def _dir_state(path: str, fmt: str) -> str:
     """``missing``, ``empty``, ``ours`` (exactly kscore's tables of ``fmt``: scores and
     placements, and rejected when recorded), or why the path is neither."""
@@ -434,6 +447,8 @@ def _dir_state(path: str, fmt: str) -> str:
     tables = {f"scores.{fmt}", f"placements.{fmt}"}
     if f"rejected.{fmt}" in entries:
         tables.add(f"rejected.{fmt}")
+    if f"attempts.{fmt}" in entries:  # (a timed replay's)
+        tables = {f"attempts.{fmt}", f"pods.{fmt}"}
     if set(entries) == tables and all(
         entries[n].is_file(follow_symlinks=False) and _has_magic(entries[n].path, fmt)
         for n in tables

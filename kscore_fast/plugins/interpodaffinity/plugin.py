@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigError
+from ...framework.cluster_events import ADD, ALL, NODE, POD, UPDATE_NODE_LABEL, events
 from ...framework.interface import Plugin
 from ...model.labels import LabelInterner
 from ...model.objects import PodAffinity, PodAffinityTerm, PodRecord
@@ -375,6 +376,7 @@ class InterPodAffinity(Plugin):
     """
 
     name = NAME
+    events_to_register = events((POD, ALL), (NODE, ADD | UPDATE_NODE_LABEL))
     filters = True
     scores = True
     normalizes = True

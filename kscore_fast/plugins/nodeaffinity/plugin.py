@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigError
+from ...framework.cluster_events import ADD, NODE, UPDATE_NODE_LABEL, events
 from ...framework.interface import Plugin
 from ...model.labels import ABSENT, LabelInterner, LabelTable
 from ...model.objects import NodeAffinity as NodeAffinityRecord
@@ -351,6 +352,7 @@ class NodeAffinity(Plugin):
     """
 
     name = NAME
+    events_to_register = events((NODE, ADD | UPDATE_NODE_LABEL))
     filters = True
     scores = True
     normalizes = True

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...framework.cluster_events import ADD, NODE, events
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
 from . import kernels
@@ -21,6 +22,7 @@ class NodeName(NoArgs):
     """The NodeName filter plugin."""
 
     name = NAME
+    events_to_register = events((NODE, ADD))
     filters = True
     scores = False
     normalizes = False

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ConfigError
+from ...framework.cluster_events import ADD, DELETE, NODE, POD, events
 from ...model.objects import PodRecord
 from ...model.snapshot import ClusterSnapshot, PodBatch, spec_representatives
 from ..helper.base import NoArgs
@@ -126,6 +127,7 @@ class NodePorts(NoArgs):
     """The NodePorts filter plugin (PreFilter, Filter)."""
 
     name = NAME
+    events_to_register = events((POD, DELETE), (NODE, ADD))
     filters = True
     scores = False
     normalizes = False

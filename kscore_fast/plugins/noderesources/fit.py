@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import UnsupportedError
+from ...framework.cluster_events import ADD, DELETE, NODE, POD, UPDATE_NODE_ALLOCATABLE, events
 from ...framework.interface import Plugin
 from ...model.rows import unique_rows
 from ...model.snapshot import ClusterSnapshot, PodBatch
@@ -47,6 +48,7 @@ class NodeResourcesFit(Plugin):
     """The NodeResourcesFit filter and score plugin (no NormalizeScore)."""
 
     name = NAME
+    events_to_register = events((POD, DELETE), (NODE, ADD | UPDATE_NODE_ALLOCATABLE))
     filters = True
     scores = True
     normalizes = False

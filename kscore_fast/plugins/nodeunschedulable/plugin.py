@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...framework.cluster_events import ADD, NODE, UPDATE_NODE_TAINT, events
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
 from ..helper.taints import EMPTY, NO_SCHEDULE, UNSCHEDULABLE_KEY, sets_tolerate, taint_columns
@@ -21,6 +22,7 @@ class NodeUnschedulable(NoArgs):
     """The NodeUnschedulable filter plugin."""
 
     name = NAME
+    events_to_register = events((NODE, ADD | UPDATE_NODE_TAINT))
     filters = True
     scores = False
     normalizes = False

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ...framework.cluster_events import ADD, ALL, DELETE, NODE, POD, UPDATE_NODE_LABEL, events
 from ...framework.interface import Plugin
 from ...model.snapshot import ClusterSnapshot, PodBatch, build_cluster
 from ..helper.counter_table import copy_table
@@ -46,6 +47,7 @@ class PodTopologySpread(Plugin):
     """
 
     name = NAME
+    events_to_register = events((POD, ALL), (NODE, ADD | DELETE | UPDATE_NODE_LABEL))
     filters = True
     scores = True
     normalizes = True

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...framework.cluster_events import ADD, NODE, UPDATE_NODE_TAINT, events
 from ...model.objects import Taint
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
@@ -20,6 +21,7 @@ class TaintToleration(NoArgs):
     """The TaintToleration plugin (Filter, PreScore, Score, NormalizeScore)."""
 
     name = NAME
+    events_to_register = events((NODE, ADD | UPDATE_NODE_TAINT))
     filters = True
     scores = True
     normalizes = True

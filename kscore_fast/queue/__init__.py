@@ -1,0 +1,14 @@
+"""kube-scheduler v1.23.6's scheduling queue on a simulated clock (docs/queue.md)."""
+
+from .events_file import TimedEvent, read_events, timed_events
+from .result import TimedResult
+from .timed import TimedSimulator, replay_timed
+
+__all__ = [
+    "TimedEvent",
+    "TimedResult",
+    "TimedSimulator",
+    "read_events",
+    "replay_timed",
+    "timed_events",
+]

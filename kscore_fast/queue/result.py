@@ -1,0 +1,63 @@
+"""What a timed replay gives: every scheduling attempt, and each pod's story (arrival,
+attempts, binding, final state), as the JSON document of docs/queue.md and as Arrow
+tables (``attempts``, ``pods``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+#: the attempts table's columns and Arrow types (names as in the JSON rows)
+ATTEMPT_COLUMNS = (("time", "float64"), ("timeNs", "int64"), ("pod", "string"),
+                   ("attempt", "int64"), ("cycle", "int64"), ("host", "string"),
+                   ("error", "string"), ("feasibleNodes", "int64"),
+                   ("evaluatedNodes", "int64"), ("queue", "string"))  # fmt: skip
+POD_COLUMNS = (("pod", "string"), ("arrivalNs", "int64"), ("attempts", "int64"),
+               ("boundNs", "int64"), ("host", "string"), ("state", "string"))  # fmt: skip
+
+
+@dataclass
+class TimedResult:
+    """A timed replay's rows (docs/queue.md)."""
+
+    attempts: list[dict[str, Any]]
+    #: per pod that entered the queue: pod, arrivalNs, attempts, boundNs, host, state
+    #: ("bound", "pending" or "deleted")
+    pods: list[dict[str, Any]]
+    #: the pods still in the queue at the end
+    pending: list[str]
+    end_ns: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"attempts": self.attempts, "pods": self.pods, "pending": self.pending,
+                "endNs": self.end_ns}  # fmt: skip
+
+    def json_pieces(self) -> Iterator[str]:
+        """The JSON document, one attempt per line."""
+        yield '{"attempts": ['
+        for k, row in enumerate(self.attempts):
+            yield ("\n" if k == 0 else ",\n") + json.dumps(row, ensure_ascii=False)
+        yield '],\n"pods": ['
+        for k, row in enumerate(self.pods):
+            yield ("\n" if k == 0 else ",\n") + json.dumps(row, ensure_ascii=False)
+        yield f'],\n"pending": {json.dumps(self.pending)},\n"endNs": {self.end_ns}}}\n'
+
+    def tables(self) -> dict[str, Any]:
+        """``attempts`` and ``pods`` as pyarrow Tables (``unschedulablePlugins`` as a
+        list of strings)."""
+        import pyarrow as pa
+
+        def table(rows: list[dict[str, Any]], columns: tuple[tuple[str, str], ...],
+                  extra: dict[str, Any] | None = None) -> pa.Table:  # fmt: skip
+            data = {name: pa.array([r.get(name) for r in rows], type=getattr(pa, kind)())
+                    for name, kind in columns}  # fmt: skip
+            data.update(extra or {})
+            return pa.table(data)
+
+        plugins = pa.array([r["unschedulablePlugins"] for r in self.attempts],
+                           type=pa.list_(pa.string()))  # fmt: skip
+        return {"attempts": table(self.attempts, ATTEMPT_COLUMNS,
+                                  {"unschedulablePlugins": plugins}),
+                "pods": table(self.pods, POD_COLUMNS)}  # fmt: skip

@@ -1,0 +1,328 @@
+"""A scheduler over time: kube-scheduler v1.23.6's scheduling queue and scheduling loop on
+a simulated clock, around a :class:`~kscore_fast.Simulator` (docs/queue.md).
+
+Pods arrive and leave, nodes come and go; the queue (:mod:`.priority_queue`) decides
+which pod the next cycle takes and when a pod that fit nowhere is tried again: after a
+cluster event its rejecting plugins registered for, after its backoff, or after 60 s.
+Every cycle is a row of :attr:`TimedSimulator.attempts`.
+
+The loop (docs/queue.md): at each instant, the events due, then the backoff flush (every
+1 s) and the unschedulable-leftover flush (every 30 s) when due, then one cycle if the
+active queue holds a pod; else the clock moves to the next event or flush. Stamping a pod
+(an arrival, a cycle) takes 1 ns, so no two queue timestamps are equal.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ..errors import InputError
+from ..framework.cluster_events import ASSIGNED_POD_DELETE, NODE_ADD, event_map
+from ..model.objects import PodRecord
+from ..model.snapshot import Cluster
+from ..plugins.interpodaffinity.reference import AffinityTerm, PodInfo
+from ..simulator import Simulator
+from .events_file import NS, TimedEvent, read_events, time_ns, timed_events
+from .precheck import pre_check_for_node
+from .priority_queue import SECOND, PriorityQueue, QueuedPod
+from .result import TimedResult
+
+BACKOFF_FLUSH = SECOND
+LEFTOVER_FLUSH = 30 * SECOND
+
+
+class TimedSimulator:
+    """The scheduler over time. ``later``: pending pods of ``cluster`` that arrive by an
+    ``addPod`` event (not queued at the start); the other pending pods are queued at time
+    0 in input order. Other arguments as :class:`~kscore_fast.Simulator`'s."""
+
+    def __init__(self, cluster: Cluster, *, config: Any = None, plugins: Any = None,
+                 seed: int = 0, tie_break: str = "uniform",
+                 percentage_of_nodes_to_score: int | None = None,
+                 notice: Callable[[str], None] | None = None,
+                 later: Iterable[str] = ()) -> None:  # fmt: skip
+        self.sim = Simulator(cluster, config=config, plugins=plugins, seed=seed,
+                             tie_break=tie_break, notice=notice,
+                             percentage_of_nodes_to_score=percentage_of_nodes_to_score)  # fmt: skip
+        fw = self.sim.framework
+        plugs = [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]
+        initial, maximum = _backoff(config)
+        self.now = 0
+        self.queue = PriorityQueue(lambda: self.now, event_map(
+            (p.name, p.events_to_register) for p in plugs), initial, maximum)  # fmt: skip
+        self.next_backoff = self.next_leftover = 0
+        #: the latest event time (or ``until``) replayed: later events may not be earlier
+        #: (events due before the clock, as at time 0, apply at once: docs/queue.md)
+        self._horizon = 0
+        #: one row per scheduling cycle (docs/queue.md)
+        self.attempts: list[dict[str, Any]] = []
+        self._later = set(later)
+        #: per pod that entered the queue: [arrival ns, attempts, bound ns, host, state]
+        self._story: dict[str, list[Any]] = {}
+        self._terms: dict[str, list[AffinityTerm]] = {}
+        self._ns_labels = {ns.name: dict(ns.labels) for ns in self.sim._cache.namespaces}
+        cache = self.sim._cache
+        for key in list(cache.pending):
+            if key not in self._later and key not in cache.bound and key not in self.sim._refused:
+                self._enqueue(key)
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def replay(self, events: Iterable[Any] | Sequence[TimedEvent], until: float | None = None,
+               progress: Callable[[int], None] | None = None) -> None:  # fmt: skip
+        """Apply ``events`` (:func:`.events_file.timed_events`' forms; none before the
+        clock) at their times, scheduling in between, until nothing is left to do (the
+        active and backoff queues empty; pods may stay unschedulable) or, with ``until``
+        (seconds), until the next thing due is later than that."""
+        todo = deque(events if _all_timed(events) else timed_events(events))
+        if todo and todo[0].time_ns < self._horizon:
+            raise InputError(f"{todo[0].where}: time {todo[0].time_ns / NS:g} s is before "
+                             f"the time already replayed ({self._horizon / NS:g} s)")  # fmt: skip
+        limit = None if until is None else _ns(until, "until")
+        if todo:
+            self._horizon = todo[-1].time_ns
+        if limit is not None:
+            self._horizon = max(self._horizon, limit)
+        self._run(todo, limit, progress)
+
+    def run_until(self, seconds: float) -> None:
+        """Schedule and flush as the clock runs to ``seconds``; the clock is then there."""
+        limit = _ns(seconds, "seconds")
+        self._run(deque(), limit, None)
+        self.now = max(self.now, limit)
+        self._horizon = max(self._horizon, limit)
+
+    def _run(self, todo: deque[TimedEvent], until: int | None,
+             progress: Callable[[int], None] | None) -> None:  # fmt: skip
+        queue = self.queue
+        while True:
+            while todo and todo[0].time_ns <= self.now:
+                self._apply(todo.popleft())
+                if progress is not None:
+                    progress(1)
+            if self.next_backoff <= self.now:
+                queue.flush_backoff_completed()
+                self.next_backoff += BACKOFF_FLUSH
+            if self.next_leftover <= self.now:
+                queue.flush_unschedulable_leftover()
+                self.next_leftover += LEFTOVER_FLUSH
+            if queue.active.size:
+                self._cycle()
+                continue
+            if not todo and not queue.backoff.size and until is None:
+                return
+            later = min(todo[0].time_ns if todo else self.next_leftover, self.next_leftover)
+            if not queue.backoff.size:  # (the flushes until then would find nothing)
+                grid = -(-later // BACKOFF_FLUSH) * BACKOFF_FLUSH
+                self.next_backoff = max(self.next_backoff, grid)
+            following = min(later, self.next_backoff)
+            if until is not None and following > until:
+                # the backoff flushes skipped above would have moved the clock this far
+                last = until // BACKOFF_FLUSH * BACKOFF_FLUSH
+                if last > self.now:
+                    self.now = last
+                    self.next_backoff = max(self.next_backoff, last + BACKOFF_FLUSH)
+                return
+            self.now = following
+
+    def _cycle(self) -> None:
+        queue = self.queue
+        pod = queue.pop()
+        assert pod is not None
+        tried = self.sim._attempt(pod.key)
+        where = None
+        story = self._story[pod.key]
+        story[1] = pod.attempts
+        if tried.host is not None:
+            story[2:] = [self.now, tried.host, "bound"]
+            queue.forget(pod.key)
+            self._assigned(self.sim._cache.pending[pod.key])
+        else:
+            if tried.rejecting is not None:
+                pod.unschedulable_plugins = tried.rejecting
+            where = queue.add_unschedulable_if_not_present(pod, queue.scheduling_cycle)
+        self.attempts.append({
+            "time": self.now / NS, "timeNs": self.now, "pod": pod.key,
+            "attempt": pod.attempts, "cycle": queue.scheduling_cycle, "host": tried.host,
+            "error": tried.error, "feasibleNodes": tried.feasible,
+            "evaluatedNodes": tried.evaluated,
+            "unschedulablePlugins": [] if tried.host else sorted(pod.unschedulable_plugins),
+            "queue": where,
+        })  # fmt: skip
+        self.now += 1
+
+    # -- events ------------------------------------------------------------------------------
+
+    def _apply(self, ev: TimedEvent) -> None:
+        try:
+            getattr(self, "_" + ev.op)(ev.arg)
+        except InputError as exc:
+            raise InputError(f"{ev.where}: {ev.op}: {exc}") from None
+
+    def _addPod(self, obj: dict[str, Any]) -> None:
+        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        if spec.get("nodeName") or key not in self._later:
+            key = self.sim.add_pod(obj)
+            record = self.sim._cache.existing.get(key)
+            if record is not None:  # a bound pod: the informer's add
+                self._assigned(record)
+                return
+        self._later.discard(key)
+        if key not in self.sim._refused:
+            self._enqueue(key)
+
+    def _delete(self, key: str) -> None:
+        if key in self._later:
+            raise InputError(f"pod {key} has not arrived yet")
+        cache = self.sim._cache
+        bound = key in cache.existing or key in cache.bound
+        self.sim.delete(key)
+        self.queue.delete(key)
+        self._terms.pop(key, None)
+        if key in self._story:
+            self._story[key][4] = "deleted"
+        if bound:
+            self.queue.move_all(ASSIGNED_POD_DELETE)
+
+    def _addNode(self, obj: dict[str, Any]) -> None:
+        name = self.sim.add_node(obj)
+        cache = self.sim._cache
+        node = cache.tree.records[name]
+        pods = [p for p in cache.existing.values() if p.node_name == name]
+        pods += [cache.pending[k] for k, n in cache.bound.items() if n == name]
+        check = pre_check_for_node(node, pods, cache.ports.get(name))
+        self.queue.move_all(NODE_ADD, lambda p: check(cache.pending[p.key]))
+
+    def _removeNode(self, name: str) -> None:
+        self.sim.remove_node(name)
+
+    # -- the queue's view of pods --------------------------------------------------------------
+
+    def _enqueue(self, key: str) -> None:
+        record = self.sim._cache.pending[key]
+        terms = _required_affinity_terms(record)
+        if terms:
+            self._terms[key] = terms
+        self.queue.add(key, record.priority or 0, bool(terms))
+        self._story[key] = [self.now, 0, None, None, "pending"]
+        self.now += 1
+
+    def _assigned(self, pod: PodRecord) -> None:
+        """``AssignedPodAdded``: pods waiting on a required affinity term ``pod`` matches."""
+        labels = self._ns_labels.get(pod.namespace)
+
+        def matches(waiting: QueuedPod) -> bool:
+            return any(t.matches(pod, labels, True) for t in self._terms.get(waiting.key, ()))
+
+        self.queue.assigned_pod_added(matches)
+
+    # -- results -------------------------------------------------------------------------------
+
+    def result(self) -> TimedResult:
+        """The attempts so far, each pod's story, the pods still queued, the clock."""
+        pods = [{"pod": key, "arrivalNs": s[0], "attempts": s[1], "boundNs": s[2],
+                 "host": s[3], "state": s[4]} for key, s in self._story.items()]  # fmt: skip
+        return TimedResult(list(self.attempts), pods, sorted(self.queue.pending()), self.now)
+
+
+def _required_affinity_terms(pod: PodRecord) -> list[AffinityTerm]:
+    """``PodInfo.RequiredAffinityTerms`` (none when a term does not parse, as Go's
+    ``NewPodInfo`` leaves them)."""
+    if pod.pod_affinity is None or not pod.pod_affinity.required:
+        return []
+    try:
+        return PodInfo.new(pod).required_affinity_terms
+    except Exception:  # (an invalid selector: Go records a parse error, no terms)
+        return []
+
+
+def _backoff(config: Any) -> tuple[int, int]:
+    """``podInitialBackoffSeconds`` and ``podMaxBackoffSeconds`` of ``config``, in ns."""
+    if config is None:
+        return SECOND, 10 * SECOND
+    from ..config.load import load_config
+    from ..config.types import SchedulerConfiguration
+
+    cfg = config if isinstance(config, SchedulerConfiguration) else load_config(config)
+    return cfg.pod_initial_backoff_seconds * SECOND, cfg.pod_max_backoff_seconds * SECOND
+
+
+def _ns(seconds: Any, name: str) -> int:
+    return time_ns(seconds, name)
+
+
+def _all_timed(events: Any) -> bool:
+    return isinstance(events, list | tuple) and all(isinstance(e, TimedEvent) for e in events)
+
+
+def replay_timed(cluster: Cluster | str | os.PathLike[str] | Sequence[Any], events: Any, *,
+                 config: Any = None, plugins: Any = None, seed: int = 0,
+                 tie_break: str = "uniform", percentage_of_nodes_to_score: int | None = None,
+                 until: float | None = None, progress: Callable[[int], None] | None = None,
+                 notice: Callable[[str], None] | None = None) -> TimedResult:  # fmt: skip
+    """Replay ``events`` (a JSON Lines file, or events as :func:`.events_file.timed_events`
+    takes them) over ``cluster`` (a :class:`~kscore_fast.Cluster`, or manifest paths)
+    with kube-scheduler's queue on a simulated clock (docs/queue.md). Given paths, the
+    pods that arrive pending are loaded with the cluster (not queued before they arrive),
+    so that an arrival costs no new preparation of the plugins' states."""
+    from ..api import load_cluster
+
+    if isinstance(events, str | os.PathLike):
+        todo = read_events(events)
+    else:
+        todo = list(events) if _all_timed(events) else timed_events(events)
+    later: list[TimedEvent] = []
+    if not isinstance(cluster, Cluster):
+        later = _loaded_with_cluster(todo)
+        try:
+            cluster = load_cluster(cluster, objects=[e.arg for e in later])
+        except InputError as exc:
+            raise _named(exc, later) from None
+    keys = [_pod_key(e.arg) for e in later]
+    for e, key in zip(later, keys, strict=True):
+        if key in cluster.refused_pods:
+            raise InputError(f"{e.where}: addPod: {cluster.refused_pods[key]}")
+    timed = TimedSimulator(cluster, config=config, plugins=plugins, seed=seed,
+                           tie_break=tie_break, notice=notice, later=keys,
+                           percentage_of_nodes_to_score=percentage_of_nodes_to_score)  # fmt: skip
+    timed.replay(todo, until, progress)
+    return timed.result()
+
+
+def _pod_key(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+
+def _loaded_with_cluster(events: list[TimedEvent]) -> list[TimedEvent]:
+    """The ``addPod`` events of pending pods whose name no other event reuses (a pod
+    deleted and added again arrives by ``add_pod`` at its time)."""
+    counts: dict[str, int] = {}
+    for e in events:
+        if e.op in ("addPod", "delete"):
+            key = e.arg if e.op == "delete" else _pod_key(e.arg)
+            counts[key] = counts.get(key, 0) + 1
+    return [
+        e for e in events if e.op == "addPod" and counts[_pod_key(e.arg)] == 1 and not _bound(e.arg)
+    ]
+
+
+def _bound(pod: dict[str, Any]) -> bool:
+    spec = pod.get("spec")
+    return isinstance(spec, dict) and bool(spec.get("nodeName"))
+
+
+def _named(exc: InputError, later: list[TimedEvent]) -> InputError:
+    """A loading error about the k-th arrival, naming its event's line instead."""
+    text = str(exc)
+    match = re.match(r"<objects>: (.*?)\(\[(\d+)\]\)(.*)", text, re.S)
+    if match is None:
+        return exc
+    k = int(match.group(2))
+    return InputError(f"{later[k].where}: addPod: {match.group(1).strip()}{match.group(3)}")
