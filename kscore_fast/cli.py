@@ -268,6 +268,12 @@ def _import_parser(sub: argparse._SubParsersAction) -> None:
     )
     o.add_argument("--max-pods", type=_integer, default=110, metavar="N",
                    help="allocatable pods per node (default 110)")  # fmt: skip
+    o.add_argument("--events", metavar="FILE",
+                   help="write the pods as timed events instead (arrival at creation_time, "
+                   "deletion at deletion_time): kscore simulate DIR --events FILE")  # fmt: skip
+    o.add_argument("--qos-priorities", action="store_true",
+                   help="set spec.priority from the QoS class: Guaranteed 3000, LS 2000, "
+                   "Burstable 1000, BE 0 (made up: the trace has none)")  # fmt: skip
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -276,7 +282,7 @@ def _import(args: argparse.Namespace) -> int:
     report = import_openb(
         args.nodes_csv, args.pods_csv, args.output, force=args.force,
         namespace=args.namespace, gpu_model_label=args.gpu_model_label,
-        max_pods=args.max_pods,
+        max_pods=args.max_pods, events=args.events, qos_priorities=args.qos_priorities,
     )  # fmt: skip
     print(f"kscore: {report.summary()}", file=sys.stderr)
     return 0

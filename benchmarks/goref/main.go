@@ -12,7 +12,7 @@
 //	goref simbench PATH... [--plugins ...|--config FILE] [--seed N]
 //	                       [--percentage-of-nodes-to-score P] [--plugin-metrics-draw] [--runs R] [--json]
 //	goref replay PATH... --events FILE [--until SECONDS] [--plugins ...|--config FILE] [--seed N]
-//	                     [--percentage-of-nodes-to-score P] [--plugin-metrics-draw] [-o FILE] [--quiet]
+//	                     [--percentage-of-nodes-to-score P] [--plugin-metrics-draw] [--timing] [-o FILE] [--quiet]
 package main
 
 import (
@@ -49,7 +49,7 @@ const usage = `usage:
                          [--runs R] [--json]
   goref replay PATH... --events FILE [--until SECONDS] [--plugins NAME[=WEIGHT],...]
                        [--config FILE] [--seed N] [--percentage-of-nodes-to-score P]
-                       [--plugin-metrics-draw] [-o FILE] [--quiet]
+                       [--plugin-metrics-draw] [--timing] [-o FILE] [--quiet]
 `
 
 func main() {

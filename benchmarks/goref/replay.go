@@ -570,8 +570,8 @@ func writeReplay(w io.Writer, res *replayResult) error {
 }
 
 func replayMain(args []string) error {
-	metricsDraw, events, untilArg := false, "", ""
-	f, in, err := simulationInputs(args, map[string]*bool{pluginMetricsDraw: &metricsDraw}, nil,
+	metricsDraw, timing, events, untilArg := false, false, "", ""
+	f, in, err := simulationInputs(args, map[string]*bool{pluginMetricsDraw: &metricsDraw, "--timing": &timing}, nil,
 		map[string]*string{"--events": &events, "--until": &untilArg})
 	if err != nil {
 		return err
@@ -594,9 +594,15 @@ func replayMain(args []string) error {
 		return err
 	}
 	defer r.h.close()
+	start := time.Now()
 	res, err := r.run(context.Background(), evs, until, untilArg != "")
 	if err != nil {
 		return err
+	}
+	if timing {
+		// the replay loop alone (events applied, flushes, cycles), for benchmarks
+		fmt.Fprintf(os.Stderr, "goref-timing: {\"loopNs\": %d, \"attempts\": %d}\n",
+			time.Since(start).Nanoseconds(), len(res.Attempts))
 	}
 	if err := writeOutput(f.output, func(w io.Writer) error { return writeReplay(w, res) }); err != nil {
 		return err

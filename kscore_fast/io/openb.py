@@ -179,8 +179,16 @@ def import_openb(
     namespace: str = DEFAULT_NAMESPACE,
     gpu_model_label: str = GPU_MODEL_LABEL,
     max_pods: int = DEFAULT_MAX_PODS,
+    events: PathLike | None = None,
+    qos_priorities: bool = False,
 ) -> ImportReport:
     """Convert an openb node list and pod list into ``out_dir/{nodes,pods}.json``.
+
+    With ``events`` (a file path), the pods go there instead, as the timed events of a
+    replay (docs/queue.md): each pod arrives at its ``creation_time`` and, when it has a
+    ``deletion_time``, is deleted then (at one second, departures first); ``pods.json``
+    then holds no pod. ``qos_priorities``: each pod's ``spec.priority`` from its QoS
+    class by :data:`QOS_PRIORITIES` (a made-up mapping: the trace has no priorities).
 
     See the module docstring for the mapping, the output rules and the command line.
     Raises :class:`~kscore_fast.errors.InputError` on bad input, options or output
@@ -189,12 +197,21 @@ def import_openb(
     _check_options(namespace, gpu_model_label, max_pods)
     out = os.fspath(out_dir)
     state = _output_state(out, force)
+    if events is not None:
+        _check_events_path(os.fspath(events))
     inputs = {"nodes": _read_bytes(nodes_csv), "pods": _read_bytes(pods_csv)}
     nodes = parse_nodes(inputs["nodes"], os.fspath(nodes_csv))
     all_pods = parse_pods(inputs["pods"], os.fspath(pods_csv))
     pods = pending_pods(all_pods)
     options = {"namespace": namespace, "gpu_model_label": gpu_model_label, "max_pods": max_pods}
     node_list, pod_list = to_manifests(nodes, pods, **options)
+    if qos_priorities:
+        for item, pod in zip(pod_list["items"], pods, strict=True):
+            item["spec"]["priority"] = QOS_PRIORITIES.get(pod.qos, 0)
+    timed = b""
+    if events is not None:
+        timed = _events_jsonl(pods, pod_list["items"])
+        pod_list = kube_list([])
     files = {NODES_FILE: _dumps(node_list), PODS_FILE: _dumps(pod_list)}
     dropped = dict(Counter(p.phase for p in all_pods if p.phase in DROPPED_PHASES))
     files[RECORD_FILE] = _dumps(
@@ -210,6 +227,8 @@ def import_openb(
         }
     )
     _write_output(out, files, force)
+    if events is not None:
+        _write_events(os.fspath(events), timed)
     return ImportReport(
         out_dir=out,
         nodes=len(nodes),
@@ -514,6 +533,55 @@ def pod_manifest(
         "spec": spec,
         "status": {"phase": "Pending"},
     }
+
+
+#: ``--qos-priorities``: a made-up ``spec.priority`` per QoS class of the trace
+QOS_PRIORITIES = {"Guaranteed": 3000, "LS": 2000, "Burstable": 1000, "BE": 0}
+
+
+def _events_jsonl(pods: Sequence[OpenbPod], manifests: Sequence[dict[str, Any]]) -> bytes:
+    """Arrivals at ``creation_time`` and deletions at ``deletion_time`` (seconds), in time
+    order; at one second the departures first (room freed), then the arrivals, then the
+    departures of pods that arrived that second; each kind in creation order."""
+    timed: list[tuple[int, int, int, dict[str, Any]]] = []
+    for k, (pod, manifest) in enumerate(zip(pods, manifests, strict=True)):
+        created = pod.creation_time or 0
+        timed.append((created, 1, k, {"time": created, "op": "addPod", "pod": manifest}))
+        if pod.deletion_time is not None:
+            key = f"{manifest['metadata']['namespace']}/{pod.name}"
+            rank = 2 if pod.deletion_time == created else 0
+            timed.append((pod.deletion_time, rank, k,
+                          {"time": pod.deletion_time, "op": "delete", "pod": key}))  # fmt: skip
+    timed.sort(key=lambda t: t[:3])
+    return "".join(json.dumps(t[3], separators=(",", ":")) + "\n" for t in timed).encode()
+
+
+def _check_events_path(path: str) -> None:
+    if path == "":
+        raise InputError("--events '': empty path; give a file")
+    if os.path.isdir(path):
+        raise InputError(f"--events {path}: is a directory; give a file")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise InputError(f"--events {path}: the parent directory {parent} does not exist")
+
+
+def _write_events(path: str, data: bytes) -> None:
+    """The events file, whole or not at all (a temporary renamed onto it)."""
+    parent, name = os.path.split(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(".tmp", f".{name[:100]}.", parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise InputError(f"--events {path}: cannot write: {exc.strerror or exc}") from None
 
 
 def pod_annotations(pod: OpenbPod) -> dict[str, str]:

@@ -213,11 +213,14 @@ class PriorityQueue:
     def assigned_pod_added(self, matches: Callable[[QueuedPod], bool]) -> list[QueuedPod]:
         """``AssignedPodAdded``: the pods of ``unschedulableQ`` with a required affinity
         term the new pod matches (``matches``) move."""
+        if not self.unschedulable:  # (the common case: only the move request)
+            return self._move((), ASSIGNED_POD_ADD)
         pods = [p for p in self.unschedulable.values() if p.has_affinity_terms and matches(p)]
         return self._move(pods, ASSIGNED_POD_ADD)
 
     def _move(self, pods: Iterable[QueuedPod], event: ClusterEvent) -> list[QueuedPod]:
         """``movePodsToActiveOrBackoffQueue``; the pods moved."""
+        self.move_request_cycle = self.scheduling_cycle
         moved = []
         for pod in pods:
             if pod.unschedulable_plugins and not pod_matches_event(
@@ -228,7 +231,6 @@ class PriorityQueue:
             pod.where = ""
             (self.backoff if self.is_backing_off(pod) else self.active).add(pod)
             moved.append(pod)
-        self.move_request_cycle = self.scheduling_cycle
         return moved
 
     def pending(self) -> list[str]:

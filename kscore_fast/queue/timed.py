@@ -61,6 +61,8 @@ class TimedSimulator:
         #: one row per scheduling cycle (docs/queue.md)
         self.attempts: list[dict[str, Any]] = []
         self._later = set(later)
+        self._ops = {"addPod": self._addPod, "delete": self._delete, "addNode": self._addNode,
+                     "removeNode": self._removeNode}  # fmt: skip
         #: per pod that entered the queue: [arrival ns, attempts, bound ns, host, state]
         self._story: dict[str, list[Any]] = {}
         self._terms: dict[str, list[AffinityTerm]] = {}
@@ -115,19 +117,33 @@ class TimedSimulator:
                 continue
             if not todo and not queue.backoff.size and until is None:
                 return
-            later = min(todo[0].time_ns if todo else self.next_leftover, self.next_leftover)
-            if not queue.backoff.size:  # (the flushes until then would find nothing)
-                grid = -(-later // BACKOFF_FLUSH) * BACKOFF_FLUSH
-                self.next_backoff = max(self.next_backoff, grid)
-            following = min(later, self.next_backoff)
-            if until is not None and following > until:
-                # the backoff flushes skipped above would have moved the clock this far
+            # idle: the clock moves to the next thing that can change something. A flush
+            # tick of an empty sub-queue finds nothing: those ticks are skipped (the loop
+            # of docs/queue.md visits them; nothing differs but the time spent)
+            due = [todo[0].time_ns] if todo else []
+            if queue.backoff.size:
+                due.append(self.next_backoff)
+            if queue.unschedulable:
+                due.append(self.next_leftover)
+            following = min(due) if due else None
+            if until is not None and (following is None or following > until):
+                # the last backoff tick (every second) up to ``until`` ends the run
                 last = until // BACKOFF_FLUSH * BACKOFF_FLUSH
                 if last > self.now:
+                    self._skip_ticks(last + 1)
                     self.now = last
-                    self.next_backoff = max(self.next_backoff, last + BACKOFF_FLUSH)
                 return
+            assert following is not None
+            self._skip_ticks(following)
             self.now = following
+
+    def _skip_ticks(self, t: int) -> None:
+        """The flush ticks before ``t`` passed (they found their sub-queue empty): the next
+        ones are the first at or after ``t``."""
+        if self.next_backoff < t:
+            self.next_backoff = -(-t // BACKOFF_FLUSH) * BACKOFF_FLUSH
+        if self.next_leftover < t:
+            self.next_leftover = -(-t // LEFTOVER_FLUSH) * LEFTOVER_FLUSH
 
     def _cycle(self) -> None:
         queue = self.queue
@@ -159,7 +175,7 @@ class TimedSimulator:
 
     def _apply(self, ev: TimedEvent) -> None:
         try:
-            getattr(self, "_" + ev.op)(ev.arg)
+            self._ops[ev.op](ev.arg)
         except InputError as exc:
             raise InputError(f"{ev.where}: {ev.op}: {exc}") from None
 
@@ -301,16 +317,20 @@ def _pod_key(obj: dict[str, Any]) -> str:
 
 
 def _loaded_with_cluster(events: list[TimedEvent]) -> list[TimedEvent]:
-    """The ``addPod`` events of pending pods whose name no other event reuses (a pod
-    deleted and added again arrives by ``add_pod`` at its time)."""
-    counts: dict[str, int] = {}
+    """The ``addPod`` events of pending pods that may be loaded with the cluster: the
+    only arrival of their name, with no deletion of that name before it (a pod deleted
+    and added again arrives by ``add_pod`` at its time)."""
+    arrivals: dict[str, int] = {}
+    deleted_first: set[str] = set()
     for e in events:
-        if e.op in ("addPod", "delete"):
-            key = e.arg if e.op == "delete" else _pod_key(e.arg)
-            counts[key] = counts.get(key, 0) + 1
-    return [
-        e for e in events if e.op == "addPod" and counts[_pod_key(e.arg)] == 1 and not _bound(e.arg)
-    ]
+        if e.op == "delete" and e.arg not in arrivals:
+            deleted_first.add(e.arg)
+        elif e.op == "addPod":
+            key = _pod_key(e.arg)
+            arrivals[key] = arrivals.get(key, 0) + 1
+    return [e for e in events
+            if e.op == "addPod" and not _bound(e.arg) and arrivals[_pod_key(e.arg)] == 1
+            and _pod_key(e.arg) not in deleted_first]  # fmt: skip
 
 
 def _bound(pod: dict[str, Any]) -> bool:

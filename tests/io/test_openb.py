@@ -507,3 +507,31 @@ def test_every_pod_list_of_the_trace_reads():
         assert len(pods) > 7000 and len(kept) > 5000, path.name
         times = [p.creation_time or 0 for p in kept]
         assert times == sorted(times), path.name
+
+
+def test_import_writes_timed_events_and_qos_priorities(tmp_path):
+    """``--events``: arrivals at creation_time, deletions at deletion_time (departures
+    first at one second, a pod's own same-second departure after its arrival); the
+    cluster directory then holds no pod. ``--qos-priorities``: the made-up mapping."""
+    rows = [*POD_ROWS, "p-2,1000,1024,0,0,,Burstable,Running,90,,", "p-3,1,1,0,0,,BE,Running,7,7,"]
+    nodes, pods = _inputs(tmp_path, pods=rows)
+    events = tmp_path / "events.jsonl"
+    import_openb(nodes, pods, tmp_path / "out", events=events, qos_priorities=True)
+    assert json.loads((tmp_path / "out" / "pods.json").read_text())["items"] == []
+    lines = [json.loads(line) for line in events.read_text().splitlines()]
+    order = [(e["time"], e["op"], e["pod"] if e["op"] == "delete" else e["pod"]["metadata"]["name"])
+             for e in lines]  # fmt: skip
+    assert order == [(0, "addPod", "p-0"), (5, "addPod", "p-1"), (7, "addPod", "p-3"),
+                     (7, "delete", "default/p-3"), (90, "delete", "default/p-1"),
+                     (90, "addPod", "p-2"), (100, "delete", "default/p-0")]  # fmt: skip
+    priority = {e["pod"]["metadata"]["name"]: e["pod"]["spec"]["priority"]
+                for e in lines if e["op"] == "addPod"}  # fmt: skip
+    assert priority == {"p-0": 2000, "p-1": 0, "p-2": 1000, "p-3": 0}
+    from kscore_fast.queue import replay_timed
+
+    result = replay_timed([tmp_path / "out"], events)
+    assert [(a["pod"], a["host"] is not None) for a in result.attempts] == [
+        ("default/p-0", True), ("default/p-1", True), ("default/p-2", True)]  # fmt: skip
+    with pytest.raises(InputError, match=r"--events .*: is a directory"):
+        import_openb(nodes, pods, tmp_path / "out2", events=tmp_path)
+    assert not (tmp_path / "out2").exists()
