@@ -362,14 +362,16 @@ class Simulator:
         if host >= 0:
             return Attempt(self._cluster.snapshot.node_names[host], feasible, evaluated,
                            None, None)  # fmt: skip
+        if feasible == 0:  # a FitError (no result: no counts, as any failed cycle)
+            error, rejecting = seq.fit_failure()
+            return Attempt(None, 0, 0, error, rejecting)
+        # an error after filtering (PreScore, a score out of range): the set stays
         result = self._result([pod], 1, "none")
         seq.record_one(result)
         result.finish()
         entry = result.to_dict()["results"][0]
-        # (a FitError: no node passed the filters; an error after them keeps the set)
-        rejecting = seq.rejecting_plugins() if feasible == 0 else None
         return Attempt(None, entry["feasibleNodes"], entry["evaluatedNodes"], entry["error"],
-                       rejecting)  # fmt: skip
+                       None)  # fmt: skip
 
     def _step(self, i: int, bind: str | None = None) -> int:
         """One cycle of batch pod ``i`` on the step buffers (:meth:`_Sequence.step`), the

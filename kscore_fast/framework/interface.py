@@ -173,7 +173,9 @@ class Plugin:
         return None
 
     def reasons(self, state: CycleState, code: int) -> list[str]:
-        """Go's ``Status.Reasons()`` for failure ``code`` of ``filter_node``."""
+        """Go's ``Status.Reasons()`` for failure ``code`` of ``filter_node``: a function of
+        ``code`` and what the state keeps for the whole run (names, tables), not of what
+        ``assume`` changes (a run remembers the reasons of each code)."""
         raise NotImplementedError(f"filter plugin {self.name!r} does not implement reasons")
 
     def filter_key(self, state: CycleState) -> np.ndarray | None:

@@ -252,6 +252,7 @@ class _Run:
         """Run on ``states`` (one per plugin of ``self.plugins``): the plugin table made
         for them."""
         self.states = states
+        self.__dict__.pop("_reasons", None)  # (remembered for the former states)
         self.plugin_table = PluginTable(self.plugins, states, self.COLUMNS)
         self.table = self.plugin_table.table
         self.score_states = [states[p] for p in self.sids.tolist()]
@@ -364,16 +365,27 @@ class _Run:
         """``FitError.Error()``: every node failed (all were examined): the histogram of
         their reasons, sorted as strings."""
         verdicts, n = np.unique(found.memo[found.classes[i]], return_counts=True)
+        return self.fit_error_of(verdicts.tolist(), n.tolist())
+
+    def fit_error_of(self, verdicts: list[int], counts: list[int]) -> str:
+        """``FitError.Error()`` of the nodes' distinct failing ``verdicts``, each given by
+        ``counts`` nodes."""
         histogram: dict[str, int] = {}
-        for v, count in zip(verdicts.tolist(), n.tolist(), strict=True):
+        for v, count in zip(verdicts, counts, strict=True):
             for reason in self.reasons(v):
                 histogram[reason] = histogram.get(reason, 0) + count
         return fit_error_text(self.n_nodes, histogram)
 
     def reasons(self, verdict: int) -> list[str]:
-        slot, code = unpack(verdict)
-        plugin = self.fw.filter_plugins[slot]
-        return plugin.reasons(self.states[int(self.fids[slot])], code)
+        """The failing plugin's reasons for ``verdict`` (remembered for the run: a
+        plugin's ``reasons`` read only what its state keeps for the whole run)."""
+        memo = self.__dict__.setdefault("_reasons", {})
+        found = memo.get(verdict)
+        if found is None:
+            slot, code = unpack(verdict)
+            plugin = self.fw.filter_plugins[slot]
+            found = memo[verdict] = plugin.reasons(self.states[int(self.fids[slot])], code)
+        return found
 
     def _record_rejections(self, pods: np.ndarray, found: _Searched, result: ScoreResult) -> None:
         for i, pod in enumerate(pods.tolist()):

@@ -176,15 +176,17 @@ class _Sequence(_Run):
                      one)  # fmt: skip
         return int(one.hosts[0])
 
-    def rejecting_plugins(self) -> frozenset[str]:
-        """After a :meth:`step` whose pod fit no node: the filter plugins that rejected a
-        node (``FitError.Diagnosis.UnschedulablePlugins``: each node's first failing
-        plugin; every node was examined)."""
+    def fit_failure(self) -> tuple[str, frozenset[str]]:
+        """After a :meth:`step` whose pod fit no node: its ``FitError`` message and the
+        filter plugins that rejected a node (``Diagnosis.UnschedulablePlugins``: each
+        node's first failing plugin; every node was examined)."""
         one = self.one
         assert one is not None
-        row = one.fail_rows[one.fail_row[0]]
-        slots = {unpack(int(v))[0] for v in np.unique(row).tolist()}
-        return frozenset(self.fw.filter_plugins[s].name for s in slots)
+        verdicts, counts = np.unique(one.fail_rows[one.fail_row[0]], return_counts=True)
+        kinds = verdicts.tolist()
+        slots = {unpack(v)[0] for v in kinds}
+        names = frozenset(self.fw.filter_plugins[s].name for s in slots)
+        return self.fit_error_of(kinds, counts.tolist()), names
 
     def record_one(self, result: ScoreResult) -> None:
         """Record the last :meth:`step` as row 0 of ``result`` (which keeps no scores)."""
