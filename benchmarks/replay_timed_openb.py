@@ -1,13 +1,16 @@
 """The openb trace replayed at its own timestamps through the scheduling queue, Go and
 kscore_fast side by side (docs/queue.md).
 
-    python benchmarks/replay_timed_openb.py [--pods N] [--rounds 3] [--seed 1] [--json FILE]
+    python benchmarks/replay_timed_openb.py [--pods N] [--nodes N] [--rounds 3] [--seed 1]
+                                            [--json FILE]
 
 openb's full node list (1,523 nodes) and its ``default`` pod list (the first ``--pods``
 pods; default all 6,090 kept), imported with ``kscore import openb --events
 --qos-priorities``: each pod arrives at its ``creation_time`` and leaves at its
 ``deletion_time``, with ``spec.priority`` from its QoS class (a made-up mapping:
 Guaranteed 3000, LS 2000, Burstable 1000, BE 0). The default profile, Go's tie-breaks.
+``--nodes N`` keeps the first N nodes only: the trace then over-commits them, and the
+queue works (pods fail, wait, and are tried again on deletions and every 60-90 s).
 
 * loop: the replay loop alone (events applied, queue flushes, scheduling cycles), kscore's
   :meth:`TimedSimulator.replay` against ``goref replay --timing``'s loop time (the real
@@ -43,14 +46,17 @@ from tests.differential.timed import differences  # noqa: E402
 CONFIG = ROOT / "benchmarks" / "goref" / "testdata" / "filters" / "default-v1beta3.yaml.cfg"
 
 
-def import_trace(work: Path, pods: int | None) -> tuple[Path, Path]:
-    lines = (OPENB / "openb_pod_list_default.csv").read_text().splitlines()
-    body = lines[1:] if pods is None else lines[1 : pods + 1]
-    csv = work / "pods.csv"
-    csv.write_text("\n".join([lines[0], *body]) + "\n")
+def import_trace(work: Path, pods: int | None, nodes: int | None) -> tuple[Path, Path]:
+    def head(name: str, n: int | None) -> Path:
+        lines = (OPENB / name).read_text().splitlines()
+        path = work / name
+        path.write_text("\n".join([lines[0], *(lines[1:] if n is None else lines[1 : n + 1])]))
+        return path
+
+    pods_csv = head("openb_pod_list_default.csv", pods)
+    nodes_csv = head("openb_node_list_all_node.csv", nodes)
     cluster, events = work / "openb", work / "events.jsonl"
-    import_openb(OPENB / "openb_node_list_all_node.csv", csv, cluster, events=events,
-                 qos_priorities=True)  # fmt: skip
+    import_openb(nodes_csv, pods_csv, cluster, events=events, qos_priorities=True)
     return cluster, events
 
 
@@ -99,6 +105,7 @@ def kscore_process(cluster: Path, events: Path, seed: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pods", type=int, default=None)
+    ap.add_argument("--nodes", type=int, default=None)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", type=Path)
@@ -110,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"replay_timed_openb: goref is not built ({GOREF})", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        cluster, events = import_trace(Path(tmp), args.pods)
+        cluster, events = import_trace(Path(tmp), args.pods, args.nodes)
         ours, go_doc = None, None
         k_loop, g_loop, k_proc, g_proc = [], [], [], []
         kscore_loop(cluster, events, args.seed)  # kernels loaded
@@ -125,7 +132,9 @@ def main(argv: list[str] | None = None) -> int:
         diffs = differences(ours, go_doc)
     attempts = len(ours["attempts"])
     out = {
-        "machine": machine(), "attempts": attempts, "retries": sum(a["attempt"] > 1 for a in ours["attempts"]),
+        "machine": machine(), "attempts": attempts,
+        "retries": sum(a["attempt"] > 1 for a in ours["attempts"]),
+        "failed": sum(a["host"] is None for a in ours["attempts"]),
         "pending_at_end": len(ours["pending"]), "differences": len(diffs),
         "kscore_loop_s": min(k_loop), "go_loop_s": min(g_loop),
         "loop_ratio": min(g_loop) / min(k_loop),
