@@ -375,7 +375,8 @@ def _replay(args: argparse.Namespace, config: object) -> int:
         from ._progress import Progress
 
         with _precompiling("simulate", args, config):
-            bar = Progress(len(events), "replaying events", quiet=args.quiet)
+            horizon = max(events[-1].time_ns // 10**9 if events else 0, int(args.until or 0))
+            bar = Progress(horizon, "replaying (simulated seconds)", quiet=args.quiet)
             try:
                 result = replay_timed(
                     args.paths, events, config=config, plugins=args.plugins, seed=args.seed,

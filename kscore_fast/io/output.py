@@ -428,7 +428,7 @@ def _read_only(path: str, st: os.stat_result, mode: int) -> bool:
 
 
 #: every table kscore writes into an output directory
-_TABLES = ("scores", "placements", "rejected", "attempts", "pods")
+_TABLES = ("scores", "placements", "rejected", "attempts", "pods", "timeline")
 
 
 def _dir_state(path: str, fmt: str) -> str:
@@ -448,7 +448,7 @@ def _dir_state(path: str, fmt: str) -> str:
     if f"rejected.{fmt}" in entries:
         tables.add(f"rejected.{fmt}")
     if f"attempts.{fmt}" in entries:  # (a timed replay's)
-        tables = {f"attempts.{fmt}", f"pods.{fmt}"}
+        tables = {f"attempts.{fmt}", f"pods.{fmt}", f"timeline.{fmt}"}
     if set(entries) == tables and all(
         entries[n].is_file(follow_symlinks=False) and _has_magic(entries[n].path, fmt)
         for n in tables

@@ -1,5 +1,5 @@
-"""The timed events of a replay (docs/queue.md): JSON Lines, or the same events given
-from Python.
+"""The timed events of a replay (docs/queue.md): JSON Lines, YAML, or the same events
+given from Python.
 
 Each event has ``time`` (seconds since the start, a number read as an exact decimal that comes to a
 whole number of nanoseconds: the clock counts them; non-decreasing from event to event) and
@@ -79,8 +79,11 @@ def event(obj: Any, where: str, after: int = 0) -> TimedEvent:
 
 
 def read_events(path: str | os.PathLike[str]) -> list[TimedEvent]:
-    """The events of a JSON Lines file (blank lines skipped)."""
+    """The events of a JSON Lines file (blank lines skipped), or of a YAML file
+    (``.yaml``/``.yml``: documents that are events, or lists of events)."""
     name = os.fspath(path)
+    if name.endswith((".yaml", ".yml")):
+        return _read_yaml(name)
     out: list[TimedEvent] = []
     try:
         with open(name, encoding="utf-8") as f:
@@ -116,4 +119,27 @@ def timed_events(events: Iterable[Any], name: str = "events") -> list[TimedEvent
                 raise InputError(f"{where}: expected (time, op, pod or node), got {item!r}")
             item = {"time": item[0], "op": item[1], OPS.get(item[1], ("pod",))[0]: item[2]}
         out.append(event(item, where, out[-1].time_ns if out else 0))
+    return out
+
+
+def _read_yaml(name: str) -> list[TimedEvent]:
+    import yaml
+
+    try:
+        with open(name, encoding="utf-8") as f:
+            docs = list(yaml.safe_load_all(f))
+    except OSError as exc:
+        raise InputError(f"{name}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{name}: not UTF-8 text") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise InputError(f"{name}{where}: not YAML ({getattr(exc, 'problem', exc)})") from None
+    out: list[TimedEvent] = []
+    for d, doc in enumerate(docs):
+        items = doc if isinstance(doc, list) else [] if doc is None else [doc]
+        for k, item in enumerate(items):
+            where = f"{name} document {d + 1}" + (f" item {k + 1}" if isinstance(doc, list) else "")
+            out.append(event(item, where, out[-1].time_ns if out else 0))
     return out

@@ -1,12 +1,13 @@
-"""What a timed replay gives: every scheduling attempt, and each pod's story (arrival,
-attempts, binding, final state), as the JSON document of docs/queue.md and as Arrow
-tables (``attempts``, ``pods``)."""
+"""What a timed replay gives: every scheduling attempt, each pod's story (arrival,
+attempts, binding, final state) and the cluster over time (queue sizes, bound pods and
+their requests), as the JSON document of docs/queue.md and as Arrow tables
+(``attempts``, ``pods``, ``timeline``)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 #: the attempts table's columns and Arrow types (names as in the JSON rows)
@@ -29,10 +30,14 @@ class TimedResult:
     #: the pods still in the queue at the end
     pending: list[str]
     end_ns: int
+    #: the cluster over time, a row after each event and each attempt, as columns:
+    #: timeNs, active, backoff, unschedulable (the sub-queues' sizes), boundPods,
+    #: cpuMilli, memoryBytes, gpus (the bound pods' requests summed)
+    timeline: dict[str, list[int]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"attempts": self.attempts, "pods": self.pods, "pending": self.pending,
-                "endNs": self.end_ns}  # fmt: skip
+                "endNs": self.end_ns, "timeline": self.timeline}  # fmt: skip
 
     def json_pieces(self) -> Iterator[str]:
         """The JSON document, one attempt per line."""
@@ -42,7 +47,8 @@ class TimedResult:
         yield '],\n"pods": ['
         for k, row in enumerate(self.pods):
             yield ("\n" if k == 0 else ",\n") + json.dumps(row, ensure_ascii=False)
-        yield f'],\n"pending": {json.dumps(self.pending)},\n"endNs": {self.end_ns}}}\n'
+        yield f'],\n"pending": {json.dumps(self.pending)},\n"endNs": {self.end_ns},\n'
+        yield f'"timeline": {json.dumps(self.timeline)}}}\n'
 
     def tables(self) -> dict[str, Any]:
         """``attempts`` and ``pods`` as pyarrow Tables (``unschedulablePlugins`` as a
@@ -58,6 +64,7 @@ class TimedResult:
 
         plugins = pa.array([r["unschedulablePlugins"] for r in self.attempts],
                            type=pa.list_(pa.string()))  # fmt: skip
+        timeline = pa.table({k: pa.array(v, type=pa.int64()) for k, v in self.timeline.items()})
         return {"attempts": table(self.attempts, ATTEMPT_COLUMNS,
                                   {"unschedulablePlugins": plugins}),
-                "pods": table(self.pods, POD_COLUMNS)}  # fmt: skip
+                "pods": table(self.pods, POD_COLUMNS), "timeline": timeline}  # fmt: skip

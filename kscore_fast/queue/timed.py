@@ -25,6 +25,7 @@ from ..framework.cluster_events import ASSIGNED_POD_DELETE, NODE_ADD, event_map
 from ..model.objects import PodRecord
 from ..model.snapshot import Cluster
 from ..plugins.interpodaffinity.reference import AffinityTerm, PodInfo
+from ..plugins.noderesources.fit_reference import compute_pod_resource_request
 from ..simulator import Simulator
 from .events_file import NS, TimedEvent, read_events, time_ns, timed_events
 from .precheck import pre_check_for_node
@@ -33,6 +34,11 @@ from .result import TimedResult
 
 BACKOFF_FLUSH = SECOND
 LEFTOVER_FLUSH = 30 * SECOND
+GPU = "nvidia.com/gpu"
+#: the timeline's columns: the clock, the three sub-queues' sizes, the bound pods and
+#: their requests summed (CPU millicores, memory bytes, GPUs)
+TIMELINE = ("timeNs", "active", "backoff", "unschedulable", "boundPods", "cpuMilli",
+            "memoryBytes", "gpus")  # fmt: skip
 
 
 class TimedSimulator:
@@ -65,9 +71,17 @@ class TimedSimulator:
                      "removeNode": self._removeNode}  # fmt: skip
         #: per pod that entered the queue: [arrival ns, attempts, bound ns, host, state]
         self._story: dict[str, list[Any]] = {}
+        #: the cluster over time: a row after each event and each attempt
+        self._timeline: dict[str, list[int]] = {name: [] for name in TIMELINE}
+        #: bound pods (the input's, added, bound by a cycle) and their requests summed:
+        #: [pods, CPU millicores, memory bytes, GPUs]; each bound pod's requests
+        self._usage = [0, 0, 0, 0]
+        self._requests: dict[str, tuple[int, int, int]] = {}
         self._terms: dict[str, list[AffinityTerm]] = {}
         self._ns_labels = {ns.name: dict(ns.labels) for ns in self.sim._cache.namespaces}
         cache = self.sim._cache
+        for key, record in cache.existing.items():
+            self._count(key, record, 1)
         for key in list(cache.pending):
             if key not in self._later and key not in cache.bound and key not in self.sim._refused:
                 self._enqueue(key)
@@ -79,7 +93,8 @@ class TimedSimulator:
         """Apply ``events`` (:func:`.events_file.timed_events`' forms; none before the
         clock) at their times, scheduling in between, until nothing is left to do (the
         active and backoff queues empty; pods may stay unschedulable) or, with ``until``
-        (seconds), until the next thing due is later than that."""
+        (seconds), until the next thing due is later than that. ``progress(k)``: ``k``
+        more whole seconds of simulated time have passed."""
         todo = deque(events if _all_timed(events) else timed_events(events))
         if todo and todo[0].time_ns < self._horizon:
             raise InputError(f"{todo[0].where}: time {todo[0].time_ns / NS:g} s is before "
@@ -101,11 +116,14 @@ class TimedSimulator:
     def _run(self, todo: deque[TimedEvent], until: int | None,
              progress: Callable[[int], None] | None) -> None:  # fmt: skip
         queue = self.queue
+        shown = self.now // NS
         while True:
             while todo and todo[0].time_ns <= self.now:
                 self._apply(todo.popleft())
-                if progress is not None:
-                    progress(1)
+                self._record_timeline()
+            if progress is not None and self.now // NS > shown:
+                progress(self.now // NS - shown)
+                shown = self.now // NS
             if self.next_backoff <= self.now:
                 queue.flush_backoff_completed()
                 self.next_backoff += BACKOFF_FLUSH
@@ -156,7 +174,9 @@ class TimedSimulator:
         if tried.host is not None:
             story[2:] = [self.now, tried.host, "bound"]
             queue.forget(pod.key)
-            self._assigned(self.sim._cache.pending[pod.key])
+            record = self.sim._cache.pending[pod.key]
+            self._count(pod.key, record, 1)
+            self._assigned(record)
         else:
             if tried.rejecting is not None:
                 pod.unschedulable_plugins = tried.rejecting
@@ -169,6 +189,7 @@ class TimedSimulator:
             "unschedulablePlugins": [] if tried.host else sorted(pod.unschedulable_plugins),
             "queue": where,
         })  # fmt: skip
+        self._record_timeline()
         self.now += 1
 
     # -- events ------------------------------------------------------------------------------
@@ -187,6 +208,7 @@ class TimedSimulator:
             key = self.sim.add_pod(obj)
             record = self.sim._cache.existing.get(key)
             if record is not None:  # a bound pod: the informer's add
+                self._count(key, record, 1)
                 self._assigned(record)
                 return
         self._later.discard(key)
@@ -198,6 +220,8 @@ class TimedSimulator:
             raise InputError(f"pod {key} has not arrived yet")
         cache = self.sim._cache
         bound = key in cache.existing or key in cache.bound
+        if bound:
+            self._count(key, cache.existing.get(key) or cache.pending[key], -1)
         self.sim.delete(key)
         self.queue.delete(key)
         self._terms.pop(key, None)
@@ -238,13 +262,39 @@ class TimedSimulator:
 
         self.queue.assigned_pod_added(matches)
 
+    # -- the cluster over time ---------------------------------------------------------------
+
+    def _count(self, key: str, pod: PodRecord, sign: int) -> None:
+        """A pod bound (``sign`` 1) or a bound pod deleted (-1): the usage totals."""
+        if sign > 0:
+            request = compute_pod_resource_request(pod)
+            gpus = (request.scalar_resources or {}).get(GPU, 0)
+            self._requests[key] = (request.milli_cpu, request.memory, gpus)
+        cpu, memory, gpus = self._requests[key] if sign > 0 else self._requests.pop(key)
+        usage = self._usage
+        usage[0] += sign
+        usage[1] += sign * cpu
+        usage[2] += sign * memory
+        usage[3] += sign * gpus
+
+    def _record_timeline(self) -> None:
+        queue, rows = self.queue, self._timeline
+        rows["timeNs"].append(self.now)
+        rows["active"].append(queue.active.size)
+        rows["backoff"].append(queue.backoff.size)
+        rows["unschedulable"].append(len(queue.unschedulable))
+        for name, value in zip(TIMELINE[4:], self._usage, strict=True):
+            rows[name].append(value)
+
     # -- results -------------------------------------------------------------------------------
 
     def result(self) -> TimedResult:
         """The attempts so far, each pod's story, the pods still queued, the clock."""
         pods = [{"pod": key, "arrivalNs": s[0], "attempts": s[1], "boundNs": s[2],
                  "host": s[3], "state": s[4]} for key, s in self._story.items()]  # fmt: skip
-        return TimedResult(list(self.attempts), pods, sorted(self.queue.pending()), self.now)
+        timeline = {name: list(values) for name, values in self._timeline.items()}
+        return TimedResult(list(self.attempts), pods, sorted(self.queue.pending()), self.now,
+                           timeline)  # fmt: skip
 
 
 def _required_affinity_terms(pod: PodRecord) -> list[AffinityTerm]:

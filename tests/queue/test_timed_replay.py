@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -61,6 +62,12 @@ def test_a_deletion_frees_room_and_a_node_arrival_helps_at_once(tmp_path):
     assert result.attempts[2]["unschedulablePlugins"] == ["NodeResourcesFit"]
     assert result.attempts[2]["queue"] == "unschedulable"
     assert result.pending == ["default/e"] and result.end_ns == 150 * S + 2
+    timeline = result.timeline  # (a row after each event and each attempt)
+    assert len(timeline["timeNs"]) == 4 + len(result.attempts)
+    at_end = {k: v[-1] for k, v in timeline.items()}
+    assert at_end == {"timeNs": 150 * S + 1, "active": 0, "backoff": 0, "unschedulable": 1,
+                      "boundPods": 3, "cpuMilli": 3000, "memoryBytes": 0, "gpus": 0}  # fmt: skip
+    assert timeline["boundPods"][:5] == [1, 2, 2, 1, 2]  # a, b bound; c fails; a leaves; c
     states = {p["pod"]: (p["state"], p["attempts"]) for p in result.pods}
     assert states == {"default/a": ("deleted", 1), "default/b": ("bound", 1),
                       "default/c": ("bound", 2), "default/d": ("bound", 1),
@@ -102,9 +109,7 @@ def test_the_step_api_advances_the_clock(tmp_path):
     assert timed.now == 95 * S and [a["attempt"] for a in timed.attempts] == [1, 2]
     timed.replay([(Decimal(96), "addNode", _node("n2", cpu="4"))])
     assert _timeline(timed.result())[-1] == (96 * S, "default/big", 3, "n2")
-    with pytest.raises(
-        InputError, match=r"events\[0\]: time 1 s is before the time"
-    ):
+    with pytest.raises(InputError, match=r"events\[0\]: time 1 s is before the time"):
         timed.replay([(1, "removeNode", "n1")])
 
 
@@ -170,5 +175,25 @@ def test_the_command_writes_json_and_tables(tmp_path, capsys):
     assert [a["timeNs"] for a in attempts] == [a["timeNs"] for a in doc["attempts"]]
     assert attempts[2]["unschedulablePlugins"] == ["NodeResourcesFit"]
     assert len(pq.read_table(out / "pods.parquet")) == 3
+    assert pq.read_table(out / "timeline.parquet").column("boundPods").to_pylist()[-1] == 2
     assert main(["simulate", cluster, "--events", events, "--scores", "none"]) == 2
     assert main(["simulate", cluster, "--until", "5"]) == 2
+
+
+def test_yaml_events_read_as_json_lines(tmp_path):
+    cluster, events = _write(tmp_path, [_node("n1"), _pod("a"), _pod("b"), _pod("c")], [
+        {"time": 5, "op": "delete", "pod": "default/a"},
+        {"time": 100.5, "op": "addNode", "node": _node("n2")},
+    ])  # fmt: skip
+    import yaml
+
+    docs = [json.loads(line) for line in Path(events).read_text().splitlines()]
+    as_yaml = tmp_path / "events.yaml"
+    as_yaml.write_text(yaml.safe_dump(docs[0]) + "---\n" + yaml.safe_dump([docs[1]]))
+    assert read_events(as_yaml) == [e.__class__(e.time_ns, e.op, e.arg, w) for e, w in zip(
+        read_events(events), [f"{as_yaml} document 1", f"{as_yaml} document 2 item 1"],
+        strict=True)]  # fmt: skip
+    assert replay_timed(cluster, as_yaml).attempts == replay_timed(cluster, events).attempts
+    as_yaml.write_text("time: 1\nop: [unclosed\n")
+    with pytest.raises(InputError, match=r"events\.yaml line 3: not YAML"):
+        read_events(as_yaml)
