@@ -26,6 +26,7 @@ from ..model.objects import PodRecord
 from ..model.snapshot import Cluster
 from ..plugins.interpodaffinity.reference import AffinityTerm, PodInfo
 from ..plugins.noderesources.fit_reference import compute_pod_resource_request
+from ..plugins.noderesources.resources import columns
 from ..simulator import Simulator
 from .events_file import NS, TimedEvent, read_events, time_ns, timed_events
 from .precheck import pre_check_for_node
@@ -71,8 +72,8 @@ class TimedSimulator:
                      "removeNode": self._removeNode}  # fmt: skip
         #: per pod that entered the queue: [arrival ns, attempts, bound ns, host, state]
         self._story: dict[str, list[Any]] = {}
-        #: the cluster over time: a row after each event and each attempt
-        self._timeline: dict[str, list[int]] = {name: [] for name in TIMELINE}
+        #: the cluster over time: a row (:data:`TIMELINE`) after each event and attempt
+        self._rows: list[tuple[int, ...]] = []
         #: bound pods (the input's, added, bound by a cycle) and their requests summed:
         #: [pods, CPU millicores, memory bytes, GPUs]; each bound pod's requests
         self._usage = [0, 0, 0, 0]
@@ -266,25 +267,33 @@ class TimedSimulator:
 
     def _count(self, key: str, pod: PodRecord, sign: int) -> None:
         """A pod bound (``sign`` 1) or a bound pod deleted (-1): the usage totals."""
+        request = self._request(key, pod) if sign > 0 else self._requests.pop(key)
         if sign > 0:
-            request = compute_pod_resource_request(pod)
-            gpus = (request.scalar_resources or {}).get(GPU, 0)
-            self._requests[key] = (request.milli_cpu, request.memory, gpus)
-        cpu, memory, gpus = self._requests[key] if sign > 0 else self._requests.pop(key)
+            self._requests[key] = request
         usage = self._usage
         usage[0] += sign
-        usage[1] += sign * cpu
-        usage[2] += sign * memory
-        usage[3] += sign * gpus
+        usage[1] += sign * request[0]
+        usage[2] += sign * request[1]
+        usage[3] += sign * request[2]
+
+    def _request(self, key: str, pod: PodRecord) -> tuple[int, int, int]:
+        """The pod's requested CPU (millicores), memory and GPUs (``computePodResourceRequest``):
+        a pending pod's from the resource columns its batch keeps, another's computed."""
+        sim = self.sim
+        i = sim._index.get(key)
+        if i is None or sim._stale:
+            request = compute_pod_resource_request(pod)
+            gpus = (request.scalar_resources or {}).get(GPU, 0)
+            return request.milli_cpu, request.memory, gpus
+        cols = columns(sim._cluster.snapshot, sim._cluster.batch)
+        row = cols.pod_add[i]
+        gpu = cols.column(GPU)
+        return int(row[0]), int(row[1]), int(row[gpu]) if gpu >= 0 else 0
 
     def _record_timeline(self) -> None:
-        queue, rows = self.queue, self._timeline
-        rows["timeNs"].append(self.now)
-        rows["active"].append(queue.active.size)
-        rows["backoff"].append(queue.backoff.size)
-        rows["unschedulable"].append(len(queue.unschedulable))
-        for name, value in zip(TIMELINE[4:], self._usage, strict=True):
-            rows[name].append(value)
+        queue, usage = self.queue, self._usage
+        self._rows.append((self.now, queue.active.size, queue.backoff.size,
+                           len(queue.unschedulable), *usage))  # fmt: skip
 
     # -- results -------------------------------------------------------------------------------
 
@@ -292,7 +301,8 @@ class TimedSimulator:
         """The attempts so far, each pod's story, the pods still queued, the clock."""
         pods = [{"pod": key, "arrivalNs": s[0], "attempts": s[1], "boundNs": s[2],
                  "host": s[3], "state": s[4]} for key, s in self._story.items()]  # fmt: skip
-        timeline = {name: list(values) for name, values in self._timeline.items()}
+        columns_ = list(zip(*self._rows, strict=True)) or [()] * len(TIMELINE)
+        timeline = {name: list(values) for name, values in zip(TIMELINE, columns_, strict=True)}
         return TimedResult(list(self.attempts), pods, sorted(self.queue.pending()), self.now,
                            timeline)  # fmt: skip
 
