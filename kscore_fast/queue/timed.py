@@ -18,6 +18,7 @@ import os
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
+from decimal import Decimal
 from typing import Any
 
 from ..errors import InputError
@@ -106,6 +107,11 @@ class TimedSimulator:
         if limit is not None:
             self._horizon = max(self._horizon, limit)
         self._run(todo, limit, progress)
+
+    def advance(self, seconds: float) -> None:
+        """:meth:`run_until` ``seconds`` after the clock."""
+        self.run_until(Decimal(self.now) / NS + Decimal(repr(seconds) if isinstance(
+            seconds, float) else seconds))  # fmt: skip
 
     def run_until(self, seconds: float) -> None:
         """Schedule and flush as the clock runs to ``seconds``; the clock is then there."""

@@ -107,6 +107,8 @@ def test_the_step_api_advances_the_clock(tmp_path):
     timed = TimedSimulator(load_cluster(cluster))
     timed.run_until(95)
     assert timed.now == 95 * S and [a["attempt"] for a in timed.attempts] == [1, 2]
+    timed.advance(0.5)
+    assert timed.now == 95 * S + S // 2
     timed.replay([(Decimal(96), "addNode", _node("n2", cpu="4"))])
     assert _timeline(timed.result())[-1] == (96 * S, "default/big", 3, "n2")
     with pytest.raises(InputError, match=r"events\[0\]: time 1 s is before the time"):
