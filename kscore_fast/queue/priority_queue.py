@@ -29,7 +29,7 @@ SECOND = 1_000_000_000
 UNSCHEDULABLE_TIME_INTERVAL = 60 * SECOND
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class QueuedPod:
     """``framework.QueuedPodInfo``: what the queue keeps of a pod."""
 
@@ -207,6 +207,8 @@ class PriorityQueue:
         self, event: ClusterEvent, pre_check: Callable[[QueuedPod], bool] | None = None
     ) -> list[QueuedPod]:
         """``MoveAllToActiveOrBackoffQueue``."""
+        if not self.unschedulable:  # (the common case: only the move request)
+            return self._move((), event)
         pods = [p for p in self.unschedulable.values() if pre_check is None or pre_check(p)]
         return self._move(pods, event)
 

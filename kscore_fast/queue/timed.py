@@ -79,6 +79,7 @@ class TimedSimulator:
         #: [pods, CPU millicores, memory bytes, GPUs]; each bound pod's requests
         self._usage = [0, 0, 0, 0]
         self._requests: dict[str, tuple[int, int, int]] = {}
+        self._gpu_column: tuple[Any, int] = (None, -1)
         self._terms: dict[str, list[AffinityTerm]] = {}
         self._ns_labels = {ns.name: dict(ns.labels) for ns in self.sim._cache.namespaces}
         cache = self.sim._cache
@@ -262,6 +263,9 @@ class TimedSimulator:
 
     def _assigned(self, pod: PodRecord) -> None:
         """``AssignedPodAdded``: pods waiting on a required affinity term ``pod`` matches."""
+        if not self.queue.unschedulable:  # (nothing to match: only the move request)
+            self.queue.assigned_pod_added(_no_match)
+            return
         labels = self._ns_labels.get(pod.namespace)
 
         def matches(waiting: QueuedPod) -> bool:
@@ -292,9 +296,11 @@ class TimedSimulator:
             gpus = (request.scalar_resources or {}).get(GPU, 0)
             return request.milli_cpu, request.memory, gpus
         cols = columns(sim._cluster.snapshot, sim._cluster.batch)
-        row = cols.pod_add[i]
-        gpu = cols.column(GPU)
-        return int(row[0]), int(row[1]), int(row[gpu]) if gpu >= 0 else 0
+        if self._gpu_column[0] is not cols:
+            self._gpu_column = (cols, cols.column(GPU))
+        gpu = self._gpu_column[1]
+        row = cols.pod_add[i].tolist()
+        return row[0], row[1], row[gpu] if gpu >= 0 else 0
 
     def _record_timeline(self) -> None:
         queue, usage = self.queue, self._usage
@@ -311,6 +317,10 @@ class TimedSimulator:
         timeline = {name: list(values) for name, values in zip(TIMELINE, columns_, strict=True)}
         return TimedResult(list(self.attempts), pods, sorted(self.queue.pending()), self.now,
                            timeline)  # fmt: skip
+
+
+def _no_match(waiting: QueuedPod) -> bool:
+    return False
 
 
 def _required_affinity_terms(pod: PodRecord) -> list[AffinityTerm]:
