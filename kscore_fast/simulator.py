@@ -24,10 +24,11 @@ call that raises leaves the simulator as it was.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -52,20 +53,8 @@ def _serialized(method: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(method)
     def call(self: Simulator, *args: Any, **kwargs: Any) -> Any:
-        me = threading.get_ident()
-        if not self._lock.acquire(blocking=False):
-            running = self._running
-            if running is not None and running[1] == me:
-                raise InputError(f"Simulator.{method.__name__}: called while its "
-                                 f"{running[0]}() runs (from a callback); a Simulator "
-                                 "takes one call at a time")  # fmt: skip
-            self._lock.acquire()
-        self._running = (method.__name__, me)
-        try:
+        with self._exclusive(method.__name__):
             return method(self, *args, **kwargs)
-        finally:
-            self._running = None
-            self._lock.release()
 
     return call
 
@@ -99,6 +88,26 @@ class Simulator:
         self._start = 0  # nextStartNodeIndex
         self._seq: _Sequence | None = None
         self._adopt(cluster, notice)
+
+    @contextlib.contextmanager
+    def _exclusive(self, name: str) -> Iterator[None]:
+        """The simulator's lock held for call ``name`` (see :func:`_serialized`); a
+        caller holding it (:class:`kscore_fast.queue.TimedSimulator`) may use the
+        unserialized methods within."""
+        me = threading.get_ident()
+        if not self._lock.acquire(blocking=False):
+            running = self._running
+            if running is not None and running[1] == me:
+                raise InputError(f"Simulator.{name}: called while its {running[0]}() "
+                                 "runs (from a callback); a Simulator takes one call at a "
+                                 "time")  # fmt: skip
+            self._lock.acquire()
+        self._running = (name, me)
+        try:
+            yield
+        finally:
+            self._running = None
+            self._lock.release()
 
     # -- the plugins' states -------------------------------------------------------------
 
@@ -348,10 +357,9 @@ class Simulator:
         host = self._step(i, pod)
         return None if host < 0 else self._cluster.snapshot.node_names[host]
 
-    @_serialized
     def _attempt(self, pod: str) -> Attempt:
         """One cycle of pending pod ``pod``, bound to its host if it fits (what the timed
-        replay's scheduling loop runs; :mod:`kscore_fast.queue`)."""
+        replay's scheduling loop runs, holding the lock: :mod:`kscore_fast.queue`)."""
         i = self._waiting(pod)
         seq = self._seq
         if seq is None:  # (no node: Schedule's ErrNoNodesAvailable, not a FitError)
@@ -520,6 +528,9 @@ class Simulator:
         (an informer's add; its node need not be present). Its ``namespace/name``. A pod
         without ``spec.priority`` is created: the Priority admission plugin resolves its
         priority from its PriorityClass (the input's), or refuses it (InputError)."""
+        return self._add_pod(pod)
+
+    def _add_pod(self, pod: dict[str, Any] | PodRecord) -> str:
         record = pod if isinstance(pod, PodRecord) else _record(pod, "Pod", "add_pod")
         key, cache = record.key, self._cache
         if key in cache.pending or key in cache.existing:
@@ -547,6 +558,9 @@ class Simulator:
         """Add a Node (an object as ``json.load`` gives it, or a record), as the cache's
         ``AddNode``: last of its zone in the node tree. Pods bound to a node of that name
         count again. Its name."""
+        return self._add_node(node)
+
+    def _add_node(self, node: dict[str, Any] | NodeRecord) -> str:
         record = node if isinstance(node, NodeRecord) else _record(node, "Node", "add_node")
         if record.name in self._cache.tree.records:
             raise InputError(f"add_node: node {record.name} exists")
@@ -559,6 +573,9 @@ class Simulator:
         """Remove a node, as the cache's ``RemoveNode``: its pods stay bound to it but
         count nowhere while it is absent."""
         params.node_name("remove_node", "node", node)
+        self._remove_node(node)
+
+    def _remove_node(self, node: str) -> None:
         if node not in self._cache.tree.records:
             raise InputError(f"unknown node {node!r}")
         self._cache.remove_node(node)

@@ -22,6 +22,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/internal/cache"
 )
 
 // eventOp is one line of an events file. Pod and Node are a name (a JSON string) or an
@@ -33,14 +35,14 @@ type eventOp struct {
 	line int
 }
 
-// readEvents parses an events file (blank lines are skipped) and checks each line's
-// operation and the kind of its operand.
-func readEvents(path string) ([]eventOp, error) {
+// readEventLines reads an events file (path as --events names it) and hands each line
+// but blank ones, trimmed, with its number to each; an error of each, prefixed with the
+// file and the line, ends the reading.
+func readEventLines(path string, each func(n int, line []byte) error) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, inputErrorf("--events %s: %v", path, err)
+		return inputErrorf("--events %s: %v", path, err)
 	}
-	var ops []eventOp
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	for n := 1; sc.Scan(); n++ {
@@ -48,17 +50,33 @@ func readEvents(path string) ([]eventOp, error) {
 		if len(line) == 0 {
 			continue
 		}
-		op := eventOp{line: n}
-		if err := json.Unmarshal(line, &op); err != nil {
-			return nil, inputErrorf("--events %s: line %d: malformed JSON: %v", path, n, err)
+		if err := each(n, line); err != nil {
+			return inputErrorf("--events %s: line %d: %v", path, n, err)
 		}
-		if err := op.check(); err != nil {
-			return nil, inputErrorf("--events %s: line %d: %v", path, n, err)
-		}
-		ops = append(ops, op)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, inputErrorf("--events %s: %v", path, err)
+		return inputErrorf("--events %s: %v", path, err)
+	}
+	return nil
+}
+
+// readEvents parses an events file (blank lines are skipped) and checks each line's
+// operation and the kind of its operand.
+func readEvents(path string) ([]eventOp, error) {
+	var ops []eventOp
+	err := readEventLines(path, func(n int, line []byte) error {
+		op := eventOp{line: n}
+		if err := json.Unmarshal(line, &op); err != nil {
+			return fmt.Errorf("malformed JSON: %v", err)
+		}
+		if err := op.check(); err != nil {
+			return err
+		}
+		ops = append(ops, op)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return ops, nil
 }
@@ -104,25 +122,116 @@ func (op *eventOp) name() string {
 	return s
 }
 
-// eventRun is the state an events script acts on besides the cache: the pods and nodes
-// known by name (the informers' view), and which pods are still pending.
-type eventRun struct {
-	sim     *simulator
+// clusterView is the informers' view of the cluster that an events script (eventRun)
+// and a replay (replayRun) keep besides the scheduler cache: the pods and nodes known by
+// name, and which pods are pending; its methods are the cache calls of the informers'
+// event handlers and the checks before them.
+type clusterView struct {
+	cache   internalcache.Cache // the harness's scheduler cache
 	pods    map[string]*v1.Pod  // every pod the cache or the pending set holds, by ns/name
-	pending map[string]bool     // pods without a node, not scheduled yet
+	pending map[string]bool     // pods without a node, not scheduled yet (the value is the owner's)
 	nodes   map[string]*v1.Node // the nodes in the cache, by name
 }
 
 func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
 
-func newEventRun(sim *simulator, in *inputSet) *eventRun {
-	e := &eventRun{sim: sim, pods: map[string]*v1.Pod{}, pending: map[string]bool{}, nodes: map[string]*v1.Node{}}
+// newClusterView is the view of the input's nodes and bound pods (already in cache).
+func newClusterView(cache internalcache.Cache, in *inputSet) *clusterView {
+	c := &clusterView{cache: cache, pods: map[string]*v1.Pod{}, pending: map[string]bool{}, nodes: map[string]*v1.Node{}}
 	for _, n := range in.Nodes {
-		e.nodes[n.Name] = n
+		c.nodes[n.Name] = n
 	}
 	for _, p := range in.BoundPods {
-		e.pods[podKey(p)] = p
+		c.pods[podKey(p)] = p
 	}
+	return c
+}
+
+// decodeNewPod decodes an added pod as the input loader does (nil, and no error, for a
+// pod the loader would skip) and checks that its name is new.
+func (c *clusterView) decodeNewPod(raw json.RawMessage, line int) (*podAt, error) {
+	_, pods, err := decodeObject(raw, "Pod", line)
+	if err != nil || len(pods) == 0 {
+		return nil, err
+	}
+	name := podKey(pods[0].pod)
+	if _, dup := c.pods[name]; dup {
+		return nil, fmt.Errorf("pod %s exists already", name)
+	}
+	return &pods[0], nil
+}
+
+// addBoundPod is cache.AddPod of a pod with spec.nodeName (also when that node is
+// absent: the cache keeps it for the node's NodeInfo).
+func (c *clusterView) addBoundPod(p *v1.Pod) error {
+	if err := c.cache.AddPod(p); err != nil {
+		return err
+	}
+	c.pods[podKey(p)] = p
+	return nil
+}
+
+// takePod drops pod name from the view. A pending pod leaves the pending set (pending,
+// and queued is its value there); a bound one is then for removeBoundPod.
+func (c *clusterView) takePod(name string) (p *v1.Pod, pending, queued bool, err error) {
+	p, ok := c.pods[name]
+	if !ok {
+		return nil, false, false, fmt.Errorf("unknown pod %s", name)
+	}
+	delete(c.pods, name)
+	if queued, pending = c.pending[name]; pending {
+		delete(c.pending, name)
+	}
+	return p, pending, queued, nil
+}
+
+// removeBoundPod is cache.RemovePod of the pod as the cache holds it (assumed or bound),
+// which may sit on a removed node.
+func (c *clusterView) removeBoundPod(p *v1.Pod) error {
+	cached, err := c.cache.GetPod(p)
+	if err != nil {
+		return err
+	}
+	return c.cache.RemovePod(cached)
+}
+
+// addNodeJSON is cache.AddNode of a new node (its name not in the cache's node tree),
+// given as an object of an events file; it returns the NodeInfo the cache returns.
+func (c *clusterView) addNodeJSON(raw json.RawMessage, line int) (*framework.NodeInfo, error) {
+	in, _, err := decodeObject(raw, "Node", line)
+	if err != nil {
+		return nil, err
+	}
+	n := in.Nodes[0]
+	if _, dup := c.nodes[n.Name]; dup {
+		return nil, fmt.Errorf("node %s exists already", n.Name)
+	}
+	info := c.cache.AddNode(n)
+	c.nodes[n.Name] = n
+	return info, nil
+}
+
+// removeNodeNamed is cache.RemoveNode: the node leaves the node tree (and its zone with
+// its last node); pods bound to it stay in the cache, uncounted until a node of that
+// name is added again or they are deleted.
+func (c *clusterView) removeNodeNamed(name string) error {
+	n, ok := c.nodes[name]
+	if !ok {
+		return fmt.Errorf("unknown node %s", name)
+	}
+	delete(c.nodes, name)
+	return c.cache.RemoveNode(n)
+}
+
+// eventRun is the state an events script acts on: the simulator and the view of the
+// cluster (its pending pods all true).
+type eventRun struct {
+	sim *simulator
+	*clusterView
+}
+
+func newEventRun(sim *simulator, in *inputSet) *eventRun {
+	e := &eventRun{sim: sim, clusterView: newClusterView(sim.h.cache, in)}
 	for _, p := range in.PendingPods {
 		e.pods[podKey(p)] = p
 		e.pending[podKey(p)] = true
@@ -149,9 +258,10 @@ func (e *eventRun) applyOne(ctx context.Context, op eventOp, yield func(resultJS
 	case "addPod":
 		return e.addPod(op.Pod, op.line)
 	case "addNode":
-		return e.addNode(op.Node, op.line)
+		_, err := e.addNodeJSON(op.Node, op.line)
+		return err
 	default: // removeNode
-		return e.removeNode(op.name())
+		return e.removeNodeNamed(op.name())
 	}
 }
 
@@ -172,23 +282,13 @@ func (e *eventRun) schedule(ctx context.Context, name string, yield func(resultJ
 }
 
 // deletePod is the informer's delete: cache.RemovePod of the pod the cache holds (assumed
-// by a schedule operation, or bound), which may sit on a removed node; a pending pod
-// just leaves the pending set.
+// by a schedule operation, or bound); a pending pod just leaves the pending set.
 func (e *eventRun) deletePod(name string) error {
-	p, ok := e.pods[name]
-	if !ok {
-		return fmt.Errorf("unknown pod %s", name)
-	}
-	delete(e.pods, name)
-	if e.pending[name] {
-		delete(e.pending, name)
-		return nil
-	}
-	cached, err := e.sim.h.cache.GetPod(p)
-	if err != nil {
+	p, pending, _, err := e.takePod(name)
+	if err != nil || pending {
 		return err
 	}
-	return e.sim.h.cache.RemovePod(cached)
+	return e.removeBoundPod(p)
 }
 
 // decodeObject validates one object as the input loader does (kind defaulted to kind)
@@ -212,57 +312,22 @@ func decodeObject(raw json.RawMessage, kind string, line int) (*inputSet, []podA
 	return ld.in, ld.pods, nil
 }
 
-// addPod is the informer's add: a pod with spec.nodeName goes to cache.AddPod (also
-// when that node is absent: the cache keeps it for the node's NodeInfo), one without it
-// joins the pending pods. Pods the scheduler would not see (phase Succeeded or Failed)
-// or not schedule (pending and being deleted) change nothing, as when loading.
+// addPod is the informer's add: a pod with spec.nodeName goes to cache.AddPod, one
+// without it joins the pending pods. Pods the scheduler would not see (phase Succeeded
+// or Failed) or not schedule (pending and being deleted) change nothing, as when loading.
 func (e *eventRun) addPod(raw json.RawMessage, line int) error {
-	_, pods, err := decodeObject(raw, "Pod", line)
-	if err != nil || len(pods) == 0 {
+	pa, err := e.decodeNewPod(raw, line)
+	if pa == nil {
 		return err
 	}
-	p := pods[0].pod
-	name := podKey(p)
-	if _, dup := e.pods[name]; dup {
-		return fmt.Errorf("pod %s exists already", name)
-	}
+	p := pa.pod
 	switch {
 	case p.Spec.NodeName != "":
-		if err := e.sim.h.cache.AddPod(p); err != nil {
-			return err
-		}
+		return e.addBoundPod(p)
 	case p.DeletionTimestamp != nil:
-		return nil
 	default:
-		e.pending[name] = true
+		e.pods[podKey(p)] = p
+		e.pending[podKey(p)] = true
 	}
-	e.pods[name] = p
 	return nil
-}
-
-// addNode is cache.AddNode of a new node (its name not in the cache's node tree).
-func (e *eventRun) addNode(raw json.RawMessage, line int) error {
-	in, _, err := decodeObject(raw, "Node", line)
-	if err != nil {
-		return err
-	}
-	n := in.Nodes[0]
-	if _, dup := e.nodes[n.Name]; dup {
-		return fmt.Errorf("node %s exists already", n.Name)
-	}
-	e.sim.h.cache.AddNode(n)
-	e.nodes[n.Name] = n
-	return nil
-}
-
-// removeNode is cache.RemoveNode: the node leaves the node tree (and its zone with its
-// last node); pods bound to it stay in the cache, uncounted until a node of that name
-// is added again or they are deleted.
-func (e *eventRun) removeNode(name string) error {
-	n, ok := e.nodes[name]
-	if !ok {
-		return fmt.Errorf("unknown node %s", name)
-	}
-	delete(e.nodes, name)
-	return e.sim.h.cache.RemoveNode(n)
 }

@@ -113,53 +113,45 @@ func formatSeconds(ns int64) string {
 // readReplayEvents parses a replay events file: events.go's lines (schedule excluded),
 // each with a "time" (a JSON number of seconds), non-decreasing.
 func readReplayEvents(path string) ([]replayEvent, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, inputErrorf("--events %s: %v", path, err)
-	}
 	var evs []replayEvent
 	prev := int64(0)
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
+	err := readEventLines(path, func(n int, line []byte) error {
 		ev := replayEvent{eventOp: eventOp{line: n}}
 		var t struct {
 			Time json.RawMessage `json:"time"`
 		}
 		if err := json.Unmarshal(line, &ev.eventOp); err != nil {
-			return nil, inputErrorf("--events %s: line %d: malformed JSON: %v", path, n, err)
+			return fmt.Errorf("malformed JSON: %v", err)
 		}
 		if err := json.Unmarshal(line, &t); err != nil {
-			return nil, inputErrorf("--events %s: line %d: malformed JSON: %v", path, n, err)
+			return fmt.Errorf("malformed JSON: %v", err)
 		}
 		if ev.Op == "schedule" {
-			return nil, inputErrorf("--events %s: line %d: unknown op %q (replay schedules by itself; want delete, addPod, addNode or removeNode)", path, n, ev.Op)
+			return fmt.Errorf("unknown op %q (replay schedules by itself; want delete, addPod, addNode or removeNode)", ev.Op)
 		}
 		if err := ev.check(); err != nil {
-			return nil, inputErrorf("--events %s: line %d: %v", path, n, err)
+			return err
 		}
 		raw := string(bytes.TrimSpace(t.Time))
 		if raw == "" || raw == "null" {
-			return nil, inputErrorf("--events %s: line %d: no \"time\"", path, n)
+			return fmt.Errorf("no \"time\"")
 		}
 		if !jsonNumber.MatchString(raw) {
-			return nil, inputErrorf("--events %s: line %d: \"time\" must be a number of seconds, not %s", path, n, raw)
+			return fmt.Errorf("\"time\" must be a number of seconds, not %s", raw)
 		}
+		var err error
 		if ev.ns, err = parseSeconds(raw); err != nil {
-			return nil, inputErrorf("--events %s: line %d: \"time\": %v", path, n, err)
+			return fmt.Errorf("\"time\": %v", err)
 		}
 		if ev.ns < prev {
-			return nil, inputErrorf("--events %s: line %d: \"time\" %s is before the previous line's %s", path, n, raw, formatSeconds(prev))
+			return fmt.Errorf("\"time\" %s is before the previous line's %s", raw, formatSeconds(prev))
 		}
 		prev = ev.ns
 		evs = append(evs, ev)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, inputErrorf("--events %s: %v", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return evs, nil
 }
@@ -192,8 +184,8 @@ type replayProfile struct {
 	sim *simulator
 }
 
-// replayRun is the replay's state besides cache and queue: the pods and nodes known by
-// name (the informers' view).
+// replayRun is the replay's state: the harness, the queue and the view of the cluster
+// (a pending pod's value in pending is true when it is queued, when a profile handles it).
 type replayRun struct {
 	h        *harness
 	in       *inputSet
@@ -202,10 +194,8 @@ type replayRun struct {
 	profiles map[string]*replayProfile // by schedulerName
 	now      int64                     // ns since the start
 
-	pods    map[string]*v1.Pod  // every pod bound (in the cache) or pending, by ns/name
-	pending map[string]bool     // pending pods: true when queued (a profile handles it)
-	uids    map[types.UID]bool  // UIDs of the pods of pods
-	nodes   map[string]*v1.Node // the nodes in the cache, by name
+	*clusterView
+	uids map[types.UID]bool // UIDs of the pods of pods
 }
 
 // newReplayQueue is what pkg/scheduler's factory.go (Configurator.create) builds: the
@@ -232,10 +222,7 @@ func newReplay(in *inputSet, opts scoreOptions, metricsDraw bool) (*replayRun, e
 		in:       in,
 		clock:    testingclock.NewFakeClock(replayBase),
 		profiles: map[string]*replayProfile{},
-		pods:     map[string]*v1.Pod{},
-		pending:  map[string]bool{},
 		uids:     map[types.UID]bool{},
-		nodes:    map[string]*v1.Node{},
 	}
 	opts.AllProfiles = true
 	opts.BeforeStart = func(h *harness, f informers.SharedInformerFactory) error {
@@ -253,11 +240,8 @@ func newReplay(in *inputSet, opts scoreOptions, metricsDraw bool) (*replayRun, e
 		r.profiles[pf.name] = &replayProfile{profileFramework: pf, sim: newSimulator(h, metricsDraw)}
 	}
 	r.use(r.profiles[h.profiles[0].name])
-	for _, n := range in.Nodes {
-		r.nodes[n.Name] = n
-	}
+	r.clusterView = newClusterView(h.cache, in)
 	for _, p := range in.BoundPods {
-		r.pods[podKey(p)] = p
 		r.uids[p.UID] = true
 	}
 	return r, nil
@@ -440,8 +424,8 @@ func (r *replayRun) apply(ev replayEvent) error {
 		return r.deletePod(ev.name())
 	case "addNode":
 		return r.addNode(ev.Node, ev.line)
-	default: // removeNode
-		return r.removeNode(ev.name())
+	default: // removeNode is deleteNodeFromCache: cache.RemoveNode, no queue move (v1.23)
+		return r.removeNodeNamed(ev.name())
 	}
 }
 
@@ -450,19 +434,15 @@ func (r *replayRun) apply(ev replayEvent) error {
 // without, addPodToSchedulingQueue when a profile handles it. A Succeeded or Failed pod,
 // or a pending pod being deleted, changes nothing (the loader skips them too).
 func (r *replayRun) addPod(raw json.RawMessage, line int) error {
-	_, pods, err := decodeObject(raw, "Pod", line)
-	if err != nil || len(pods) == 0 {
+	pa, err := r.decodeNewPod(raw, line)
+	if pa == nil {
 		return err
 	}
-	p := pods[0].pod
-	name := podKey(p)
-	if _, dup := r.pods[name]; dup {
-		return fmt.Errorf("pod %s exists already", name)
-	}
+	p := pa.pod
 	if r.uids[p.UID] {
-		return fmt.Errorf("pod %s: metadata.uid %q is used by another pod", name, p.UID)
+		return fmt.Errorf("pod %s: metadata.uid %q is used by another pod", podKey(p), p.UID)
 	}
-	_, refused, err := admitPods(pods[:1], r.in.PriorityClasses)
+	_, refused, err := admitPods([]podAt{*pa}, r.in.PriorityClasses)
 	if err != nil {
 		return err
 	}
@@ -471,10 +451,9 @@ func (r *replayRun) addPod(raw json.RawMessage, line int) error {
 	}
 	switch {
 	case p.Spec.NodeName != "":
-		if err := r.h.cache.AddPod(p); err != nil {
+		if err := r.addBoundPod(p); err != nil {
 			return err
 		}
-		r.pods[name] = p
 		r.uids[p.UID] = true
 		r.tick()
 		r.q.AssignedPodAdded(p)
@@ -489,25 +468,19 @@ func (r *replayRun) addPod(raw json.RawMessage, line int) error {
 // deletePodFromCache (cache.RemovePod, then MoveAllToActiveOrBackoffQueue with
 // AssignedPodDelete); a pending pod is deletePodFromSchedulingQueue (queue.Delete).
 func (r *replayRun) deletePod(name string) error {
-	p, ok := r.pods[name]
-	if !ok {
-		return fmt.Errorf("unknown pod %s", name)
+	p, pending, queued, err := r.takePod(name)
+	if err != nil {
+		return err
 	}
-	delete(r.pods, name)
 	delete(r.uids, p.UID)
-	if queued, pending := r.pending[name]; pending {
-		delete(r.pending, name)
+	if pending {
 		if queued {
 			r.tick()
 			return r.q.Delete(p)
 		}
 		return nil
 	}
-	cached, err := r.h.cache.GetPod(p)
-	if err != nil {
-		return err
-	}
-	if err := r.h.cache.RemovePod(cached); err != nil {
+	if err := r.removeBoundPod(p); err != nil {
 		return err
 	}
 	r.tick()
@@ -518,29 +491,13 @@ func (r *replayRun) deletePod(name string) error {
 // addNode is addNodeToCache: cache.AddNode, then MoveAllToActiveOrBackoffQueue with
 // NodeAdd and preCheckForNode of the NodeInfo the cache returned.
 func (r *replayRun) addNode(raw json.RawMessage, line int) error {
-	in, _, err := decodeObject(raw, "Node", line)
+	info, err := r.addNodeJSON(raw, line)
 	if err != nil {
 		return err
 	}
-	n := in.Nodes[0]
-	if _, dup := r.nodes[n.Name]; dup {
-		return fmt.Errorf("node %s exists already", n.Name)
-	}
-	info := r.h.cache.AddNode(n)
-	r.nodes[n.Name] = n
 	r.tick()
 	r.q.MoveAllToActiveOrBackoffQueue(internalqueue.NodeAdd, preCheckForNode(info))
 	return nil
-}
-
-// removeNode is deleteNodeFromCache: cache.RemoveNode, no queue move (v1.23).
-func (r *replayRun) removeNode(name string) error {
-	n, ok := r.nodes[name]
-	if !ok {
-		return fmt.Errorf("unknown node %s", name)
-	}
-	delete(r.nodes, name)
-	return r.h.cache.RemoveNode(n)
 }
 
 // writeReplay writes the document of docs/queue.md, one attempt per line.

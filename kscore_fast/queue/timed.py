@@ -14,10 +14,12 @@ active queue holds a pod; else the clock moves to the next event or flush. Stamp
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import os
 import re
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -103,11 +105,12 @@ class TimedSimulator:
             raise InputError(f"{todo[0].where}: time {todo[0].time_ns / NS:g} s is before "
                              f"the time already replayed ({self._horizon / NS:g} s)")  # fmt: skip
         limit = None if until is None else _ns(until, "until")
-        if todo:
-            self._horizon = todo[-1].time_ns
-        if limit is not None:
-            self._horizon = max(self._horizon, limit)
-        self._run(todo, limit, progress)
+        with self._atomic("replay"):
+            if todo:
+                self._horizon = todo[-1].time_ns
+            if limit is not None:
+                self._horizon = max(self._horizon, limit)
+            self._run(todo, limit, progress)
 
     def advance(self, seconds: float) -> None:
         """:meth:`run_until` ``seconds`` after the clock."""
@@ -117,9 +120,49 @@ class TimedSimulator:
     def run_until(self, seconds: float) -> None:
         """Schedule and flush as the clock runs to ``seconds``; the clock is then there."""
         limit = _ns(seconds, "seconds")
-        self._run(deque(), limit, None)
-        self.now = max(self.now, limit)
-        self._horizon = max(self._horizon, limit)
+        with self._atomic("run_until"):
+            self._run(deque(), limit, None)
+            self.now = max(self.now, limit)
+            self._horizon = max(self._horizon, limit)
+
+    @contextlib.contextmanager
+    def _atomic(self, name: str) -> Iterator[None]:
+        """The block runs holding the simulator's lock (the loop calls its unserialized
+        methods); an exception in it (a bad event, a plugin's error, Ctrl-C, a raising
+        ``progress``) leaves everything as it was before."""
+        with self.sim._exclusive(name):
+            kept = self._kept()
+            try:
+                yield
+            except BaseException:
+                self._restore(kept)
+                raise
+
+    def _kept(self) -> tuple[Any, ...]:
+        """What :meth:`_restore` needs to undo a call: a branch of the simulator, copies
+        of the queue and of the bookkeeping (the rows so far only counted: rows are
+        appended, never changed)."""
+        scalars = (self.now, self.next_backoff, self.next_leftover, self._horizon)
+        books = copy.deepcopy((self.queue, self._story, self._usage, self._requests))
+        return (
+            self.sim._copy(),
+            scalars,
+            books,
+            set(self._later),
+            dict(self._terms),
+            len(self.attempts),
+            len(self._rows),
+        )
+
+    def _restore(self, kept: tuple[Any, ...]) -> None:
+        sim, scalars, books, later, terms, n_attempts, n_rows = kept
+        self.sim._become(sim)
+        self.now, self.next_backoff, self.next_leftover, self._horizon = scalars
+        self.queue, self._story, self._usage, self._requests = books
+        self.queue.clock = lambda: self.now
+        self._later, self._terms = later, terms
+        del self.attempts[n_attempts:]
+        del self._rows[n_rows:]
 
     def _run(self, todo: deque[TimedEvent], until: int | None,
              progress: Callable[[int], None] | None) -> None:  # fmt: skip
@@ -213,7 +256,7 @@ class TimedSimulator:
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
         key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
         if spec.get("nodeName") or key not in self._later:
-            key = self.sim.add_pod(obj)
+            key = self.sim._add_pod(obj)
             record = self.sim._cache.existing.get(key)
             if record is not None:  # a bound pod: the informer's add
                 self._count(key, record, 1)
@@ -230,7 +273,7 @@ class TimedSimulator:
         bound = key in cache.existing or key in cache.bound
         if bound:
             self._count(key, cache.existing.get(key) or cache.pending[key], -1)
-        self.sim.delete(key)
+        self.sim._delete(key)
         self.queue.delete(key)
         self._terms.pop(key, None)
         if key in self._story:
@@ -239,7 +282,7 @@ class TimedSimulator:
             self.queue.move_all(ASSIGNED_POD_DELETE)
 
     def _addNode(self, obj: dict[str, Any]) -> None:
-        name = self.sim.add_node(obj)
+        name = self.sim._add_node(obj)
         cache = self.sim._cache
         node = cache.tree.records[name]
         pods = [p for p in cache.existing.values() if p.node_name == name]
@@ -248,7 +291,7 @@ class TimedSimulator:
         self.queue.move_all(NODE_ADD, lambda p: check(cache.pending[p.key]))
 
     def _removeNode(self, name: str) -> None:
-        self.sim.remove_node(name)
+        self.sim._remove_node(name)
 
     # -- the queue's view of pods --------------------------------------------------------------
 

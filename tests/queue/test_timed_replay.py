@@ -199,3 +199,40 @@ def test_yaml_events_read_as_json_lines(tmp_path):
     as_yaml.write_text("time: 1\nop: [unclosed\n")
     with pytest.raises(InputError, match=r"events\.yaml line 3: not YAML"):
         read_events(as_yaml)
+
+
+def test_a_replay_that_stops_changes_nothing(tmp_path):
+    """A bad event half-way, or a progress callback that raises: the timed simulator
+    (queue, clock, rows, the simulator under it) is as before the call."""
+    cluster, _ = _write(tmp_path, [_node("n1"), _pod("a"), _pod("b"), _pod("c")], [])
+    timed = TimedSimulator(load_cluster(cluster))
+    timed.replay([(1, "delete", "default/a")])
+    before = timed.result().to_dict()
+    clock = timed.now
+    bad = [(2, "addNode", _node("n2")), (3, "addPod", _pod("d")), (4, "delete", "default/zz")]
+    with pytest.raises(InputError, match=r"events\[2\]: delete: unknown pending pod"):
+        timed.replay(bad)
+
+    def stop(k: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        timed.replay(bad[:2], progress=stop)
+    assert timed.result().to_dict() == before and timed.now == clock
+    assert timed.sim.nodes == ["n1"] and "default/d" not in timed.sim.pods
+    timed.replay(bad[:2])  # (the same events then run as if nothing had happened)
+    assert [a["pod"] for a in timed.attempts[len(before["attempts"]):]] == ["default/d"]
+
+
+def test_the_simulator_under_a_replay_is_locked(tmp_path):
+    cluster, _ = _write(tmp_path, [_node("n1"), _pod("a")], [])
+    timed = TimedSimulator(load_cluster(cluster))
+    seen = []
+
+    def peek(k: int) -> None:
+        with pytest.raises(InputError, match="called while its replay"):
+            timed.sim.schedule("default/a")
+        seen.append(k)
+
+    timed.replay([(5, "removeNode", "n1")], progress=peek)
+    assert seen
