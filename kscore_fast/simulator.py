@@ -359,15 +359,19 @@ class Simulator:
 
     def _attempt(self, pod: str) -> Attempt:
         """One cycle of pending pod ``pod``, bound to its host if it fits (what the timed
-        replay's scheduling loop runs, holding the lock: :mod:`kscore_fast.queue`)."""
+        replay's scheduling loop runs, holding the lock: :mod:`kscore_fast.queue`; an
+        exception leaves the step half done: the caller restores a copy it kept)."""
         i = self._waiting(pod)
         seq = self._seq
         if seq is None:  # (no node: Schedule's ErrNoNodesAvailable, not a FitError)
             entry = self._cycles([i], True, "none").to_dict()["results"][0]
             return Attempt(None, 0, 0, entry["error"], None)
-        host = self._step(i, pod)
+        cache = self._cache
+        cache.listed = self._cluster.snapshot.node_names  # UpdateSnapshot
+        host = seq.step(i, self._tie, self._seed, self._rng, True)
         feasible, evaluated = seq.one.counts()
         if host >= 0:
+            cache.bind(pod, self._cluster.snapshot.node_names[host])
             return Attempt(self._cluster.snapshot.node_names[host], feasible, evaluated,
                            None, None)  # fmt: skip
         if feasible == 0:  # a FitError (no result: no counts, as any failed cycle)
