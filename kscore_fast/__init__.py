@@ -26,12 +26,14 @@ _EXPORTS = {
     "KScoreError": ".errors",
     "Plugin": ".framework.interface",
     "PluginError": ".errors",
+    "CapacityResult": ".capacity",
     "PodBatch": ".model.snapshot",
     "ScoreResult": ".framework.result",
     "Simulator": ".simulator",
     "TimedResult": ".queue.result",
     "TimedSimulator": ".queue.timed",
     "UnsupportedError": ".errors",
+    "capacity": ".capacity",
     "kernel": "._jit:plugin_kernel",
     "load_cluster": ".api",
     "register_plugin": ".plugins.registry",
@@ -42,6 +44,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "CapacityResult",
     "Cluster",
     "ClusterSnapshot",
     "ConfigError",
@@ -56,6 +59,7 @@ __all__ = [
     "TimedSimulator",
     "UnsupportedError",
     "__version__",
+    "capacity",
     "kernel",
     "load_cluster",
     "register_plugin",
@@ -69,6 +73,7 @@ if TYPE_CHECKING:
     from ._jit import plugin_kernel as kernel
     from ._memory import retain_freed_memory
     from .api import load_cluster, score, simulate
+    from .capacity import CapacityResult, capacity
     from .errors import ConfigError, InputError, KScoreError, PluginError, UnsupportedError
     from .framework.interface import Plugin
     from .framework.result import ScoreResult

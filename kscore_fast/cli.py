@@ -77,6 +77,31 @@ def _parser() -> argparse.ArgumentParser:
         "math/rand seeded by rand.Seed(--seed), reproducing a real run pod for pod",
     )
 
+    c = sub.add_parser(
+        "capacity",
+        intermixed=True,
+        help="how many more copies of a pod (or a workload's pod) fit",
+        description="Schedule copies of the template pod (--pod: a Pod, or a Deployment, "
+        "ReplicaSet, StatefulSet, ReplicationController or Job whose pod template is "
+        "copied) one after the other, each bound where it lands, until one fits nowhere "
+        "(after kubernetes-sigs/cluster-capacity). Prints the count, the copies per node "
+        "and Go's reason the next one did not fit; the cluster's own pending pods are "
+        "not scheduled.",
+    )
+    c.add_argument("paths", nargs="+", metavar="PATH", help="manifest files or directories")
+    c.add_argument("--pod", required=True, metavar="FILE",
+                   help="the template: one Pod or workload object (YAML or JSON)")  # fmt: skip
+    c.add_argument("--max", type=_integer, default=None, metavar="N",
+                   help="copies at most (default 100000)")  # fmt: skip
+    c.add_argument("--config", metavar="FILE", help="a KubeSchedulerConfiguration")
+    c.add_argument("--plugins", default=None, metavar="NAME[=WEIGHT],...",
+                   help="a profile of these score plugins only")  # fmt: skip
+    c.add_argument("--seed", type=_integer, default=0, help="tie-break seed (default 0)")
+    c.add_argument("--tie-break", choices=("uniform", "go-rand"), default="uniform")
+    c.add_argument("-o", "--output", metavar="FILE", help="the JSON document to FILE")
+    c.add_argument("--quiet", action="store_true", help="no summary line, no warnings")
+    _plugin_module_argument(c)
+
     cfg = sub.add_parser("config", help="the effective KubeSchedulerConfiguration")
     cfg.add_argument(
         "--print",
@@ -390,6 +415,49 @@ def _replay(args: argparse.Namespace, config: object) -> int:
     return 0
 
 
+def _capacity(args: argparse.Namespace) -> int:
+    """``capacity``: copies of the template until one fits nowhere."""
+    from .api import load_cluster
+    from .capacity import DEFAULT_MAX, capacity, template_pod
+    from .io.output import prepare_output
+
+    _import_plugin_modules(args.plugin_module)
+    config = _config(args)
+    if args.plugins is not None:
+        _check_plugins(args.plugins)
+    template = template_pod(_one_object(args.pod), f"--pod {args.pod}")
+    with prepare_output("json", args.output, [*args.paths, args.pod]) as out:
+        with _precompiling("simulate", args, config):
+            cluster = load_cluster(args.paths)
+            if not args.quiet and (line := cluster.warning()):
+                _say(f"kscore: {line}")
+            result = capacity(
+                cluster, template, config=config, plugins=args.plugins, seed=args.seed,
+                tie_break=args.tie_break, max_replicas=DEFAULT_MAX if args.max is None
+                else args.max, notice=None if args.quiet else lambda t: _say(f"kscore: {t}"),
+            )  # fmt: skip
+        out.write(result)
+    if not args.quiet:
+        _say(f"kscore: {result.summary()}")
+    return 0
+
+
+def _one_object(path: str) -> Any:
+    """The one object of a YAML or JSON file (InputError naming the file otherwise)."""
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            docs = [d for d in yaml.safe_load_all(f) if d is not None]
+    except OSError as exc:
+        raise InputError(f"--pod {path}: {exc.strerror or exc}") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise InputError(f"--pod {path}: not YAML or JSON ({exc})") from None
+    if len(docs) != 1:
+        raise InputError(f"--pod {path}: expected one object, found {len(docs)}")
+    return docs[0]
+
+
 def _precompiling(use: str, args: argparse.Namespace, config: object) -> Any:
     """While the command runs: a helper process compiling its kernels in parallel when
     they are not cached yet, and on a terminal (without ``--quiet``) a line saying so."""
@@ -593,6 +661,8 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         if args.command in ("score", "simulate"):
             return _score(args)
+        if args.command == "capacity":
+            return _capacity(args)
         if args.command == "cache":
             return _cache_command(args.action)
         if args.command == "import":

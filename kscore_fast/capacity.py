@@ -1,0 +1,143 @@
+"""How many more copies of a pod fit, after kubernetes-sigs/cluster-capacity.
+
+Copies of a template pod (a Pod, or the pod template of a Deployment, ReplicaSet,
+StatefulSet, ReplicationController or Job) are scheduled one after the other against the
+cluster, each bound where it lands (the sequential simulator: exactly kube-scheduler's
+cycles), until the first copy that fits nowhere: its error (Go's ``FitError`` text) is the
+stop reason. The cluster's own pending pods are not scheduled.
+
+The copies are named ``<template name>-capacity-<k>`` and keep the template's labels,
+so that spreading and affinity see them as replicas of one workload.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import InputError
+from .model.snapshot import Cluster
+from .simulator import Simulator
+
+#: the kinds whose ``spec.template`` is the pod to copy (a Pod is copied itself)
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController", "Job")
+#: copies scheduled at most (``max_replicas``' default)
+DEFAULT_MAX = 100_000
+#: copies added to the simulator at once (then scheduled one by one)
+_CHUNK = 256
+
+
+@dataclass
+class CapacityResult:
+    """How many copies of ``template`` fit, where they went and why the next did not."""
+
+    template: str
+    replicas: int
+    #: the error of the first copy that fit nowhere (None: ``max_replicas`` reached)
+    stop_reason: str | None
+    hosts: list[str] = field(default_factory=list)
+
+    @property
+    def per_node(self) -> dict[str, int]:
+        """Copies placed per node, most first (ties by name)."""
+        counts = Counter(self.hosts)
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"template": self.template, "replicas": self.replicas,
+                "stopReason": self.stop_reason, "perNode": self.per_node,
+                "hosts": self.hosts}  # fmt: skip
+
+    def json_pieces(self) -> Iterator[str]:
+        """The JSON document (what the output writers call)."""
+        yield json.dumps(self.to_dict(), indent=1) + "\n"
+
+    def summary(self) -> str:
+        why = (f"the next fits nowhere: {self.stop_reason}" if self.stop_reason is not None
+               else "stopped at the limit")  # fmt: skip
+        nodes = len(self.per_node)
+        return (
+            f"{self.replicas} more replicas of {self.template} fit, on {nodes} "
+            f"node{'s' if nodes != 1 else ''}; {why}"
+        )
+
+
+def template_pod(obj: Any, where: str = "template") -> dict[str, Any]:
+    """The Pod object ``obj`` is, or its workload's pod template (in the workload's
+    namespace, named after it); InputError naming ``where`` otherwise."""
+    if not isinstance(obj, Mapping):
+        raise InputError(f"{where}: expected a Pod or a workload object, got {obj!r}")
+    kind = obj.get("kind")
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    if kind == "Pod":
+        pod = copy.deepcopy(dict(obj))
+    elif kind in WORKLOAD_KINDS:
+        spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+        tmpl = spec.get("template")
+        if not isinstance(tmpl, Mapping) or not isinstance(tmpl.get("spec"), Mapping):
+            raise InputError(f"{where}: {kind} {meta.get('name')!r}: spec.template.spec: "
+                             "missing")  # fmt: skip
+        tmeta = dict(tmpl.get("metadata") or {})
+        tmeta["name"] = meta.get("name")
+        tmeta.setdefault("namespace", meta.get("namespace") or "default")
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": tmeta,
+               "spec": copy.deepcopy(dict(tmpl["spec"]))}  # fmt: skip
+    else:
+        raise InputError(f"{where}: kind {kind!r}: expected Pod or one of "
+                         f"{', '.join(WORKLOAD_KINDS)}")  # fmt: skip
+    if not isinstance(pod.get("metadata"), Mapping) or not pod["metadata"].get("name"):
+        raise InputError(f"{where}: metadata.name: missing")
+    pod["metadata"] = dict(pod["metadata"])
+    pod["spec"] = dict(pod.get("spec") or {})
+    pod["spec"].pop("nodeName", None)
+    pod.pop("status", None)
+    return pod
+
+
+def copies(template: dict[str, Any], first: int, n: int) -> list[dict[str, Any]]:
+    """Copies ``first`` … ``first + n - 1`` of the template pod."""
+    out = []
+    for k in range(first, first + n):
+        pod = copy.deepcopy(template)
+        pod["metadata"]["name"] = f"{template['metadata']['name']}-capacity-{k}"
+        out.append(pod)
+    return out
+
+
+def capacity(cluster: Cluster, template: Any, *, config: Any = None, plugins: Any = None,
+             seed: int = 0, tie_break: str = "uniform",
+             percentage_of_nodes_to_score: int | None = None,
+             max_replicas: int = DEFAULT_MAX,
+             notice: Callable[[str], None] | None = None) -> CapacityResult:  # fmt: skip
+    """Copies of ``template`` (see :func:`template_pod`) scheduled one after the other
+    on ``cluster`` until one fits nowhere, at most ``max_replicas``. Other arguments as
+    :class:`~kscore_fast.Simulator`'s."""
+    if isinstance(max_replicas, bool) or not isinstance(max_replicas, int) or max_replicas < 0:
+        raise InputError(f"capacity: max_replicas: expected an integer >= 0, got "
+                         f"{max_replicas!r}")  # fmt: skip
+    pod = template_pod(template)
+    sim = Simulator(cluster, config=config, plugins=plugins, seed=seed, tie_break=tie_break,
+                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
+                    notice=notice)  # fmt: skip
+    hosts: list[str] = []
+    with sim._exclusive("capacity"):
+        while len(hosts) < max_replicas:
+            chunk = min(_CHUNK, max_replicas - len(hosts))
+            keys = [sim._add_pod(obj) for obj in copies(pod, len(hosts), chunk)]
+            for key in keys:
+                if key in sim._refused:  # (a profile the template names does not exist)
+                    raise InputError(f"capacity: {sim._refused[key]}")
+                tried = sim._attempt(key)
+                if tried.host is None:
+                    return CapacityResult(_name(pod), len(hosts), tried.error, hosts)
+                hosts.append(tried.host)
+    return CapacityResult(_name(pod), len(hosts), None, hosts)
+
+
+def _name(pod: dict[str, Any]) -> str:
+    meta = pod["metadata"]
+    return f"{meta.get('namespace') or 'default'}/{meta['name']}"
