@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,9 +112,11 @@ def capacity(cluster: Cluster, template: Any, *, config: Any = None, plugins: An
              seed: int = 0, tie_break: str = "uniform",
              percentage_of_nodes_to_score: int | None = None,
              max_replicas: int = DEFAULT_MAX,
-             notice: Callable[[str], None] | None = None) -> CapacityResult:  # fmt: skip
+             notice: Callable[[str], None] | None = None,
+             extra_nodes: Sequence[dict[str, Any]] = ()) -> CapacityResult:  # fmt: skip
     """Copies of ``template`` (see :func:`template_pod`) scheduled one after the other
-    on ``cluster`` until one fits nowhere, at most ``max_replicas``. Other arguments as
+    on ``cluster`` (with ``extra_nodes`` added first, as the cache's ``AddNode``) until one
+    fits nowhere, at most ``max_replicas``. Other arguments as
     :class:`~kscore_fast.Simulator`'s."""
     if isinstance(max_replicas, bool) or not isinstance(max_replicas, int) or max_replicas < 0:
         raise InputError(f"capacity: max_replicas: expected an integer >= 0, got "
@@ -125,6 +127,8 @@ def capacity(cluster: Cluster, template: Any, *, config: Any = None, plugins: An
                     notice=notice)  # fmt: skip
     hosts: list[str] = []
     with sim._exclusive("capacity"):
+        for node in extra_nodes:
+            sim._add_node(node)
         while len(hosts) < max_replicas:
             chunk = min(_CHUNK, max_replicas - len(hosts))
             keys = [sim._add_pod(obj) for obj in copies(pod, len(hosts), chunk)]
@@ -141,3 +145,133 @@ def capacity(cluster: Cluster, template: Any, *, config: Any = None, plugins: An
 def _name(pod: dict[str, Any]) -> str:
     meta = pod["metadata"]
     return f"{meta.get('namespace') or 'default'}/{meta['name']}"
+
+
+# -- nodes to add ------------------------------------------------------------------------------
+
+
+@dataclass
+class AddNodesResult:
+    """The fewest copies of a node template after which ``wanted`` copies of the pod fit
+    (None: not within the limit), and that run."""
+
+    node_template: str
+    wanted: int
+    nodes: int | None
+    run: CapacityResult
+    #: the most nodes tried
+    tried: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"nodeTemplate": self.node_template, "replicas": self.wanted,
+                "nodesToAdd": self.nodes, "capacity": self.run.to_dict()}  # fmt: skip
+
+    def json_pieces(self) -> Iterator[str]:
+        yield json.dumps(self.to_dict(), indent=1) + "\n"
+
+    def summary(self) -> str:
+        if self.nodes is None:
+            return (
+                f"{self.wanted} replicas of {self.run.template} do not fit with up to "
+                f"{self.tried} more {self.node_template} nodes: {self.run.stop_reason}"
+            )
+        return (
+            f"add {self.nodes} {self.node_template} node{'s' if self.nodes != 1 else ''} "
+            f"for {self.wanted} replicas of {self.run.template} to fit"
+        )
+
+
+def nodes_to_add(cluster: Cluster, template: Any, node_template: Any, replicas: int, *,
+                 max_nodes: int = 1000, **options: Any) -> AddNodesResult:  # fmt: skip
+    """The fewest copies of ``node_template`` (a Node object; copies named
+    ``<name>-added-<k>``, added as the cache's ``AddNode``) after which ``replicas``
+    copies of ``template`` fit (:func:`capacity`), trying 0, 1, 2, … up to
+    ``max_nodes``. ``options``: :func:`capacity`'s."""
+    if not isinstance(node_template, Mapping) or node_template.get("kind") != "Node":
+        raise InputError(f"add-nodes: expected a Node object, got {node_template!r}")
+    for name, value in (("replicas", replicas), ("max_nodes", max_nodes)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InputError(f"capacity: {name}: expected an integer >= 0, got {value!r}")
+    base = str((node_template.get("metadata") or {}).get("name") or "node")
+    run = CapacityResult(_name(template_pod(template)), 0, None)
+    for k in range(max_nodes + 1):
+        added = []
+        for i in range(k):
+            node = copy.deepcopy(dict(node_template))
+            node["metadata"] = {**dict(node.get("metadata") or {}), "name": f"{base}-added-{i}"}
+            labels = dict(node["metadata"].get("labels") or {})
+            if "kubernetes.io/hostname" in labels:
+                labels["kubernetes.io/hostname"] = node["metadata"]["name"]
+            node["metadata"]["labels"] = labels
+            added.append(node)
+        run = capacity(cluster, template, max_replicas=replicas, extra_nodes=added, **options)
+        if run.replicas >= replicas:
+            return AddNodesResult(base, replicas, k, run, k)
+    return AddNodesResult(base, replicas, None, run, max_nodes)
+
+
+# -- draining nodes ------------------------------------------------------------------------------
+
+
+@dataclass
+class DrainResult:
+    """Where the pods of drained nodes go: one row per pod (``pod``, ``from``, ``host``,
+    ``error``), in the order they were scheduled."""
+
+    nodes: list[str]
+    pods: list[dict[str, Any]]
+
+    @property
+    def all_fit(self) -> bool:
+        return all(p["host"] is not None for p in self.pods)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"drained": self.nodes, "allFit": self.all_fit, "pods": self.pods}
+
+    def json_pieces(self) -> Iterator[str]:
+        yield json.dumps(self.to_dict(), indent=1) + "\n"
+
+    def summary(self) -> str:
+        placed = sum(p["host"] is not None for p in self.pods)
+        verdict = "all fit elsewhere" if self.all_fit else f"{len(self.pods) - placed} fit nowhere"
+        return (
+            f"draining {', '.join(self.nodes)}: {len(self.pods)} pods to move, "
+            f"{placed} placed, {verdict}"
+        )
+
+
+def drain(cluster: Cluster, nodes: list[str], *, config: Any = None, plugins: Any = None,
+          seed: int = 0, tie_break: str = "uniform",
+          percentage_of_nodes_to_score: int | None = None,
+          notice: Callable[[str], None] | None = None) -> DrainResult:  # fmt: skip
+    """Remove ``nodes`` (the cache's ``RemoveNode``, as a scale-down does) and schedule
+    their pods again, one after the other in queue order (higher priority first, then
+    input order), each bound where it lands. DaemonSet pods are not moved (a drain leaves
+    them, and their controller makes none elsewhere), nor pods being deleted. The
+    cluster's own pending pods are not scheduled."""
+    import msgspec
+
+    sim = Simulator(cluster, config=config, plugins=plugins, seed=seed, tie_break=tie_break,
+                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
+                    notice=notice)  # fmt: skip
+    with sim._exclusive("drain"):
+        cache = sim._cache
+        for name in nodes:
+            if name not in cache.tree.records:
+                raise InputError(f"drain: unknown node {name!r}")
+        gone = set(nodes)
+        moved = [p for p in cache.existing.values() if p.node_name in gone and not p.deleting
+                 and getattr(p.controller_ref(), "kind", "") != "DaemonSet"]  # fmt: skip
+        for name in nodes:
+            sim._remove_node(name)
+        for pod in moved:
+            sim._delete(pod.key)
+            sim._add_pod(msgspec.structs.replace(pod, node_name=""))
+        rows = []
+        for pod in sorted(moved, key=lambda p: -(p.priority or 0)):
+            if pod.key in sim._refused:
+                raise InputError(f"drain: pod {pod.key}: {sim._refused[pod.key]}")
+            tried = sim._attempt(pod.key)
+            rows.append({"pod": pod.key, "from": pod.node_name, "host": tried.host,
+                         "error": tried.error})  # fmt: skip
+    return DrainResult(list(nodes), rows)

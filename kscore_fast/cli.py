@@ -89,10 +89,19 @@ def _parser() -> argparse.ArgumentParser:
         "not scheduled.",
     )
     c.add_argument("paths", nargs="+", metavar="PATH", help="manifest files or directories")
-    c.add_argument("--pod", required=True, metavar="FILE",
+    c.add_argument("--pod", metavar="FILE",
                    help="the template: one Pod or workload object (YAML or JSON)")  # fmt: skip
     c.add_argument("--max", type=_integer, default=None, metavar="N",
                    help="copies at most (default 100000)")  # fmt: skip
+    c.add_argument("--add-nodes", metavar="NODE_FILE",
+                   help="with --replicas N: the fewest copies of this Node to add so that N "
+                   "copies of --pod fit")  # fmt: skip
+    c.add_argument("--replicas", type=_integer, default=None, metavar="N")
+    c.add_argument("--max-nodes", type=_integer, default=1000, metavar="M",
+                   help="with --add-nodes: nodes tried at most (default 1000)")  # fmt: skip
+    c.add_argument("--drain", nargs="+", metavar="NODE",
+                   help="instead: remove these nodes and schedule their pods elsewhere "
+                   "(DaemonSet pods stay); whether all fit, and where they go")  # fmt: skip
     c.add_argument("--config", metavar="FILE", help="a KubeSchedulerConfiguration")
     c.add_argument("--plugins", default=None, metavar="NAME[=WEIGHT],...",
                    help="a profile of these score plugins only")  # fmt: skip
@@ -416,26 +425,47 @@ def _replay(args: argparse.Namespace, config: object) -> int:
 
 
 def _capacity(args: argparse.Namespace) -> int:
-    """``capacity``: copies of the template until one fits nowhere."""
+    """``capacity``: copies of the template until one fits nowhere; the nodes to add for
+    N of them (``--add-nodes``); or where drained nodes' pods go (``--drain``)."""
+    from functools import partial as bind
+
     from .api import load_cluster
-    from .capacity import DEFAULT_MAX, capacity, template_pod
+    from .capacity import DEFAULT_MAX, capacity, drain, nodes_to_add, template_pod
     from .io.output import prepare_output
 
     _import_plugin_modules(args.plugin_module)
+    if (args.drain is None) == (args.pod is None):
+        raise InputError("capacity: give --pod FILE (copies of a pod) or --drain NODE...")
+    if (args.add_nodes is None) != (args.replicas is None):
+        raise InputError("capacity: --add-nodes and --replicas go together")
+    if args.drain is not None and (args.add_nodes or args.max is not None):
+        raise InputError("capacity: --drain takes no --add-nodes, --replicas or --max")
     config = _config(args)
     if args.plugins is not None:
         _check_plugins(args.plugins)
-    template = template_pod(_one_object(args.pod), f"--pod {args.pod}")
-    with prepare_output("json", args.output, [*args.paths, args.pod]) as out:
+    options = {"config": config, "plugins": args.plugins, "seed": args.seed,
+               "tie_break": args.tie_break,
+               "notice": None if args.quiet else lambda t: _say(f"kscore: {t}")}  # fmt: skip
+    inputs = list(args.paths)
+    if args.pod is not None:
+        template = template_pod(_one_object(args.pod), f"--pod {args.pod}")
+        inputs.append(args.pod)
+        if args.add_nodes is not None:
+            node = _one_object(args.add_nodes)
+            inputs.append(args.add_nodes)
+            run = bind(nodes_to_add, template=template, node_template=node,
+                       replicas=args.replicas, max_nodes=args.max_nodes)  # fmt: skip
+        else:
+            limit = DEFAULT_MAX if args.max is None else args.max
+            run = bind(capacity, template=template, max_replicas=limit)
+    else:
+        run = bind(drain, nodes=args.drain)
+    with prepare_output("json", args.output, inputs) as out:
         with _precompiling("simulate", args, config):
             cluster = load_cluster(args.paths)
             if not args.quiet and (line := cluster.warning()):
                 _say(f"kscore: {line}")
-            result = capacity(
-                cluster, template, config=config, plugins=args.plugins, seed=args.seed,
-                tie_break=args.tie_break, max_replicas=DEFAULT_MAX if args.max is None
-                else args.max, notice=None if args.quiet else lambda t: _say(f"kscore: {t}"),
-            )  # fmt: skip
+            result = run(cluster, **options)
         out.write(result)
     if not args.quiet:
         _say(f"kscore: {result.summary()}")
@@ -450,11 +480,11 @@ def _one_object(path: str) -> Any:
         with open(path, encoding="utf-8") as f:
             docs = [d for d in yaml.safe_load_all(f) if d is not None]
     except OSError as exc:
-        raise InputError(f"--pod {path}: {exc.strerror or exc}") from None
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise InputError(f"--pod {path}: not YAML or JSON ({exc})") from None
+        raise InputError(f"{path}: not YAML or JSON ({exc})") from None
     if len(docs) != 1:
-        raise InputError(f"--pod {path}: expected one object, found {len(docs)}")
+        raise InputError(f"{path}: expected one object, found {len(docs)}")
     return docs[0]
 
 
