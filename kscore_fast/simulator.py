@@ -360,7 +360,8 @@ class Simulator:
     def _attempt(self, pod: str) -> Attempt:
         """One cycle of pending pod ``pod``, bound to its host if it fits (what the timed
         replay's scheduling loop runs, holding the lock: :mod:`kscore_fast.queue`; an
-        exception leaves the step half done: the caller restores a copy it kept)."""
+        exception leaves the step half done: the caller restores a copy it kept, or drops
+        the simulator)."""
         i = self._waiting(pod)
         seq = self._seq
         if seq is None:  # (no node: Schedule's ErrNoNodesAvailable, not a FitError)

@@ -221,7 +221,7 @@ def test_a_replay_that_stops_changes_nothing(tmp_path):
     assert timed.result().to_dict() == before and timed.now == clock
     assert timed.sim.nodes == ["n1"] and "default/d" not in timed.sim.pods
     timed.replay(bad[:2])  # (the same events then run as if nothing had happened)
-    assert [a["pod"] for a in timed.attempts[len(before["attempts"]):]] == ["default/d"]
+    assert [a["pod"] for a in timed.attempts[len(before["attempts"]) :]] == ["default/d"]
 
 
 def test_the_simulator_under_a_replay_is_locked(tmp_path):
