@@ -37,7 +37,7 @@ _EXPORTS = {
     "kernel": "._jit:plugin_kernel",
     "load_cluster": ".api",
     "register_plugin": ".plugins.registry",
-    "replay_timed": ".queue.timed",
+    "replay_timed": ".queue.replay",
     "retain_freed_memory": "._memory",
     "score": ".api",
     "simulate": ".api",
@@ -79,8 +79,9 @@ if TYPE_CHECKING:
     from .framework.result import ScoreResult
     from .model.snapshot import Cluster, ClusterSnapshot, PodBatch
     from .plugins.registry import register_plugin
+    from .queue.replay import replay_timed
     from .queue.result import TimedResult
-    from .queue.timed import TimedSimulator, replay_timed
+    from .queue.timed import TimedSimulator
     from .simulator import Simulator
 
 
