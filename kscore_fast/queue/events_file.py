@@ -43,18 +43,19 @@ def pod_key(obj: Mapping[str, Any]) -> str:
 
 def time_ns(value: Any, where: str) -> int:
     """``value`` seconds as an exact count of nanoseconds (an int, a Decimal, or a float
-    whose shortest repr is meant); it must come to a whole number of nanoseconds."""
+    whose shortest repr is meant); it must come to a whole number of nanoseconds.
+    ``where``: the value's name in errors (``"events.jsonl line 3: time"``)."""
     if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
-        raise InputError(f"{where}: time: expected a number of seconds, got {value!r}")
+        raise InputError(f"{where}: expected a number of seconds, got {value!r}")
     try:
         seconds = Decimal(repr(value) if isinstance(value, float) else value)
     except (InvalidOperation, ValueError):  # pragma: no cover - (every number converts)
-        raise InputError(f"{where}: time: {value!r} is not a number of seconds") from None
+        raise InputError(f"{where}: {value!r} is not a number of seconds") from None
     if not seconds.is_finite() or seconds < 0:
-        raise InputError(f"{where}: time: expected a number of seconds >= 0, got {value}")
+        raise InputError(f"{where}: expected a number of seconds >= 0, got {value}")
     ns = seconds * NS
     if ns != ns.to_integral_value():
-        raise InputError(f"{where}: time: {value} s is not a whole number of nanoseconds "
+        raise InputError(f"{where}: {value} s is not a whole number of nanoseconds "
                          "(the clock counts nanoseconds)")  # fmt: skip
     return int(ns)
 
@@ -68,7 +69,7 @@ def event(obj: Any, where: str, after: int = 0) -> TimedEvent:
         raise InputError(f"{where}: op: expected one of {', '.join(OPS)}, got {op!r}")
     if "time" not in obj:
         raise InputError(f"{where}: time: missing")
-    t = time_ns(obj["time"], where)
+    t = time_ns(obj["time"], f"{where}: time")
     if t < after:
         raise InputError(f"{where}: time {obj['time']} is before the previous event's "
                          f"({after / NS:g} s): events must be in time order")  # fmt: skip

@@ -25,8 +25,10 @@ def replay_timed(cluster: Cluster | str | os.PathLike[str] | Sequence[Any], even
     with kube-scheduler's queue on a simulated clock (docs/queue.md). Given paths, the
     pods that arrive pending are loaded with the cluster (not queued before they arrive),
     so that an arrival costs no new preparation of the plugins' states."""
+    from .. import params
     from ..api import load_cluster
 
+    params.cluster("replay_timed", cluster)
     if isinstance(events, str | os.PathLike):
         todo = read_events(events)
     else:
@@ -38,6 +40,8 @@ def replay_timed(cluster: Cluster | str | os.PathLike[str] | Sequence[Any], even
             cluster = load_cluster(cluster, objects=[e.arg for e in later])
         except InputError as exc:
             raise _named(exc, later) from None
+        if notice is not None and (line := cluster.warning()):
+            notice(line)
     keys = [pod_key(e.arg) for e in later]
     for e, key in zip(later, keys, strict=True):
         if key in cluster.refused_pods:

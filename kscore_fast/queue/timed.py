@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
+from .. import params
 from ..errors import InputError
 from ..framework.cluster_events import ASSIGNED_POD_DELETE, NODE_ADD, event_map
 from ..model.objects import PodRecord
@@ -53,6 +54,9 @@ class TimedSimulator:
                  percentage_of_nodes_to_score: int | None = None,
                  notice: Callable[[str], None] | None = None,
                  later: Iterable[str] = ()) -> None:  # fmt: skip
+        if not isinstance(cluster, Cluster):
+            raise params.fail("TimedSimulator", "cluster", "a Cluster (kscore_fast.load_cluster)",
+                              cluster)  # fmt: skip
         self.sim = Simulator(cluster, config=config, plugins=plugins, seed=seed,
                              tie_break=tie_break, notice=notice,
                              percentage_of_nodes_to_score=percentage_of_nodes_to_score)  # fmt: skip
@@ -102,7 +106,7 @@ class TimedSimulator:
         if todo and todo[0].time_ns < self._horizon:
             raise InputError(f"{todo[0].where}: time {todo[0].time_ns / NS:g} s is before "
                              f"the time already replayed ({self._horizon / NS:g} s)")  # fmt: skip
-        limit = None if until is None else _ns(until, "until")
+        limit = None if until is None else time_ns(until, "replay: until")
         with self._atomic("replay"):
             if todo:
                 self._horizon = todo[-1].time_ns
@@ -117,7 +121,7 @@ class TimedSimulator:
 
     def run_until(self, seconds: float) -> None:
         """Schedule and flush as the clock runs to ``seconds``; the clock is then there."""
-        limit = _ns(seconds, "seconds")
+        limit = time_ns(seconds, "run_until: seconds")
         with self._atomic("run_until"):
             self._run(deque(), limit, None)
             self.now = max(self.now, limit)
@@ -383,10 +387,6 @@ def _backoff(config: Any) -> tuple[int, int]:
 
     cfg = config if isinstance(config, SchedulerConfiguration) else load_config(config)
     return cfg.pod_initial_backoff_seconds * SECOND, cfg.pod_max_backoff_seconds * SECOND
-
-
-def _ns(seconds: Any, name: str) -> int:
-    return time_ns(seconds, name)
 
 
 def _all_timed(events: Any) -> bool:

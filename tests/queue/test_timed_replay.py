@@ -236,3 +236,15 @@ def test_the_simulator_under_a_replay_is_locked(tmp_path):
 
     timed.replay([(5, "removeNode", "n1")], progress=peek)
     assert seen
+
+
+def test_wrong_arguments_name_the_parameter(tmp_path):
+    with pytest.raises(InputError, match="TimedSimulator: cluster must be a Cluster"):
+        TimedSimulator("not a cluster")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="replay_timed: cluster must be a Cluster"):
+        replay_timed(42, [])  # type: ignore[arg-type]
+    cluster, _ = _write(tmp_path, [_node("n1")], [])
+    with pytest.raises(InputError, match=r"events\[0\]: expected \(time, op, pod or node\)"):
+        replay_timed(cluster, [(1, "delete")])
+    with pytest.raises(InputError, match="replay: until: expected a number of seconds >= 0"):
+        replay_timed(cluster, [], until=-1)
