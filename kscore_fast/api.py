@@ -34,16 +34,27 @@ def load_cluster(
     *,
     objects: Iterable[Any] = (),
     progress: ProgressFactory | None = None,
+    expand_workloads: bool = False,
 ) -> Cluster:
     """Load manifests (files, directories, ``"-"`` for standard input) and/or
     already-parsed objects (dicts, as ``json.load`` or ``yaml.safe_load`` give them).
 
     ``progress(file, size)``, if given, makes a progress bar (``update(bytes)``,
-    ``close()``) for each large file. Raises :class:`~kscore_fast.errors.InputError` on
-    bad input.
+    ``close()``) for each large file. ``expand_workloads``: add the pending pods the
+    input's Deployments, ReplicaSets, ReplicationControllers, StatefulSets and Jobs lack
+    (:mod:`kscore_fast.io.workloads`; counted in ``cluster.expanded_workloads``). Raises
+    :class:`~kscore_fast.errors.InputError` on bad input.
     """
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
+    expanded: dict[str, int] = {}
+    if expand_workloads:
+        from .io.workloads import expand_workloads as expand
+        from .io.workloads import raw_objects
+
+        paths, objects = [os.fspath(p) for p in paths], list(objects)
+        extra, expanded = expand([*raw_objects(paths), *objects])
+        objects = [*objects, *extra]
     objs, report = read_inputs(paths, objects, progress)
     admitted = admit(objs.pods, objs.priority_classes)
     cluster = build_cluster(objs.nodes, admitted.pods, objs.services, objs.controllers,
@@ -53,6 +64,7 @@ def load_cluster(
     cluster.skipped_kinds = dict(objs.skipped)
     cluster.skipped_files = len(report.special)
     cluster.empty_dirs = list(report.empty_dirs)
+    cluster.expanded_workloads = expanded
     return cluster
 
 

@@ -243,6 +243,13 @@ def _run_arguments(s: argparse.ArgumentParser) -> None:
         help="overrides the configuration's (default 0: adaptive, like v1.23)",
     )
     s.add_argument("--quiet", action="store_true", help="no progress bar, no warnings")
+    s.add_argument(
+        "--expand-workloads",
+        action="store_true",
+        help="add the pending pods the input's Deployments, ReplicaSets, "
+        "ReplicationControllers, StatefulSets and Jobs lack (their replicas minus the pods "
+        "they own), as their controllers would create them",
+    )
     _plugin_module_argument(s)
 
 
@@ -374,6 +381,7 @@ def _score(args: argparse.Namespace) -> int:
                 progress=lambda name, size: Progress(
                     size, f"reading {os.path.basename(name)}", quiet=args.quiet, unit="MB"
                 ),
+                expand_workloads=args.expand_workloads,
             )
             for line in (cluster.warning(), cluster.nothing_pending()):
                 if line and not args.quiet:

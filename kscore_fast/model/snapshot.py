@@ -174,6 +174,9 @@ class Cluster:
     refused_pods: dict[str, str] = field(default_factory=dict)
     #: pods whose ``spec.priority`` differs from their class's value: (key, theirs, class)
     differing_priorities: list[tuple[str, int, int]] = field(default_factory=list)
+    #: pending pods added for what the input's workloads lack, by workload kind
+    #: (``load_cluster(expand_workloads=True)``)
+    expanded_workloads: dict[str, int] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         snap = self.snapshot
@@ -185,6 +188,10 @@ class Cluster:
     def warning(self) -> str | None:
         """One line counting what the input held that is not scored, or None."""
         parts = []
+        if self.expanded_workloads:
+            kinds = ", ".join(f"{k} {n}" for k, n in self.expanded_workloads.items())
+            n = sum(self.expanded_workloads.values())
+            parts.append(f"added {n} pending pods the workloads lack ({kinds})")
         n_skipped = sum(self.skipped_kinds.values())
         if n_skipped:
             kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.skipped_kinds.items()))

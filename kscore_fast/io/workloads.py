@@ -1,0 +1,295 @@
+"""Workloads in (``--expand-workloads``): the pending pods the controllers would create.
+
+For each Deployment, ReplicaSet, ReplicationController, StatefulSet and Job of the input,
+the pods its controller (apps/v1, batch/v1 semantics) would create for the replicas it
+lacks: the desired count minus the active pods it already owns (a controller owner
+reference to it; active: not being deleted, not Succeeded or Failed). They are pending
+pods of the workload's namespace, with its pod template's spec, labels and annotations and
+a controller owner reference, appended to the input in workload order:
+
+* ReplicaSet, ReplicationController: ``spec.replicas`` (default 1); pods named
+  ``<name>-<5 characters>`` (``generateName``; the characters are drawn from the
+  controllers' alphabet, deterministically, where the API server draws them at random);
+* Deployment: its ReplicaSets do the work. A Deployment with no ReplicaSet in the input
+  whose template is its own (the ``pod-template-hash`` label aside) gets one, as the
+  Deployment controller would create it: ``<name>-<hash>``, ``pod-template-hash: <hash>``
+  in its selector, template and pods, ``spec.replicas`` the Deployment's; the hash is
+  kscore's own (a digest of the template), not Go's ``ComputeHash`` (spew-printed Go
+  structs), so it names a new ReplicaSet consistently but not as the cluster would;
+* StatefulSet: pods ``<name>-<ordinal>`` for the ordinals 0 … ``spec.replicas`` - 1 it
+  lacks, in ordinal order, labelled ``statefulset.kubernetes.io/pod-name`` and
+  ``controller-revision-hash`` (the status' ``updateRevision``, else ``currentRevision``,
+  else ``<name>-<hash>``);
+* Job: ``min(parallelism, completions - succeeded)`` active pods (``parallelism``
+  default 1; without ``completions``, ``parallelism`` until one succeeded; none when
+  suspended), labelled ``job-name`` and ``controller-uid`` as the API server labels a
+  Job's template.
+
+Left out: rolling-update surges and old ReplicaSets scaling down (a Deployment's
+ReplicaSets are taken at their ``spec.replicas``), StatefulSet ``podManagementPolicy``
+ordering beyond ordinal order and ``spec.ordinals``, Job indexes (``completionMode:
+Indexed``), DaemonSets and CronJobs.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+#: the kinds expanded
+KINDS = ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "Job")
+#: the characters of generated names (``utilrand.String``'s alphabet)
+ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+TEMPLATE_HASH = "pod-template-hash"
+POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
+REVISION_LABEL = "controller-revision-hash"
+_FINISHED = ("Succeeded", "Failed")
+
+Obj = dict[str, Any]
+
+
+def expand_workloads(objects: Iterable[Any]) -> tuple[list[Obj], dict[str, int]]:
+    """The objects the workloads of ``objects`` lack (pods, and a Deployment's missing
+    ReplicaSet), and how many pods each kind added."""
+    objs = [o for o in objects if isinstance(o, Mapping)]
+    pods = [o for o in objs if o.get("kind") == "Pod"]
+    names = {(_ns(p), _meta(p).get("name")) for p in pods}
+    replica_sets = [o for o in objs if o.get("kind") == "ReplicaSet"]
+    out: list[Obj] = []
+    counts: dict[str, int] = {}
+    for w in objs:
+        kind = w.get("kind")
+        if kind not in KINDS:
+            continue
+        if kind == "Deployment":
+            rs = _missing_replica_set(w, replica_sets)
+            if rs is None:
+                continue
+            out.append(rs)
+            made = _generated(rs, _replicas(rs), [], names)
+        else:
+            owned = [p for p in pods if _owns(w, p) and _active(p)]
+            if kind == "StatefulSet":
+                made = _stateful(w, owned)
+            elif kind == "Job":
+                made = _generated(w, _job_wanted(w, pods), owned, names)
+            else:
+                made = _generated(w, _replicas(w), owned, names)
+        for pod in made:
+            names.add((_ns(pod), pod["metadata"]["name"]))
+        out += made
+        counts[kind] = counts.get(kind, 0) + len(made)
+    return out, counts
+
+
+# -- per kind ------------------------------------------------------------------------------------
+
+
+def _generated(owner: Mapping[str, Any], wanted: int, owned: list[Obj],
+               taken: set[tuple[str, Any]]) -> list[Obj]:  # fmt: skip
+    """``wanted - len(owned)`` pods of ``owner``'s template named ``<name>-<5 chars>``."""
+    out: list[Obj] = []
+    name, ns = _meta(owner).get("name"), _ns(owner)
+    k = 0
+    while len(out) < wanted - len(owned):
+        pod_name = f"{name}-{_suffix(f'{ns}/{name}/{k}', 5)}"
+        k += 1
+        if (ns, pod_name) not in taken:
+            out.append(_pod(owner, pod_name))
+    return out
+
+
+def _stateful(sts: Mapping[str, Any], owned: list[Obj]) -> list[Obj]:
+    name = _meta(sts).get("name")
+    have = {_meta(p).get("name") for p in owned}
+    status = sts.get("status") if isinstance(sts.get("status"), Mapping) else {}
+    revision = (status.get("updateRevision") or status.get("currentRevision")
+                or f"{name}-{_suffix(_canonical(_template(sts)), 10)}")  # fmt: skip
+    out = []
+    for ordinal in range(_replicas(sts)):
+        pod_name = f"{name}-{ordinal}"
+        if pod_name in have:
+            continue
+        pod = _pod(sts, pod_name, {POD_NAME_LABEL: pod_name, REVISION_LABEL: revision})
+        pod["spec"].setdefault("hostname", pod_name)
+        if sts.get("spec", {}).get("serviceName"):
+            pod["spec"].setdefault("subdomain", sts["spec"]["serviceName"])
+        out.append(pod)
+    return out
+
+
+def _job_wanted(job: Mapping[str, Any], pods: list[Obj]) -> int:
+    """Active pods the Job wants (succeeded from its status, else from its pods)."""
+    spec = job.get("spec") if isinstance(job.get("spec"), Mapping) else {}
+    if spec.get("suspend"):
+        return 0
+    parallelism = _int(spec.get("parallelism"), 1)
+    status = job.get("status") if isinstance(job.get("status"), Mapping) else {}
+    succeeded = status.get("succeeded")
+    if not isinstance(succeeded, int):
+        succeeded = sum(1 for p in pods if _owns(job, p) and _phase(p) == "Succeeded")
+    completions = spec.get("completions")
+    if not isinstance(completions, int):
+        return parallelism if succeeded == 0 else 0
+    return max(0, min(parallelism, completions - succeeded))
+
+
+def _missing_replica_set(deploy: Mapping[str, Any], replica_sets: list[Obj]) -> Obj | None:
+    """The ReplicaSet the Deployment controller would create, or None when the input has
+    one of its ReplicaSets with its template."""
+    template = _template(deploy)
+    for rs in replica_sets:
+        if _owns(deploy, rs) and _without_hash(_template(rs)) == _without_hash(template):
+            return None
+    name, ns = _meta(deploy).get("name"), _ns(deploy)
+    digest = _suffix(_canonical(template), 10)
+    tmpl = copy.deepcopy(template)
+    tmeta = dict(tmpl.get("metadata") or {})
+    tmeta["labels"] = {**dict(tmeta.get("labels") or {}), TEMPLATE_HASH: digest}
+    tmpl["metadata"] = tmeta
+    dspec = deploy.get("spec") if isinstance(deploy.get("spec"), Mapping) else {}
+    selector = copy.deepcopy(dict(dspec.get("selector") or {}))
+    selector["matchLabels"] = {**dict(selector.get("matchLabels") or {}), TEMPLATE_HASH: digest}
+    meta = {"name": f"{name}-{digest}", "namespace": ns, "labels": dict(tmeta["labels"]),
+            "ownerReferences": [_reference(deploy)]}  # fmt: skip
+    spec = {"replicas": _replicas(deploy), "selector": selector, "template": tmpl}
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": meta, "spec": spec}
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _pod(owner: Mapping[str, Any], name: str, extra: Mapping[str, str] | None = None) -> Obj:
+    template = _template(owner)
+    tmeta = template.get("metadata") if isinstance(template.get("metadata"), Mapping) else {}
+    labels = {**dict(tmeta.get("labels") or {}), **dict(extra or {})}
+    if owner.get("kind") == "Job":
+        labels.setdefault("job-name", _meta(owner).get("name"))
+        if _meta(owner).get("uid"):
+            labels.setdefault("controller-uid", _meta(owner)["uid"])
+    meta: Obj = {"name": name, "namespace": _ns(owner), "labels": labels,
+                 "ownerReferences": [_reference(owner)]}  # fmt: skip
+    if tmeta.get("annotations"):
+        meta["annotations"] = dict(tmeta["annotations"])
+    spec = copy.deepcopy(dict(template.get("spec") or {}))
+    spec.pop("nodeName", None)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
+            "status": {"phase": "Pending"}}  # fmt: skip
+
+
+def _reference(owner: Mapping[str, Any]) -> Obj:
+    ref = {
+        "apiVersion": owner.get("apiVersion") or "apps/v1",
+        "kind": owner.get("kind"),
+        "name": _meta(owner).get("name"),
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+    if _meta(owner).get("uid"):
+        ref["uid"] = _meta(owner)["uid"]
+    return ref
+
+
+def _owns(owner: Mapping[str, Any], obj: Mapping[str, Any]) -> bool:
+    """``obj``'s controller reference names ``owner`` (by UID when both have one)."""
+    if _ns(obj) != _ns(owner):
+        return False
+    for ref in _meta(obj).get("ownerReferences") or ():
+        if isinstance(ref, Mapping) and ref.get("controller"):
+            uid, owner_uid = ref.get("uid"), _meta(owner).get("uid")
+            if uid and owner_uid:
+                return uid == owner_uid
+            return ref.get("kind") == owner.get("kind") and ref.get("name") == _meta(owner).get(
+                "name"
+            )
+    return False
+
+
+def _active(pod: Mapping[str, Any]) -> bool:
+    return not _meta(pod).get("deletionTimestamp") and _phase(pod) not in _FINISHED
+
+
+def _phase(pod: Mapping[str, Any]) -> str:
+    status = pod.get("status") if isinstance(pod.get("status"), Mapping) else {}
+    return str(status.get("phase") or "")
+
+
+def _template(w: Mapping[str, Any]) -> Obj:
+    spec = w.get("spec") if isinstance(w.get("spec"), Mapping) else {}
+    tmpl = spec.get("template")
+    return dict(tmpl) if isinstance(tmpl, Mapping) else {}
+
+
+def _without_hash(template: Mapping[str, Any]) -> Obj:
+    out = copy.deepcopy(dict(template))
+    meta = dict(out.get("metadata") or {})
+    labels = {k: v for k, v in (meta.get("labels") or {}).items() if k != TEMPLATE_HASH}
+    meta["labels"] = labels
+    meta.pop("creationTimestamp", None)
+    out["metadata"] = meta
+    return out
+
+
+def _replicas(w: Mapping[str, Any]) -> int:
+    spec = w.get("spec") if isinstance(w.get("spec"), Mapping) else {}
+    return _int(spec.get("replicas"), 1)
+
+
+def _int(value: Any, default: int) -> int:
+    return (
+        value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+    )
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def _ns(obj: Mapping[str, Any]) -> str:
+    return str(_meta(obj).get("namespace") or "default")
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _suffix(seed: str, n: int) -> str:
+    """``n`` characters of :data:`ALPHABET` drawn from ``seed`` (deterministic)."""
+    digest = int.from_bytes(hashlib.sha256(seed.encode()).digest(), "big")
+    out = []
+    for _ in range(n):
+        digest, r = divmod(digest, len(ALPHABET))
+        out.append(ALPHABET[r])
+    return "".join(out)
+
+
+def raw_objects(paths: Iterable[str]) -> list[Any]:
+    """Every object of ``paths`` as parsed JSON or YAML (Lists flattened), for
+    :func:`expand_workloads` (the typed reader keeps no pod templates). Standard input
+    cannot be read a second time: it is refused."""
+    from ..errors import InputError
+    from .load import _looks_like_json
+    from .manifests import STDIN, Report, iter_sources, parse_json, yaml_documents
+
+    paths = list(paths)
+    if STDIN in paths:
+        raise InputError("--expand-workloads reads its inputs twice: give files, not -")
+    out: list[Any] = []
+    for source in iter_sources(paths, Report()):
+        try:
+            data = source.read()
+            is_json = source.is_json if source.is_json is not None else _looks_like_json(data)
+            docs = ([parse_json(data, source.name)] if is_json
+                    else [doc for _, doc in yaml_documents(data, source.name)])  # fmt: skip
+        finally:
+            source.close()
+        for doc in docs:
+            if isinstance(doc, Mapping) and str(doc.get("kind", "")).endswith("List"):
+                out += [i for i in doc.get("items") or () if isinstance(i, Mapping)]
+            elif isinstance(doc, Mapping):
+                out.append(doc)
+    return out
