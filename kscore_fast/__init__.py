@@ -41,6 +41,7 @@ _EXPORTS = {
     "retain_freed_memory": "._memory",
     "score": ".api",
     "simulate": ".api",
+    "sweep": ".sweep",
 }
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "retain_freed_memory",
     "score",
     "simulate",
+    "sweep",
 ]
 
 if TYPE_CHECKING:
@@ -83,6 +85,7 @@ if TYPE_CHECKING:
     from .queue.result import TimedResult
     from .queue.timed import TimedSimulator
     from .simulator import Simulator
+    from .sweep import sweep
 
 
 def __getattr__(name: str) -> Any:

@@ -111,6 +111,21 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--quiet", action="store_true", help="no summary line, no warnings")
     _plugin_module_argument(c)
 
+    w = sub.add_parser(
+        "sweep",
+        help="one table of metrics over snapshots × configurations × seeds",
+        description="Run every (snapshot, configuration, seed) of a sweep file (see "
+        "kscore_fast/sweep.py) in parallel processes: one row of metrics per run (pods "
+        "placed and unschedulable, nodes used, CPU/memory/GPU allocation per node, idle "
+        "GPUs on used nodes, FitError reasons) and every run's placements.",
+    )
+    w.add_argument("spec", metavar="SPEC", help="the sweep file (YAML or JSON)")
+    w.add_argument("--format", choices=("json", "parquet", "arrow"), default="json")
+    w.add_argument("-o", "--output", metavar="FILE|DIR", help="output (stdout for JSON)")
+    w.add_argument("-j", "--jobs", type=_integer, default=None, metavar="N",
+                   help="processes (default: one per core)")  # fmt: skip
+    w.add_argument("--quiet", action="store_true", help="no progress bar")
+
     cfg = sub.add_parser("config", help="the effective KubeSchedulerConfiguration")
     cfg.add_argument(
         "--print",
@@ -480,6 +495,27 @@ def _capacity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sweep(args: argparse.Namespace) -> int:
+    """``sweep``: every run of the sweep file, one table of metrics."""
+    from ._progress import Progress
+    from .io.output import prepare_output
+    from .sweep import read_spec, sweep
+
+    spec = read_spec(args.spec)
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError(f"-j {args.jobs}: expected at least 1 process")
+    inputs = [args.spec, *(p for snap in spec.snapshots for p in snap)]
+    with prepare_output(args.format, args.output, inputs) as out:
+        n = len(spec.snapshots) * len(spec.configs) * len(spec.seeds)
+        bar = Progress(n, "runs", quiet=args.quiet)
+        try:
+            result = sweep(spec, jobs=args.jobs, progress=bar.update)
+        finally:
+            bar.close()
+        out.write(result)
+    return 0
+
+
 def _one_object(path: str) -> Any:
     """The one object of a YAML or JSON file (InputError naming the file otherwise)."""
     import yaml
@@ -701,6 +737,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return _score(args)
         if args.command == "capacity":
             return _capacity(args)
+        if args.command == "sweep":
+            return _sweep(args)
         if args.command == "cache":
             return _cache_command(args.action)
         if args.command == "import":

@@ -1,0 +1,102 @@
+"""``kscore sweep``: metrics over snapshots × configurations × seeds, equal to the runs
+done one by one."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+from kscore_fast import capacity, load_cluster, simulate, sweep
+from kscore_fast.cli import main
+from kscore_fast.errors import InputError
+
+
+def _cluster(tmp_path) -> str:
+    nodes = [{"apiVersion": "v1", "kind": "Node",
+              "metadata": {"name": f"n{i}", "labels": {"kubernetes.io/hostname": f"n{i}"}},
+              "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110",
+                                         "nvidia.com/gpu": "2"}}} for i in range(3)]  # fmt: skip
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "a"},
+             "spec": {"containers": [{"name": "c", "image": "x", "resources": {
+                 "requests": {"cpu": "700m", "nvidia.com/gpu": "1"},
+                 "limits": {"nvidia.com/gpu": "1"}}}]}} for i in range(10)]  # fmt: skip
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": nodes + pods}))
+    return str(path)
+
+
+def test_each_row_is_its_run(tmp_path):
+    cluster = _cluster(tmp_path)
+    most = tmp_path / "most.yaml"
+    most.write_text("apiVersion: kubescheduler.config.k8s.io/v1beta3\n"
+                    "kind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n"
+                    "  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n"
+                    "        type: MostAllocated\n")  # fmt: skip
+    spec = {"snapshots": [cluster], "configs": ["default", str(most)], "seeds": [1, 2],
+            "mode": "simulate", "tie_break": "go-rand"}  # fmt: skip
+    result = sweep(spec, jobs=1)
+    rows = result.metrics.to_pylist()
+    assert [(r["config"], r["seed"]) for r in rows] == [
+        ("default", 1), ("default", 2), (str(most), 1), (str(most), 2)]  # fmt: skip
+    for r in rows:
+        config = None if r["config"] == "default" else r["config"]
+        alone = simulate(load_cluster(cluster), config=config, seed=r["seed"],
+                         tie_break="go-rand", scores="none")  # fmt: skip
+        hosts = dict(zip(alone.pod_names, alone.host_names, strict=True))
+        rows_of_run = [p for p in result.placements.to_pylist() if p["run"] == r["run"]]
+        mine = {p["pod"]: p["host"] for p in rows_of_run}
+        assert mine == hosts
+        assert r["placed"] == 6 and r["unschedulable"] == 4  # 2 GPUs × 3 nodes
+        reasons = json.loads(r["fit_error_reasons"])  # (pods whose error names each)
+        assert reasons == {"Insufficient nvidia.com/gpu": 4, "Insufficient cpu": 4}
+        assert r["gpu_mean"] == 1.0 and r["gpu_idle_on_used_nodes"] == 0
+    assert rows[0]["cpu_max"] == pytest.approx(1400 / 2000)
+    assert result.diff(0, 0).num_rows == 0
+    assert result.diff(0, 2).num_rows == sum(
+        a["host"] != b["host"] for a, b in zip(
+            [p for p in result.placements.to_pylist() if p["run"] == 0],
+            [p for p in result.placements.to_pylist() if p["run"] == 2], strict=True))  # fmt: skip
+
+
+def test_capacity_mode_and_processes(tmp_path):
+    cluster = _cluster(tmp_path)
+    tmpl = tmp_path / "pod.json"
+    tmpl.write_text(json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "t"},
+                                "spec": {"containers": [{"name": "c", "image": "x", "resources": {
+                                    "requests": {"cpu": "500m"}}}]}}))  # fmt: skip
+    spec = {"snapshots": [cluster], "seeds": [1, 2], "mode": "capacity", "pod": str(tmpl)}
+    one, two = sweep(spec, jobs=1), sweep(spec, jobs=2)
+    drop = ["seconds"]
+    assert one.metrics.drop(drop).to_pylist() == two.metrics.drop(drop).to_pylist()
+    row = one.metrics.to_pylist()[0]
+    expected = capacity(load_cluster(cluster), json.loads(tmpl.read_text()), seed=1)
+    assert row["placed"] == expected.replicas == 12 and row["unschedulable"] == 1
+    assert row["cpu_mean"] == 1.0 and row["nodes_used"] == 3
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ({"snapshots": []}, "snapshots: expected a non-empty list"),
+    ({"snapshots": ["x"], "seeds": ["a"]}, "seeds: expected a list of integers"),
+    ({"snapshots": ["x"], "mode": "fly"}, "mode: expected one of"),
+    ({"snapshots": ["x"], "mode": "capacity"}, "pod: a template is needed"),
+    ({"snapshots": ["x"], "colour": 1}, "unknown field(s) colour"),
+])  # fmt: skip
+def test_bad_specs_name_the_field(spec, message):
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        sweep(spec)
+
+
+def test_the_command_writes_tables(tmp_path, capsys):
+    cluster = _cluster(tmp_path)
+    spec = tmp_path / "sweep.yaml"
+    spec.write_text(f"snapshots: [{cluster}]\nseeds: [1]\n")
+    out = tmp_path / "out"
+    assert main(["sweep", str(spec), "--format", "parquet", "-o", str(out), "-j", "1"]) == 0
+    assert pq.read_table(out / "metrics.parquet").num_rows == 1
+    assert pq.read_table(out / "placements.parquet").num_rows == 10
+    assert main(["sweep", str(spec), "-j", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["metrics"][0]["placed"] == 6
+    spec.write_text("snapshots: 3\n")
+    assert main(["sweep", str(spec)]) == 2
