@@ -237,7 +237,9 @@ def _run_arguments(s: argparse.ArgumentParser) -> None:
         default=0,
         help="tie-break seed: any integer, taken modulo 2^64 (default 0)",
     )
-    s.add_argument("--format", choices=("json", "parquet", "arrow"), default="json")
+    s.add_argument("--format", choices=("json", "parquet", "arrow", "kss"), default="json",
+                   help="kss: the pending pods with kube-scheduler-simulator's result "
+                   "annotations (filter, score, final score, selected node)")  # fmt: skip
     s.add_argument("-o", "--output", metavar="FILE", help="output file (stdout when absent)")
     s.add_argument(
         "--scores",
@@ -383,7 +385,12 @@ def _score(args: argparse.Namespace) -> int:
         build_framework("", args.percentage_of_nodes_to_score)  # raises the range error
     if timed:
         return _replay(args, config)
-    with prepare_output(args.format, args.output, args.paths) as out:
+    kss = args.format == "kss"
+    if kss:  # (every examined node's filter result and every score)
+        if "-" in args.paths:
+            raise InputError("--format kss reads its inputs twice: give files, not -")
+        args.scores, args.explain = "all", True
+    with prepare_output("json" if kss else args.format, args.output, args.paths) as out:
         from ._memory import retain_freed_memory
         from ._progress import Progress
         from .api import load_cluster, score, simulate
@@ -418,6 +425,10 @@ def _score(args: argparse.Namespace) -> int:
                 )
             finally:
                 bar.close()
+        if kss:
+            from .io.kss import KssPods, pending_objects
+
+            result = KssPods(result, pending_objects(args.paths), result.filter_names)
         out.write(result)
     return 0
 

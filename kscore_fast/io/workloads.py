@@ -267,17 +267,17 @@ def _suffix(seed: str, n: int) -> str:
     return "".join(out)
 
 
-def raw_objects(paths: Iterable[str]) -> list[Any]:
+def raw_objects(paths: Iterable[str], flag: str = "--expand-workloads") -> list[Any]:
     """Every object of ``paths`` as parsed JSON or YAML (Lists flattened), for
     :func:`expand_workloads` (the typed reader keeps no pod templates). Standard input
-    cannot be read a second time: it is refused."""
+    cannot be read a second time: it is refused (naming ``flag``)."""
     from ..errors import InputError
     from .load import _looks_like_json
     from .manifests import STDIN, Report, iter_sources, parse_json, yaml_documents
 
     paths = list(paths)
     if STDIN in paths:
-        raise InputError("--expand-workloads reads its inputs twice: give files, not -")
+        raise InputError(f"{flag} reads its inputs twice: give files, not -")
     out: list[Any] = []
     for source in iter_sources(paths, Report()):
         try:
