@@ -3,17 +3,26 @@
 A sweep file (YAML or JSON)::
 
     snapshots: [cluster-a/, [nodes.json, pods.json]]   # each: a path or a list of paths
-    configs: [default, binpack.yaml]                   # "default": v1.23.6's defaults
+    configs:                                           # "default": v1.23.6's defaults
+      - default
+      - binpack.yaml
+      - name: most-allocated                           # a patch of a configuration:
+        base: default                                  # (a file, or default)
+        patch: {profiles: [{pluginConfig: [{name: NodeResourcesFit, args:
+                 {scoringStrategy: {type: MostAllocated}}}]}]}
     seeds: [1, 2, 3]
     mode: simulate            # score | simulate (default) | capacity
     tie_break: go-rand        # simulate and capacity (default uniform)
     pod: web.yaml             # capacity: the template (a Pod or a workload)
     expand_workloads: false   # add the pods the snapshots' workloads lack
 
-Each (snapshot, configuration, seed) is one run; runs go to a process pool (``jobs``
-processes, or any ``concurrent.futures.Executor``). Each run gives one row of
-:data:`METRICS` and its placements (pod, host); :meth:`SweepResult.diff` lists the pods
-two runs placed differently. Paths in the file are relative to the file.
+A patch is merged into its base document (mappings key by key, anything else replaced)
+and read as a KubeSchedulerConfiguration file is: weights, scoring strategies, disabled
+plugins, ``percentageOfNodesToScore``. Each (snapshot, configuration, seed) is one run;
+runs go to a process pool (``jobs`` processes, or any ``concurrent.futures.Executor``).
+Each run gives one row of :data:`METRICS` and its placements (pod, host);
+:meth:`SweepResult.diff` lists the pods two runs placed differently. Paths in the file
+are relative to the file.
 """
 
 from __future__ import annotations
@@ -42,10 +51,54 @@ METRICS = ("pods", "placed", "unschedulable", "nodes", "nodes_used",
            "fit_error_reasons", "seconds")  # fmt: skip
 
 
+DEFAULT_DOCUMENT = {"apiVersion": "kubescheduler.config.k8s.io/v1beta3",
+                    "kind": "KubeSchedulerConfiguration"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ConfigPatch:
+    """A configuration given as a patch of a base (a file, or None: the defaults)."""
+
+    name: str
+    base: str | None
+    patch: dict[str, Any]
+
+    def document(self) -> dict[str, Any]:
+        """The base document with the patch merged in."""
+        import yaml
+
+        if self.base is None:
+            base: Any = dict(DEFAULT_DOCUMENT)
+        else:
+            try:
+                base = yaml.safe_load(Path(self.base).read_text(encoding="utf-8"))
+            except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+                raise InputError(f"sweep: config {self.name!r}: base {self.base}: {exc}") from None
+        return _merged(base, self.patch)
+
+    def load(self) -> Any:
+        """The effective configuration (checked as kube-scheduler checks a file)."""
+        import yaml
+
+        from .config.load import parse_config
+
+        text = yaml.safe_dump(self.document()).encode()
+        return parse_config(text, f"sweep config {self.name!r}")
+
+
+def _merged(base: Any, patch: Any) -> Any:
+    if isinstance(base, Mapping) and isinstance(patch, Mapping):
+        out = dict(base)
+        for key, value in patch.items():
+            out[key] = _merged(base.get(key), value) if key in base else value
+        return out
+    return patch
+
+
 @dataclass(frozen=True)
 class Spec:
     snapshots: list[list[str]]
-    configs: list[str | None]
+    configs: list[str | ConfigPatch | None]
     seeds: list[int]
     mode: str = "simulate"
     tie_break: str = "uniform"
@@ -85,12 +138,25 @@ def read_spec(spec: str | os.PathLike[str] | Mapping[str, Any]) -> Spec:
     if not isinstance(snaps, list) or not snaps:
         raise InputError(f"{where}: snapshots: expected a non-empty list")
     configs = spec.get("configs", ["default"])
-    if (
-        not isinstance(configs, list)
-        or not configs
-        or not all(isinstance(c, str) and c for c in configs)
-    ):
-        raise InputError(f"{where}: configs: expected a list of files or 'default'")
+    if not isinstance(configs, list) or not configs:
+        raise InputError(f"{where}: configs: expected a list of files, 'default' or patches")
+    resolved: list[str | ConfigPatch | None] = []
+    for k, c in enumerate(configs):
+        if isinstance(c, str) and c:
+            resolved.append(None if c == "default" else str(base / c))
+            continue
+        if (not isinstance(c, Mapping) or set(c) - {"name", "base", "patch"}
+                or not isinstance(c.get("patch"), Mapping)):  # fmt: skip
+            raise InputError(f"{where}: configs[{k}]: expected a file, 'default' or a "
+                             "mapping with patch (and name, base)")  # fmt: skip
+        base_file = c.get("base", "default")
+        if not isinstance(base_file, str) or not base_file:
+            raise InputError(f"{where}: configs[{k}]: base: expected a file or 'default'")
+        patch = ConfigPatch(str(c.get("name") or f"patch-{k}"),
+                            None if base_file == "default" else str(base / base_file),
+                            dict(c["patch"]))  # fmt: skip
+        patch.load()  # (checked now: a bad patch fails before any run)
+        resolved.append(patch)
     seeds = spec.get("seeds", [0])
     if (
         not isinstance(seeds, list)
@@ -112,7 +178,7 @@ def read_spec(spec: str | os.PathLike[str] | Mapping[str, Any]) -> Spec:
         raise InputError(f"{where}: expand_workloads: expected true or false")
     return Spec(
         [paths(s, f"snapshots[{i}]") for i, s in enumerate(snaps)],
-        [None if c == "default" else str(base / c) for c in configs],
+        resolved,
         list(seeds), mode, tie, None if pod is None else str(base / pod), expand,
     )  # fmt: skip
 
@@ -124,7 +190,7 @@ class Run:
 
     number: int
     snapshot: list[str]
-    config: str | None
+    config: str | ConfigPatch | None
     seed: int
 
 
@@ -207,7 +273,8 @@ def run_one(spec: Spec, run: Run) -> tuple[dict[str, Any], list[tuple[str, str |
 
     t0 = time.perf_counter()
     cluster = load_cluster(run.snapshot, expand_workloads=spec.expand_workloads)
-    options = {"config": run.config, "seed": run.seed}
+    config = run.config.load() if isinstance(run.config, ConfigPatch) else run.config
+    options = {"config": config, "seed": run.seed}
     if spec.mode == "capacity":
         import yaml
 
@@ -228,13 +295,19 @@ def run_one(spec: Spec, run: Run) -> tuple[dict[str, Any], list[tuple[str, str |
         placements = [(r["pod"], r["host"]) for r in doc]
         errors = [r["error"] for r in doc if r["host"] is None and r["error"]]
     row = {"run": run.number, "snapshot": ",".join(run.snapshot),
-           "config": run.config or "default", "seed": run.seed, "mode": spec.mode,
+           "config": _label(run.config), "seed": run.seed, "mode": spec.mode,
            "pods": len(placements), "placed": sum(h is not None for _, h in placements),
            "unschedulable": sum(h is None for _, h in placements)}  # fmt: skip
     row.update(_allocation(cluster, placements, spec.mode, template))
     row["fit_error_reasons"] = json.dumps(_reasons(errors), sort_keys=True)
     row["seconds"] = time.perf_counter() - t0
     return row, placements
+
+
+def _label(config: str | ConfigPatch | None) -> str:
+    if isinstance(config, ConfigPatch):
+        return config.name
+    return config or "default"
 
 
 def _allocation(cluster: Any, placements: Sequence[tuple[str, str | None]], mode: str,

@@ -100,3 +100,23 @@ def test_the_command_writes_tables(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["metrics"][0]["placed"] == 6
     spec.write_text("snapshots: 3\n")
     assert main(["sweep", str(spec)]) == 2
+
+
+def test_a_patch_is_its_base_with_the_patch_merged(tmp_path):
+    cluster = _cluster(tmp_path)
+    most = {"profiles": [{"pluginConfig": [{"name": "NodeResourcesFit", "args": {
+        "scoringStrategy": {"type": "MostAllocated"}}}]}]}  # fmt: skip
+    spec = {"snapshots": [cluster], "seeds": [3], "tie_break": "go-rand",
+            "configs": ["default", {"name": "most", "patch": most}]}  # fmt: skip
+    rows = sweep(spec, jobs=1).metrics.to_pylist()
+    assert [r["config"] for r in rows] == ["default", "most"]
+    file = tmp_path / "most.yaml"
+    file.write_text(json.dumps({"apiVersion": "kubescheduler.config.k8s.io/v1beta3",
+                                "kind": "KubeSchedulerConfiguration", **most}))  # fmt: skip
+    alone = simulate(load_cluster(cluster), config=file, seed=3, tie_break="go-rand",
+                     scores="none")  # fmt: skip
+    patched = sweep({**spec, "configs": [{"name": "most", "patch": most}]}, jobs=1)
+    assert [p["host"] for p in patched.placements.to_pylist()] == alone.host_names
+    bad = {**spec, "configs": [{"patch": {"percentageOfNodesToScore": 300}}]}
+    with pytest.raises(InputError, match=r"'patch-0': percentageOfNodesToScore"):
+        sweep(bad)
