@@ -120,7 +120,7 @@ def _parser() -> argparse.ArgumentParser:
         "GPUs on used nodes, FitError reasons) and every run's placements.",
     )
     w.add_argument("spec", metavar="SPEC", help="the sweep file (YAML or JSON)")
-    w.add_argument("--format", choices=("json", "parquet", "arrow"), default="json")
+    w.add_argument("--format", choices=("json", "parquet", "arrow", "csv"), default="json")
     w.add_argument("-o", "--output", metavar="FILE|DIR", help="output (stdout for JSON)")
     w.add_argument("-j", "--jobs", type=_integer, default=None, metavar="N",
                    help="processes (default: one per core)")  # fmt: skip

@@ -120,3 +120,19 @@ def test_a_patch_is_its_base_with_the_patch_merged(tmp_path):
     bad = {**spec, "configs": [{"patch": {"percentageOfNodesToScore": 300}}]}
     with pytest.raises(InputError, match=r"'patch-0': percentageOfNodesToScore"):
         sweep(bad)
+
+
+def test_csv_tables(tmp_path):
+    cluster = _cluster(tmp_path)
+    spec = tmp_path / "sweep.yaml"
+    spec.write_text(f"snapshots: [{cluster}]\nseeds: [1, 2]\n")
+    out = tmp_path / "out"
+    for _ in range(2):  # (a second run replaces its own tables)
+        assert main(["sweep", str(spec), "--format", "csv", "-o", str(out), "-j", "1",
+                     "--quiet"]) == 0  # fmt: skip
+    import pyarrow.csv as pcsv
+
+    assert pcsv.read_csv(out / "metrics.csv").column("placed").to_pylist() == [6, 6]
+    assert pcsv.read_csv(out / "placements.csv").num_rows == 20
+    (out / "metrics.csv").write_text("mine\n")  # not kscore's: never replaced
+    assert main(["sweep", str(spec), "--format", "csv", "-o", str(out), "--quiet"]) == 2

@@ -50,9 +50,10 @@ from ..framework.result import ScoreResult
 if TYPE_CHECKING:
     import pyarrow as pa
 
-FORMATS = ("json", "parquet", "arrow")
-#: first bytes of each table format (Parquet; Arrow IPC file, i.e. Feather v2)
-_MAGIC = {"parquet": b"PAR1", "arrow": b"ARROW1"}
+FORMATS = ("json", "parquet", "arrow", "csv")
+#: first bytes of each table format (Parquet; Arrow IPC file, i.e. Feather v2; kscore's
+#: CSV tables, whose first column is ``run``: a sweep's)
+_MAGIC = {"parquet": b"PAR1", "arrow": b"ARROW1", "csv": b'"run",'}
 
 
 _quote = json.encoder.encode_basestring_ascii  # what json.dumps does to a str
@@ -605,6 +606,12 @@ def _write_batches(
 
     if fmt == "parquet":
         with pq.ParquetWriter(path, schema) as writer:
+            for batch in batches:
+                writer.write_batch(batch)
+    elif fmt == "csv":
+        import pyarrow.csv as pcsv
+
+        with pcsv.CSVWriter(path, schema) as writer:
             for batch in batches:
                 writer.write_batch(batch)
     else:
