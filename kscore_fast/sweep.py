@@ -28,6 +28,7 @@ are relative to the file.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import time
 from collections import Counter
@@ -240,7 +241,11 @@ def sweep(spec: str | os.PathLike[str] | Mapping[str, Any] | Spec, *, jobs: int 
                 progress(1)
     else:
         own = executor is None
-        pool = executor or ProcessPoolExecutor(max_workers=jobs)
+        # spawned, not forked: a fork copies numba's worker threads' locks mid-use, and
+        # whatever files and processes the caller holds
+        pool = executor or ProcessPoolExecutor(
+            max_workers=jobs, mp_context=multiprocessing.get_context("spawn")
+        )
         try:
             futures = [pool.submit(run_one, spec, run) for run in runs]
             done = []
