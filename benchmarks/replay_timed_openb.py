@@ -39,8 +39,8 @@ from benchmarks.compare_profile import GOREF  # noqa: E402
 from benchmarks.datasets import OPENB, openb_missing  # noqa: E402
 from kscore_fast import load_cluster  # noqa: E402
 from kscore_fast.io.openb import import_openb  # noqa: E402
+from kscore_fast.model.objects import object_key  # noqa: E402
 from kscore_fast.queue import TimedSimulator, read_events  # noqa: E402
-from kscore_fast.queue.events_file import pod_key  # noqa: E402
 from kscore_fast.queue.replay import _loaded_with_cluster  # noqa: E402
 from tests.differential.timed import differences  # noqa: E402
 
@@ -66,7 +66,7 @@ def kscore_loop(cluster: Path, events: Path, seed: int) -> tuple[float, dict]:
     later = _loaded_with_cluster(evs)
     loaded = load_cluster([cluster], objects=[e.arg for e in later])
     timed = TimedSimulator(loaded, config=CONFIG, tie_break="go-rand", seed=seed,
-                           later=[pod_key(e.arg) for e in later])  # fmt: skip
+                           later=[object_key(e.arg) for e in later])  # fmt: skip
     t0 = time.perf_counter()
     timed.replay(evs)
     return time.perf_counter() - t0, timed.result().to_dict()

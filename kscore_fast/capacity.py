@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InputError
+from .model.objects import object_key
 from .model.snapshot import Cluster
 from .simulator import Simulator
 
@@ -137,14 +138,26 @@ def capacity(cluster: Cluster, template: Any, *, config: Any = None, plugins: An
                     raise InputError(f"capacity: {sim._refused[key]}")
                 tried = sim._attempt(key)
                 if tried.host is None:
-                    return CapacityResult(_name(pod), len(hosts), tried.error, hosts)
+                    return CapacityResult(object_key(pod), len(hosts), tried.error, hosts)
                 hosts.append(tried.host)
-    return CapacityResult(_name(pod), len(hosts), None, hosts)
+    return CapacityResult(object_key(pod), len(hosts), None, hosts)
 
 
-def _name(pod: dict[str, Any]) -> str:
-    meta = pod["metadata"]
-    return f"{meta.get('namespace') or 'default'}/{meta['name']}"
+def read_object(path: str) -> Any:
+    """The one object of a YAML or JSON file (a template; InputError naming the file
+    otherwise)."""
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            docs = [d for d in yaml.safe_load_all(f) if d is not None]
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not YAML or JSON ({exc})") from None
+    if len(docs) != 1:
+        raise InputError(f"{path}: expected one object, found {len(docs)}")
+    return docs[0]
 
 
 # -- nodes to add ------------------------------------------------------------------------------
@@ -193,7 +206,7 @@ def nodes_to_add(cluster: Cluster, template: Any, node_template: Any, replicas: 
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise InputError(f"capacity: {name}: expected an integer >= 0, got {value!r}")
     base = str((node_template.get("metadata") or {}).get("name") or "node")
-    run = CapacityResult(_name(template_pod(template)), 0, None)
+    run = CapacityResult(object_key(template_pod(template)), 0, None)
     for k in range(max_nodes + 1):
         added = []
         for i in range(k):

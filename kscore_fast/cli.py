@@ -464,7 +464,7 @@ def _capacity(args: argparse.Namespace) -> int:
     from functools import partial as bind
 
     from .api import load_cluster
-    from .capacity import DEFAULT_MAX, capacity, drain, nodes_to_add, template_pod
+    from .capacity import DEFAULT_MAX, capacity, drain, nodes_to_add, read_object, template_pod
     from .io.output import prepare_output
 
     _import_plugin_modules(args.plugin_module)
@@ -482,10 +482,10 @@ def _capacity(args: argparse.Namespace) -> int:
                "notice": None if args.quiet else lambda t: _say(f"kscore: {t}")}  # fmt: skip
     inputs = list(args.paths)
     if args.pod is not None:
-        template = template_pod(_one_object(args.pod), f"--pod {args.pod}")
+        template = template_pod(read_object(args.pod), f"--pod {args.pod}")
         inputs.append(args.pod)
         if args.add_nodes is not None:
-            node = _one_object(args.add_nodes)
+            node = read_object(args.add_nodes)
             inputs.append(args.add_nodes)
             run = bind(nodes_to_add, template=template, node_template=node,
                        replicas=args.replicas, max_nodes=args.max_nodes)  # fmt: skip
@@ -525,22 +525,6 @@ def _sweep(args: argparse.Namespace) -> int:
             bar.close()
         out.write(result)
     return 0
-
-
-def _one_object(path: str) -> Any:
-    """The one object of a YAML or JSON file (InputError naming the file otherwise)."""
-    import yaml
-
-    try:
-        with open(path, encoding="utf-8") as f:
-            docs = [d for d in yaml.safe_load_all(f) if d is not None]
-    except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror or exc}") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not YAML or JSON ({exc})") from None
-    if len(docs) != 1:
-        raise InputError(f"{path}: expected one object, found {len(docs)}")
-    return docs[0]
 
 
 def _precompiling(use: str, args: argparse.Namespace, config: object) -> Any:

@@ -367,12 +367,9 @@ class Simulator:
         if seq is None:  # (no node: Schedule's ErrNoNodesAvailable, not a FitError)
             entry = self._cycles([i], True, "none").to_dict()["results"][0]
             return Attempt(None, 0, 0, entry["error"], None)
-        cache = self._cache
-        cache.listed = self._cluster.snapshot.node_names  # UpdateSnapshot
-        host = seq.step(i, self._tie, self._seed, self._rng, True)
+        host = self._step(i, pod, undo=False)
         feasible, evaluated = seq.one.counts()
         if host >= 0:
-            cache.bind(pod, self._cluster.snapshot.node_names[host])
             return Attempt(self._cluster.snapshot.node_names[host], feasible, evaluated,
                            None, None)  # fmt: skip
         if feasible == 0:  # a FitError (no result: no counts, as any failed cycle)
@@ -386,22 +383,25 @@ class Simulator:
         return Attempt(None, entry["feasibleNodes"], entry["evaluatedNodes"], entry["error"],
                        None)  # fmt: skip
 
-    def _step(self, i: int, bind: str | None = None) -> int:
+    def _step(self, i: int, bind: str | None = None, undo: bool = True) -> int:
         """One cycle of batch pod ``i`` on the step buffers (:meth:`_Sequence.step`), the
         pod bound to its host under the name ``bind`` if given: the host, or -1. An
-        exception (a plugin's, inside the loop; Ctrl-C) leaves everything as before."""
+        exception (a plugin's, inside the loop; Ctrl-C) leaves everything as before;
+        without ``undo``, the caller restores a copy it kept (nothing is kept to undo)."""
         seq, cache = self._seq, self._cache
         assert seq is not None
-        undo = (np.array([seq.bound[i]], np.int64), seq.start, self._rng.copy(), cache.listed)
+        before = (np.array([seq.bound[i]], np.int64), seq.start, self._rng.copy(),
+                  cache.listed) if undo else None  # fmt: skip
         try:
             cache.listed = self._cluster.snapshot.node_names  # UpdateSnapshot
             host = seq.step(i, self._tie, self._seed, self._rng, bind is not None)
             if bind is not None and host >= 0:
                 cache.bind(bind, self._cluster.snapshot.node_names[host])
         except BaseException:
-            if bind is not None:
-                cache.bound.pop(bind, None)
-            self._rollback(np.array([i], np.int64), *undo)
+            if before is not None:
+                if bind is not None:
+                    cache.bound.pop(bind, None)
+                self._rollback(np.array([i], np.int64), *before)
             raise
         return host
 

@@ -32,7 +32,7 @@ import multiprocessing
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from .capacity import capacity, read_object, template_pod
 from .errors import InputError
 
 MODES = ("score", "simulate", "capacity")
@@ -103,7 +104,8 @@ class Spec:
     seeds: list[int]
     mode: str = "simulate"
     tie_break: str = "uniform"
-    pod: str | None = None
+    #: capacity mode: the template pod (read and checked with the file)
+    pod: dict[str, Any] | None = None
     expand_workloads: bool = False
 
 
@@ -171,6 +173,10 @@ def read_spec(spec: str | os.PathLike[str] | Mapping[str, Any]) -> Spec:
     pod = spec.get("pod")
     if (mode == "capacity") != (pod is not None):
         raise InputError(f"{where}: pod: a template is needed in capacity mode only")
+    if pod is not None and not (isinstance(pod, str) and pod):
+        raise InputError(f"{where}: pod: expected a file")
+    template = None if pod is None else template_pod(read_object(str(base / pod)),
+                                                         f"{where}: pod")  # fmt: skip
     tie = spec.get("tie_break", "uniform")
     if tie not in ("uniform", "go-rand"):
         raise InputError(f"{where}: tie_break: expected uniform or go-rand, got {tie!r}")
@@ -180,7 +186,7 @@ def read_spec(spec: str | os.PathLike[str] | Mapping[str, Any]) -> Spec:
     return Spec(
         [paths(s, f"snapshots[{i}]") for i, s in enumerate(snaps)],
         resolved,
-        list(seeds), mode, tie, None if pod is None else str(base / pod), expand,
+        list(seeds), mode, tie, template, expand,
     )  # fmt: skip
 
 
@@ -233,29 +239,25 @@ def sweep(spec: str | os.PathLike[str] | Mapping[str, Any] | Spec, *, jobs: int 
     spec = spec if isinstance(spec, Spec) else read_spec(spec)
     runs = [Run(k, snap, cfg, seed) for k, (snap, cfg, seed) in enumerate(
         (s, c, d) for s in spec.snapshots for c in spec.configs for d in spec.seeds)]  # fmt: skip
-    if executor is None and (jobs == 1 or len(runs) == 1):
+    own = executor is None and jobs != 1 and len(runs) > 1
+    pool = executor
+    if own:  # spawned, not forked: a fork copies numba's worker threads' locks mid-use,
+        # and whatever files and processes the caller holds
+        pool = ProcessPoolExecutor(max_workers=jobs,
+                                   mp_context=multiprocessing.get_context("spawn"))  # fmt: skip
+    try:
+        if pool is None:  # (in this process)
+            results: Iterator[Any] = (run_one(spec, run) for run in runs)
+        else:
+            results = (f.result() for f in [pool.submit(run_one, spec, run) for run in runs])
         done = []
-        for run in runs:
-            done.append(run_one(spec, run))
+        for one in results:
+            done.append(one)
             if progress is not None:
                 progress(1)
-    else:
-        own = executor is None
-        # spawned, not forked: a fork copies numba's worker threads' locks mid-use, and
-        # whatever files and processes the caller holds
-        pool = executor or ProcessPoolExecutor(
-            max_workers=jobs, mp_context=multiprocessing.get_context("spawn")
-        )
-        try:
-            futures = [pool.submit(run_one, spec, run) for run in runs]
-            done = []
-            for f in futures:
-                done.append(f.result())
-                if progress is not None:
-                    progress(1)
-        finally:
-            if own:
-                pool.shutdown(cancel_futures=True)
+    finally:
+        if own and pool is not None:
+            pool.shutdown(cancel_futures=True)
     rows = [row for row, _ in done]
     metrics = pa.table(
         {
@@ -274,17 +276,13 @@ def sweep(spec: str | os.PathLike[str] | Mapping[str, Any] | Spec, *, jobs: int 
 def run_one(spec: Spec, run: Run) -> tuple[dict[str, Any], list[tuple[str, str | None]]]:
     """One run: its metrics row and its (pod, host) placements."""
     from .api import load_cluster, score, simulate
-    from .capacity import capacity
 
     t0 = time.perf_counter()
     cluster = load_cluster(run.snapshot, expand_workloads=spec.expand_workloads)
     config = run.config.load() if isinstance(run.config, ConfigPatch) else run.config
     options = {"config": config, "seed": run.seed}
-    if spec.mode == "capacity":
-        import yaml
-
-        assert spec.pod is not None
-        template = yaml.safe_load(Path(spec.pod).read_text(encoding="utf-8"))
+    template = spec.pod
+    if template is not None:  # (capacity mode)
         result = capacity(cluster, template, tie_break=spec.tie_break, **options)
         pods = [f"{result.template}-capacity-{k}" for k in range(len(result.hosts))]
         placements: list[tuple[str, str | None]] = list(zip(pods, result.hosts, strict=True))
@@ -292,7 +290,6 @@ def run_one(spec: Spec, run: Run) -> tuple[dict[str, Any], list[tuple[str, str |
         if errors:  # (the copy that fit nowhere)
             placements.append((f"{result.template}-capacity-{len(pods)}", None))
     else:
-        template = None
         run_fn = simulate if spec.mode == "simulate" else score
         kwargs = {"tie_break": spec.tie_break} if spec.mode == "simulate" else {}
         res = run_fn(cluster, scores="none", **options, **kwargs)
@@ -356,18 +353,19 @@ def _allocation(cluster: Any, placements: Sequence[tuple[str, str | None]], mode
     return out
 
 
-def _request_vector(template: Any, names: Sequence[str]) -> np.ndarray:
-    """The template pod's requests (``computePodResourceRequest``) per resource column."""
-    from .capacity import template_pod
+def _request_vector(template: dict[str, Any], names: Sequence[str]) -> np.ndarray:
+    """The requests (``computePodResourceRequest``) of a template pod
+    (:func:`~kscore_fast.capacity.template_pod`), per resource column."""
     from .io.load import read_inputs
     from .plugins.noderesources.fit_reference import compute_pod_resource_request
 
-    objs, _ = read_inputs([], [template_pod(template)])
+    objs, _ = read_inputs([], [template])
     request = compute_pod_resource_request(objs.pods[0])
     fixed = {"cpu": request.milli_cpu, "memory": request.memory,
              "ephemeral-storage": request.ephemeral_storage}  # fmt: skip
-    scalars = request.scalar_resources or {}
-    return np.array([fixed.get(n, scalars.get(n, 0)) for n in names], dtype=np.float64)
+    return np.array(
+        [fixed[n] if n in fixed else request.scalar(n) for n in names], dtype=np.float64
+    )
 
 
 def _reasons(errors: Sequence[str]) -> dict[str, int]:

@@ -84,11 +84,11 @@ class KssPods:
 
 def pending_objects(paths: Sequence[str]) -> dict[str, dict[str, Any]]:
     """The input's pods without ``spec.nodeName``, by ``namespace/name`` (read again)."""
+    from ..model.objects import object_key
     from .workloads import raw_objects
 
     out = {}
     for obj in raw_objects(paths, "--format kss"):
         if obj.get("kind") == "Pod" and not (obj.get("spec") or {}).get("nodeName"):
-            meta = obj.get("metadata") or {}
-            out[f"{meta.get('namespace') or 'default'}/{meta.get('name')}"] = dict(obj)
+            out[object_key(obj)] = dict(obj)
     return out

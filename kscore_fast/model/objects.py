@@ -10,6 +10,9 @@ of ``""`` is kept as is: only the manifest loader maps a missing namespace to
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import msgspec
 
 from .quantity import Quantity
@@ -215,6 +218,13 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
     def controller_ref(self) -> OwnerReference | None:
         """``metav1.GetControllerOfNoCopy``: the first reference with controller=true."""
         return controller_of(self.owner_references)
+
+
+def object_key(obj: Mapping[str, Any]) -> str:
+    """``namespace/name`` of an object as parsed (``default`` when it names no namespace),
+    as :attr:`PodRecord.key` is of a record."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 
 
 def controller_of(refs: tuple[OwnerReference, ...]) -> OwnerReference | None:

@@ -35,12 +35,6 @@ class TimedEvent:
     where: str = ""
 
 
-def pod_key(obj: Mapping[str, Any]) -> str:
-    """``namespace/name`` of a Pod object (namespace ``default`` when absent)."""
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
-
-
 def time_ns(value: Any, where: str) -> int:
     """``value`` seconds as an exact count of nanoseconds (an int, a Decimal, or a float
     whose shortest repr is meant); it must come to a whole number of nanoseconds.

@@ -9,8 +9,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import InputError
+from ..model.objects import object_key
 from ..model.snapshot import Cluster
-from .events_file import TimedEvent, pod_key, read_events, timed_events
+from .events_file import TimedEvent, read_events, timed_events
 from .result import TimedResult
 from .timed import TimedSimulator, _all_timed
 
@@ -42,7 +43,7 @@ def replay_timed(cluster: Cluster | str | os.PathLike[str] | Sequence[Any], even
             raise _named(exc, later) from None
         if notice is not None and (line := cluster.warning()):
             notice(line)
-    keys = [pod_key(e.arg) for e in later]
+    keys = [object_key(e.arg) for e in later]
     for e, key in zip(later, keys, strict=True):
         if key in cluster.refused_pods:
             raise InputError(f"{e.where}: addPod: {cluster.refused_pods[key]}")
@@ -63,11 +64,11 @@ def _loaded_with_cluster(events: list[TimedEvent]) -> list[TimedEvent]:
         if e.op == "delete" and e.arg not in arrivals:
             deleted_first.add(e.arg)
         elif e.op == "addPod":
-            key = pod_key(e.arg)
+            key = object_key(e.arg)
             arrivals[key] = arrivals.get(key, 0) + 1
     return [e for e in events
-            if e.op == "addPod" and not _bound(e.arg) and arrivals[pod_key(e.arg)] == 1
-            and pod_key(e.arg) not in deleted_first]  # fmt: skip
+            if e.op == "addPod" and not _bound(e.arg) and arrivals[object_key(e.arg)] == 1
+            and object_key(e.arg) not in deleted_first]  # fmt: skip
 
 
 def _bound(pod: dict[str, Any]) -> bool:

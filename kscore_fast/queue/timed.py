@@ -24,13 +24,13 @@ from typing import Any
 from .. import params
 from ..errors import InputError
 from ..framework.cluster_events import ASSIGNED_POD_DELETE, NODE_ADD, event_map
-from ..model.objects import PodRecord
+from ..model.objects import PodRecord, object_key
 from ..model.snapshot import Cluster
 from ..plugins.interpodaffinity.reference import AffinityTerm, PodInfo
 from ..plugins.noderesources.fit_reference import compute_pod_resource_request
 from ..plugins.noderesources.resources import columns
 from ..simulator import Simulator
-from .events_file import NS, TimedEvent, pod_key, time_ns, timed_events
+from .events_file import NS, TimedEvent, time_ns, timed_events
 from .precheck import pre_check_for_node
 from .priority_queue import SECOND, PriorityQueue, QueuedPod
 from .result import TimedResult
@@ -255,7 +255,7 @@ class TimedSimulator:
 
     def _addPod(self, obj: dict[str, Any]) -> None:
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-        key = pod_key(obj)
+        key = object_key(obj)
         if spec.get("nodeName") or key not in self._later:
             key = self.sim._add_pod(obj)
             record = self.sim._cache.existing.get(key)
@@ -307,9 +307,6 @@ class TimedSimulator:
 
     def _assigned(self, pod: PodRecord) -> None:
         """``AssignedPodAdded``: pods waiting on a required affinity term ``pod`` matches."""
-        if not self.queue.unschedulable:  # (nothing to match: only the move request)
-            self.queue.assigned_pod_added(_no_match)
-            return
         labels = self._ns_labels.get(pod.namespace)
 
         def matches(waiting: QueuedPod) -> bool:
@@ -337,8 +334,7 @@ class TimedSimulator:
         i = sim._index.get(key)
         if i is None or sim._stale:
             request = compute_pod_resource_request(pod)
-            gpus = (request.scalar_resources or {}).get(GPU, 0)
-            return request.milli_cpu, request.memory, gpus
+            return request.milli_cpu, request.memory, request.scalar(GPU)
         cols = columns(sim._cluster.snapshot, sim._cluster.batch)
         if self._gpu_column[0] is not cols:
             self._gpu_column = (cols, cols.column(GPU))
@@ -361,10 +357,6 @@ class TimedSimulator:
         timeline = {name: list(values) for name, values in zip(TIMELINE, columns_, strict=True)}
         return TimedResult(list(self.attempts), pods, sorted(self.queue.pending()), self.now,
                            timeline)  # fmt: skip
-
-
-def _no_match(waiting: QueuedPod) -> bool:
-    return False
 
 
 def _required_affinity_terms(pod: PodRecord) -> list[AffinityTerm]:
