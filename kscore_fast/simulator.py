@@ -53,8 +53,11 @@ def _serialized(method: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(method)
     def call(self: Simulator, *args: Any, **kwargs: Any) -> Any:
-        with self._exclusive(method.__name__):
+        self._acquire(method.__name__)  # (not a generator context: ~1 µs a call less)
+        try:
             return method(self, *args, **kwargs)
+        finally:
+            self._release()
 
     return call
 
@@ -94,6 +97,15 @@ class Simulator:
         """The simulator's lock held for call ``name`` (see :func:`_serialized`); a
         caller holding it (:class:`kscore_fast.queue.TimedSimulator`) may use the
         unserialized methods within."""
+        self._acquire(name)
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _acquire(self, name: str) -> None:
+        """Take the lock for call ``name``: refused from inside another call of this
+        thread (a callback), else waiting for another thread's call."""
         me = threading.get_ident()
         if not self._lock.acquire(blocking=False):
             running = self._running
@@ -103,11 +115,10 @@ class Simulator:
                                  "time")  # fmt: skip
             self._lock.acquire()
         self._running = (name, me)
-        try:
-            yield
-        finally:
-            self._running = None
-            self._lock.release()
+
+    def _release(self) -> None:
+        self._running = None
+        self._lock.release()
 
     # -- the plugins' states -------------------------------------------------------------
 
