@@ -528,8 +528,7 @@ class Simulator:
         # (a pod on a node that is absent counts nowhere: bound[i] is -1)
         if not self._stale and seq is not None and i is not None and seq.bound[i] >= 0:
             try:
-                seq.kernels.remove_pod(seq.aids, seq.table, seq.cache, i,
-                                       np.int64(seq.bound[i]))  # fmt: skip
+                seq.remove(i, int(seq.bound[i]))
             except BaseException:  # (a plugin's error)
                 seq.undo_in_flight()
                 raise

@@ -109,3 +109,41 @@ def _bad_call(address, arr):  # pragma: no cover - compiled
 def test_a_call_that_does_not_fit_the_signature_is_refused_when_compiled():
     with pytest.raises(numba.core.errors.TypingError, match="argument 0 of the entry"):
         _bad_call(0, np.zeros(1, dtype=np.int64))
+
+
+def _packed_entry(ty):
+    load = _native.state_loader(ty)
+
+    @numba.njit
+    def kernel(a, k, flag, seed, tail):  # pragma: no cover - compiled
+        a[k] += 1
+        return a.sum() + (1000 if flag else 0) + np.int64(seed % np.uint64(100)) + tail[0]
+
+    @numba.njit
+    def entry(address):  # pragma: no cover - compiled
+        return kernel(*load(address))
+
+    return entry
+
+
+def test_a_packed_call_rewrites_its_scalars_and_borrows_its_arrays():
+    """PackedCall: the arguments packed once; each call rewrites the scalars named (int64,
+    bool, uint64: each its own width) and reaches the same arrays."""
+    a, tail = np.zeros(4, np.int64), (np.array([5], np.int64),)
+    args = (a, 0, False, np.uint64(7), tail)
+    ty = numba.typeof(args)
+    call = _native.PackedCall(_packed_entry(ty), args, ty, (1, 2, 3), (a,))
+    assert call(2, True, np.uint64(2**64 - 1)) == 1 + 1000 + 15 + 5
+    assert call(3, False, np.uint64(42)) == 2 + 42 + 5
+    assert a.tolist() == [0, 0, 1, 1]
+    assert call.current(a) and not call.current(a.copy())
+
+
+def test_a_packed_call_refuses_arguments_of_another_type():
+    args = (np.zeros(4, np.int64), 0, False, np.uint64(7), (np.array([5], np.int64),))
+    ty = numba.typeof(args)
+    other = (args[0].astype(np.int32), *args[1:])
+    with pytest.raises(TypeError, match="expected"):
+        _native.PackedCall(_packed_entry(ty), other, ty, (1,), ())
+    with pytest.raises(TypeError, match="array"):
+        _native.PackedCall(_packed_entry(ty), args, ty, (0,), ())

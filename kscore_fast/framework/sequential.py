@@ -19,9 +19,12 @@ returns to Python once per chunk of pods, which records them in the result.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
+from numba.core import types
 
 from .._jit import inline_kernel, kernel, unrefcounted_kernel
+from .._native import call, function_address, state_loader
 from . import cached_scoring, cycle_cache, gorand, scoring, search
 from .abi import ASSUME, REMOVE, STATE, call_bind
 from .selection import _draw
@@ -229,6 +232,42 @@ def simulate_chunk(
     return start
 
 
+def _array(dtype: types.Type, ndim: int = 1) -> types.Array:
+    return types.Array(dtype, ndim, "C")
+
+
+_I64, _I32, _B = types.int64, types.int32, types.boolean
+_CACHE = numba.typeof(cycle_cache.new_cache(0, 0, 0))
+#: :func:`simulate_chunk`'s arguments as one tuple: the type :func:`simulate_packed`
+#: reads (``_native.pack`` of the argument tuple must give exactly this type)
+CHUNK_ARGS = types.Tuple((
+    _array(_I64), _array(_I64), _array(_I64), _array(_I64, 2), _array(_B), _array(_I64),
+    _array(_I64, 2), _CACHE, _array(_I64), _array(_I64),
+    _array(types.int8), _array(_I32), _array(_I32), _array(_I64), _array(_B),
+    _I64, _I64, _I64, _I64, types.uint64, _array(_I64), _B, _B, _B,
+    _array(_I64), _array(_I64), _array(_I64), _array(_I64), _array(_I64), _array(_I64),
+    _array(_I32), _array(_I64, 2), _array(types.uint8, 2), _array(_I64), _array(_I64),
+    _array(_I32), _array(_I64), _array(_I64), _array(_I64, 2),
+))  # fmt: skip
+_load_chunk_args = state_loader(CHUNK_ARGS)
+_call_chunk = call(CHUNK_ARGS.types)
+
+
+@kernel
+def simulate_packed(function, address):  # pragma: no cover - compiled
+    """:func:`simulate_chunk`, compiled at ``function`` (:func:`simulate_chunk_address`),
+    on its arguments packed at ``address``: a step of the ``Simulator`` passes two
+    integers from Python instead of 39 arguments, which numba would type one by one at
+    every call. (Called by address, so that this kernel's compiled code does not hold a
+    copy of the whole loop: ~1 s of compilation and 45 ms of loading.)"""
+    return _call_chunk(function, *_load_chunk_args(address))
+
+
+def simulate_chunk_address() -> int:
+    """The address of :func:`simulate_chunk`'s compiled code for :data:`CHUNK_ARGS`."""
+    return function_address(simulate_chunk, CHUNK_ARGS.types)
+
+
 @unrefcounted_kernel
 def _change(aids, table, cache, pod, node, bind):  # pragma: no cover - compiled
     """``pod`` bound to ``node`` (``bind``), or deleted from it, in the state of every plugin
@@ -258,3 +297,15 @@ def assume_pods(aids, table, cache, pods, nodes):  # pragma: no cover - compiled
 def remove_pod(aids, table, cache, pod, node):  # pragma: no cover - compiled
     """Delete ``pod``, bound to ``node``, from the state of every plugin of rows ``aids``."""
     _change(aids, table, cache, pod, node, np.bool_(False))
+
+
+#: :func:`remove_pod`'s arguments as one tuple (see :data:`CHUNK_ARGS`)
+REMOVE_ARGS = types.Tuple((_array(_I64), _array(_I64, 2), _CACHE, _I64, _I64))
+_load_remove_args = state_loader(REMOVE_ARGS)
+
+
+@kernel
+def remove_packed(address):  # pragma: no cover - compiled
+    """:func:`remove_pod` on its arguments packed at ``address``."""
+    remove_pod(*_load_remove_args(address))
+    return np.int64(0)

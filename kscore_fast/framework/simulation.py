@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _native
 from ..errors import ConfigError, UnsupportedError
 from ..model.objects import PodRecord
 from ..model.snapshot import ClusterSnapshot, PodBatch, pod_twins
@@ -86,6 +87,7 @@ class _Sequence(_Run):
         self.const_ok = normalizes_equal_equally(self.score_plugins)
         #: one step's buffers (:meth:`step`), made at the first
         self.one: _Out | None = None
+        self._remove: _native.PackedCall | None = None
 
     def owned(self, states: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """The states with their own copies of what binds change (``own_state``), for
@@ -153,7 +155,14 @@ class _Sequence(_Run):
                 bad: np.ndarray, tie: int, seed: int, rng: np.ndarray, keep: bool,
                 commit: bool, out: _Out) -> None:  # fmt: skip
         """The compiled loop over ``pods`` (``bad``: PreScore fails), into ``out``."""
-        self.start = self.kernels.simulate_chunk(
+        args = self.chunk_args(pods, ops, nominated, bad, tie, seed, rng, keep, commit, out)
+        self.start = self.kernels.simulate_chunk(*args)
+
+    def chunk_args(self, pods: np.ndarray, ops: np.ndarray, nominated: np.ndarray,
+                   bad: np.ndarray, tie: int, seed: int, rng: np.ndarray, keep: bool,
+                   commit: bool, out: _Out) -> tuple[Any, ...]:  # fmt: skip
+        """:func:`.sequential.simulate_chunk`'s arguments, in its order."""
+        return (
             self.fids, self.sids, self.weights, self.kinds, self.const_ok, self.aids, self.table,
             self.cache, self.groups, pods, ops, self.bound, nominated, pods, bad, self.start,
             self.num_to_find, self.n_nodes, tie, np.uint64(seed % 2**64), rng, self.explain,
@@ -172,9 +181,28 @@ class _Sequence(_Run):
         one.pods[0] = pod
         one.nominated[0] = self.batch.nominated[pod]
         one.bad[0] = pod in self.prescore_errors
-        self._kernel(one.pods, one.ops, one.nominated, one.bad, tie, seed, rng, False, commit,
-                     one)  # fmt: skip
+        call = one.call
+        if call is None or not call.current(self.table, self.cache, self.bound, rng):
+            # (packed once: a step from Python then passes one integer, not 39 arguments)
+            args = self.chunk_args(one.pods, one.ops, one.nominated, one.bad, tie, seed, rng,
+                                   False, commit, one)  # fmt: skip
+            call = one.call = _native.PackedCall(
+                sequential.simulate_packed, args, sequential.CHUNK_ARGS, _STEP_SCALARS,
+                (self.table, self.cache, self.bound, rng),
+                (sequential.simulate_chunk_address(),))  # fmt: skip
+        self.start = call(self.start, tie, seed % 2**64, commit)
         return int(one.hosts[0])
+
+    def remove(self, pod: int, node: int) -> None:
+        """Delete batch pod ``pod``, bound to ``node``, from every plugin's state (through
+        its arguments packed once, as a step's)."""
+        call = self._remove
+        if call is None or not call.current(self.aids, self.table, self.cache):
+            args = (self.aids, self.table, self.cache, pod, node)
+            call = self._remove = _native.PackedCall(
+                sequential.remove_packed, args, sequential.REMOVE_ARGS, (3, 4),
+                (self.aids, self.table, self.cache))  # fmt: skip
+        call(pod, node)
 
     def fit_failure(self) -> tuple[str, frozenset[str]]:
         """After a :meth:`step` whose pod fit no node: its ``FitError`` message and the
@@ -265,6 +293,10 @@ def _keep_entries(ptr: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return np.concatenate((ptr[:1], ptr[1:][keep]))
 
 
+#: positions in simulate_chunk's arguments of ``start``, ``tie``, ``seed`` and ``commit``
+_STEP_SCALARS = (15, 18, 19, 23)
+
+
 class _Out:
     """What the sequential kernel fills for a chunk of ``c`` pods (see
     :func:`.sequential.simulate_chunk`), and the chunk's per-pod inputs when it is one
@@ -286,6 +318,8 @@ class _Out:
         self.fail_rows = np.empty((c if filters else 0, n_nodes), np.int64)
         self.pods, self.ops = np.zeros(1, np.int64), np.zeros(1, np.int8)
         self.nominated, self.bad = np.zeros(1, np.int32), np.zeros(1, np.bool_)
+        #: a step's packed call on these buffers (:meth:`_Sequence.step`), made at the first
+        self.call: _native.PackedCall | None = None
 
     def counts(self, i: int = 0) -> tuple[int, int]:
         """Pod ``i``'s feasible and evaluated nodes as the search found them (a pod that

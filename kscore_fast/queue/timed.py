@@ -70,8 +70,8 @@ class TimedSimulator:
         #: the latest event time (or ``until``) replayed: later events may not be earlier
         #: (events due before the clock, as at time 0, apply at once: docs/queue.md)
         self._horizon = 0
-        #: one row per scheduling cycle (docs/queue.md)
-        self.attempts: list[dict[str, Any]] = []
+        #: one row per scheduling cycle (docs/queue.md), as kept (:attr:`attempts`)
+        self._attempts: list[tuple[Any, ...]] = []
         self._later = set(later)
         self._ops = {"addPod": self._addPod, "delete": self._delete, "addNode": self._addNode,
                      "removeNode": self._removeNode}  # fmt: skip
@@ -83,7 +83,8 @@ class TimedSimulator:
         #: [pods, CPU millicores, memory bytes, GPUs]; each bound pod's requests
         self._usage = [0, 0, 0, 0]
         self._requests: dict[str, tuple[int, int, int]] = {}
-        self._gpu_column: tuple[Any, int] = (None, -1)
+        #: the batch's resource columns, and each pending pod's requests from them
+        self._batch_requests: tuple[Any, list[tuple[int, int, int]]] = (None, [])
         self._terms: dict[str, list[AffinityTerm]] = {}
         self._ns_labels = {ns.name: dict(ns.labels) for ns in self.sim._cache.namespaces}
         cache = self.sim._cache
@@ -152,7 +153,7 @@ class TimedSimulator:
             books,
             set(self._later),
             dict(self._terms),
-            len(self.attempts),
+            len(self._attempts),
             len(self._rows),
         )
 
@@ -163,7 +164,7 @@ class TimedSimulator:
         self.queue, self._story, self._usage, self._requests = books
         self.queue.clock = lambda: self.now
         self._later, self._terms = later, terms
-        del self.attempts[n_attempts:]
+        del self._attempts[n_attempts:]
         del self._rows[n_rows:]
 
     def _run(self, todo: deque[TimedEvent], until: int | None,
@@ -178,10 +179,12 @@ class TimedSimulator:
                 progress(self.now // NS - shown)
                 shown = self.now // NS
             if self.next_backoff <= self.now:
-                queue.flush_backoff_completed()
+                if queue.backoff.size:  # (a flush of an empty sub-queue finds nothing)
+                    queue.flush_backoff_completed()
                 self.next_backoff += BACKOFF_FLUSH
             if self.next_leftover <= self.now:
-                queue.flush_unschedulable_leftover()
+                if queue.unschedulable:
+                    queue.flush_unschedulable_leftover()
                 self.next_leftover += LEFTOVER_FLUSH
             if queue.active.size:
                 self._cycle()
@@ -234,14 +237,9 @@ class TimedSimulator:
             if tried.rejecting is not None:
                 pod.unschedulable_plugins = tried.rejecting
             where = queue.add_unschedulable_if_not_present(pod, queue.scheduling_cycle)
-        self.attempts.append({
-            "time": self.now / NS, "timeNs": self.now, "pod": pod.key,
-            "attempt": pod.attempts, "cycle": queue.scheduling_cycle, "host": tried.host,
-            "error": tried.error, "feasibleNodes": tried.feasible,
-            "evaluatedNodes": tried.evaluated,
-            "unschedulablePlugins": [] if tried.host else sorted(pod.unschedulable_plugins),
-            "queue": where,
-        })  # fmt: skip
+        # (a tuple: rows are made dicts when asked for, :attr:`attempts`)
+        self._attempts.append((self.now, pod.key, pod.attempts, queue.scheduling_cycle, tried,
+                               pod.unschedulable_plugins, where))  # fmt: skip
         self._record_timeline()
         self.now += 1
 
@@ -336,11 +334,17 @@ class TimedSimulator:
             request = compute_pod_resource_request(pod)
             return request.milli_cpu, request.memory, request.scalar(GPU)
         cols = columns(sim._cluster.snapshot, sim._cluster.batch)
-        if self._gpu_column[0] is not cols:
-            self._gpu_column = (cols, cols.column(GPU))
-        gpu = self._gpu_column[1]
-        row = cols.pod_add[i].tolist()
-        return row[0], row[1], row[gpu] if gpu >= 0 else 0
+        if self._batch_requests[0] is not cols:  # (the batch's, once per batch)
+            gpu = cols.column(GPU)
+            add = cols.pod_add
+            rows = zip(
+                add[:, 0].tolist(),
+                add[:, 1].tolist(),
+                add[:, gpu].tolist() if gpu >= 0 else [0] * len(add),
+                strict=True,
+            )
+            self._batch_requests = (cols, list(rows))
+        return self._batch_requests[1][i]
 
     def _record_timeline(self) -> None:
         queue, usage = self.queue, self._usage
@@ -349,13 +353,24 @@ class TimedSimulator:
 
     # -- results -------------------------------------------------------------------------------
 
+    @property
+    def attempts(self) -> list[dict[str, Any]]:
+        """One row per scheduling cycle so far (docs/queue.md), in order."""
+        return [
+            {"time": now / NS, "timeNs": now, "pod": key, "attempt": attempt, "cycle": cycle,
+             "host": tried.host, "error": tried.error, "feasibleNodes": tried.feasible,
+             "evaluatedNodes": tried.evaluated,
+             "unschedulablePlugins": [] if tried.host else sorted(plugins), "queue": where}
+            for now, key, attempt, cycle, tried, plugins, where in self._attempts
+        ]  # fmt: skip
+
     def result(self) -> TimedResult:
         """The attempts so far, each pod's story, the pods still queued, the clock."""
         pods = [{"pod": key, "arrivalNs": s[0], "attempts": s[1], "boundNs": s[2],
                  "host": s[3], "state": s[4]} for key, s in self._story.items()]  # fmt: skip
         columns_ = list(zip(*self._rows, strict=True)) or [()] * len(TIMELINE)
         timeline = {name: list(values) for name, values in zip(TIMELINE, columns_, strict=True)}
-        return TimedResult(list(self.attempts), pods, sorted(self.queue.pending()), self.now,
+        return TimedResult(self.attempts, pods, sorted(self.queue.pending()), self.now,
                            timeline)  # fmt: skip
 
 
