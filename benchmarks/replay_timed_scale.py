@@ -3,8 +3,8 @@ up to 15,000 nodes and 100,000 arrivals, with their departures.
 
     python benchmarks/replay_timed_scale.py [--scales 0.25,0.5,1]
 
-At scale 1: openb's 1,523 nodes ten times (15,230 nodes) and its 6,090 pods sixteen
-times (97,440 arrivals, copy c's times shifted by c seconds so that the copies
+At scale 1: openb's 1,523 nodes ten times (15,230 nodes) and its 6,090 pods seventeen
+times (103,530 arrivals, copy c's times shifted by c seconds so that the copies
 interleave), imported with ``kscore import openb --events --qos-priorities``; a
 smaller scale takes that share of the node copies and of the pod copies. Each run is a
 fresh ``kscore simulate DIR --events FILE --tie-break go-rand`` process (kernels cached
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.datasets import OPENB, openb_missing  # noqa: E402
 from kscore_fast.io.openb import import_openb  # noqa: E402
 
-NODE_COPIES, POD_COPIES = 10, 16
+NODE_COPIES, POD_COPIES = 10, 17
 
 
 def scaled_trace(work: Path, scale: float) -> tuple[Path, Path, int, int]:

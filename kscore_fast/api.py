@@ -24,6 +24,7 @@ from .io.load import ProgressFactory, read_inputs
 from .model.objects import NamespaceRecord
 from .model.priority import admit
 from .model.snapshot import Cluster, build_cluster
+from .model.storage import Storage
 from .profile import PluginsSpec, build_framework, framework_for_profile
 
 PathLike = str | os.PathLike[str]
@@ -58,7 +59,7 @@ def load_cluster(
     objs, report = read_inputs(paths, objects, progress)
     admitted = admit(objs.pods, objs.priority_classes)
     cluster = build_cluster(objs.nodes, admitted.pods, objs.services, objs.controllers,
-                            objs.namespaces)  # fmt: skip
+                            objs.namespaces, storage=Storage.of(objs.storage))  # fmt: skip
     cluster.priority_classes = objs.priority_classes
     cluster.refused_pods, cluster.differing_priorities = admitted.refused, admitted.differing
     cluster.skipped_kinds = dict(objs.skipped)
@@ -161,7 +162,8 @@ def in_order(cluster: Cluster, order: Sequence[int]) -> Cluster:
     pending = [cluster.batch.pods[i] for i in order]
     controllers = [c for kind in snap.controllers.values() for c in kind]
     namespaces = [NamespaceRecord(n, labels) for n, labels in snap.namespace_labels.items()]
-    out = build_cluster(nodes, [*snap.pods, *pending], snap.services, controllers, namespaces)
+    out = build_cluster(nodes, [*snap.pods, *pending], snap.services, controllers, namespaces,
+                        storage=snap.storage)  # fmt: skip
     for name in ("orphaned_pods", "terminated_pods", "deleting_pending_pods",
                  "pvc_pending_pods", "skipped_kinds", "skipped_files", "empty_dirs",
                  "priority_classes", "refused_pods", "differing_priorities"):  # fmt: skip

@@ -72,7 +72,7 @@ def pod(
     node_affinity: NodeAffinity | None = None,
     scheduler_name: str = DEFAULT_SCHEDULER_NAME,
     priority: int | None = None,
-    pvc_volumes: int = 0,
+    claims: tuple[str, ...] = (),
     pod_affinity: PodAffinity | None = None,
     pod_anti_affinity: PodAffinity | None = None,
 ) -> PodRecord:
@@ -105,7 +105,7 @@ def pod(
         node_selector=dict(node_selector or {}),
         node_affinity=node_affinity,
         tolerations=tuple(tolerations),
-        pvc_volumes=pvc_volumes,
+        claims=claims,
         pod_affinity=pod_affinity,
         pod_anti_affinity=pod_anti_affinity,
     )

@@ -84,10 +84,10 @@ def test_reprs_are_short(cluster):
     )
     result = ks.score(cluster, scores="top:3")
     assert repr(result) == (
-        "ScoreResult(40 pods: 40 placed, 0 not; 36 nodes, 8 score plugins, scores=top:3)"
+        "ScoreResult(40 pods: 37 placed, 3 not; 36 nodes, 8 score plugins, scores=top:3)"
     )
     sim = ks.Simulator(cluster, tie_break="go-rand")
-    assert repr(sim) == ("Simulator(36 nodes, 40 pending pods (0 bound), 8 filter and 8 score "
+    assert repr(sim) == ("Simulator(36 nodes, 40 pending pods (0 bound), 9 filter and 8 score "
                          "plugins, tie_break='go-rand')")  # fmt: skip
     assert all(len(repr(x)) < 200 for x in (cluster.snapshot, cluster.batch))
 

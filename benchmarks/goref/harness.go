@@ -201,6 +201,17 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 	for _, o := range in.Namespaces { // InterPodAffinity's namespaceSelector lister
 		objs = append(objs, o)
 	}
+	// The volume plugins' listers (VolumeZone, VolumeBinding, ...); their informers are
+	// registered by the plugins' New (NewFramework below), before the factory starts.
+	for _, o := range in.PVCs {
+		objs = append(objs, o)
+	}
+	for _, o := range in.PVs {
+		objs = append(objs, o)
+	}
+	for _, o := range in.StorageClasses {
+		objs = append(objs, o)
+	}
 	client := fake.NewSimpleClientset(objs...)
 	informerFactory := informers.NewSharedInformerFactory(client, 0)
 

@@ -1,7 +1,7 @@
 package main
 
 // Input loading per docs/contract.md ("Input"): files and directories, multi-document
-// YAML, *List kinds, the six used kinds, namespace and request defaulting, phase filtering, bound
+// YAML, *List kinds, the used kinds, namespace and request defaulting, phase filtering, bound
 // pods to absent nodes, pending pods in input order. YAML is turned into JSON by
 // sigs.k8s.io/yaml and JSON is decoded into the typed k8s.io/api structs.
 
@@ -19,6 +19,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -26,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
+	storagev1defaults "k8s.io/kubernetes/pkg/apis/storage/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -48,6 +50,11 @@ type inputSet struct {
 	RSs         []*appsv1.ReplicaSet
 	SSs         []*appsv1.StatefulSet
 	Namespaces  []*v1.Namespace
+	// what the volume plugins read (VolumeZone, VolumeBinding, ...), defaulted as the
+	// API server stores them
+	PVCs           []*v1.PersistentVolumeClaim
+	PVs            []*v1.PersistentVolume
+	StorageClasses []*storagev1.StorageClass
 	// the PriorityClasses the Priority admission plugin reads (admission.go)
 	PriorityClasses []*schedulingv1.PriorityClass
 	// the messages of the pods that plugin refused (left out), input order
@@ -264,7 +271,8 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		return nil
 	}
 	switch kind {
-	case "Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Namespace", "PriorityClass":
+	case "Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Namespace", "PriorityClass",
+		"PersistentVolumeClaim", "PersistentVolume", "StorageClass":
 	default:
 		ld.in.SkippedKinds[kind]++
 		return nil
@@ -282,7 +290,8 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		ns = metav1.NamespaceDefault
 	}
 	what := fmt.Sprintf("%s %s/%s", kind, ns, name)
-	clusterScoped := kind == "Node" || kind == "Namespace" || kind == "PriorityClass"
+	clusterScoped := kind == "Node" || kind == "Namespace" || kind == "PriorityClass" ||
+		kind == "PersistentVolume" || kind == "StorageClass"
 	if clusterScoped {
 		what = kind + " " + name
 	}
@@ -311,6 +320,12 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		target = &v1.Namespace{}
 	case "PriorityClass":
 		target = &schedulingv1.PriorityClass{}
+	case "PersistentVolumeClaim":
+		target = &v1.PersistentVolumeClaim{}
+	case "PersistentVolume":
+		target = &v1.PersistentVolume{}
+	case "StorageClass":
+		target = &storagev1.StorageClass{}
 	}
 	if err := json.Unmarshal(raw, target); err != nil {
 		return inputErrorf("%s: %s: %v", loc, what, err)
@@ -369,6 +384,30 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
 		if len(errs) == 0 {
 			ld.in.Namespaces = append(ld.in.Namespaces, o)
+		}
+	case *v1.PersistentVolumeClaim:
+		o.Namespace = ns
+		// The API server's defaulting (phase Pending, volumeMode Filesystem, ...).
+		corev1defaults.SetObjectDefaults_PersistentVolumeClaim(o)
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		if len(errs) == 0 {
+			ld.in.PVCs = append(ld.in.PVCs, o)
+		}
+	case *v1.PersistentVolume:
+		o.Namespace = ""
+		// The API server's defaulting (phase Pending, reclaim policy Retain, ...).
+		corev1defaults.SetObjectDefaults_PersistentVolume(o)
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		if len(errs) == 0 {
+			ld.in.PVs = append(ld.in.PVs, o)
+		}
+	case *storagev1.StorageClass:
+		o.Namespace = ""
+		// The API server's defaulting: reclaimPolicy Delete, volumeBindingMode Immediate.
+		storagev1defaults.SetObjectDefaults_StorageClass(o)
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		if len(errs) == 0 {
+			ld.in.StorageClasses = append(ld.in.StorageClasses, o)
 		}
 	case *v1.Service:
 		o.Namespace = ns
@@ -438,8 +477,9 @@ func validatePodSelectors(p *v1.Pod) field.ErrorList {
 	return errs
 }
 
-// checkQuantities parses the resource quantities of pods and nodes before the typed
-// decode, so that a malformed one is reported with its field path.
+// checkQuantities parses the resource quantities of pods, nodes, PersistentVolumes and
+// PersistentVolumeClaims before the typed decode, so that a malformed one is reported
+// with its field path.
 func checkQuantities(kind string, obj map[string]interface{}) error {
 	var check func(v interface{}, path string) error
 	check = func(v interface{}, path string) error {
@@ -498,6 +538,22 @@ func checkQuantities(kind string, obj map[string]interface{}) error {
 						return err
 					}
 				}
+			}
+		}
+	case "PersistentVolume":
+		if err := check(get(obj["spec"], "capacity"), "spec.capacity"); err != nil {
+			return err
+		}
+	case "PersistentVolumeClaim":
+		res := get(obj["spec"], "resources")
+		for _, f := range []string{"requests", "limits"} {
+			if err := check(get(res, f), "spec.resources."+f); err != nil {
+				return err
+			}
+		}
+		for _, f := range []string{"capacity", "allocatedResources"} {
+			if err := check(get(obj["status"], f), "status."+f); err != nil {
+				return err
 			}
 		}
 	}

@@ -37,6 +37,19 @@ check "unknown plugin exits 2" expect_exit 2 bin/goref score testdata/small --pl
 check "negative weight exits 2" expect_exit 2 bin/goref score testdata/small --plugins SelectorSpread=-1
 check "--config with --plugins exits 2" expect_exit 2 bin/goref score testdata/small --plugins SelectorSpread --config testdata/filters/default-v1beta3.yaml.cfg
 check "missing path exits 2" expect_exit 2 bin/goref score /nonexistent/path
+check "score: PVCs, PVs, StorageClasses reach VolumeZone (volumezone profile), no warning" bash -c '
+  printf "%s\n" "kind: Node" "metadata: {name: a, labels: {topology.kubernetes.io/zone: a}}" "status: {allocatable: {pods: \"9\"}}" "---" \
+    "kind: Node" "metadata: {name: b, labels: {topology.kubernetes.io/zone: b}}" "status: {allocatable: {pods: \"9\"}}" "---" \
+    "apiVersion: storage.k8s.io/v1" "kind: StorageClass" "metadata: {name: sc}" "provisioner: p" "---" \
+    "kind: PersistentVolume" "metadata: {name: pv, labels: {topology.kubernetes.io/zone: b}}" "spec: {storageClassName: sc}" "---" \
+    "kind: PersistentVolumeClaim" "metadata: {name: c}" "spec: {storageClassName: sc, volumeName: pv}" "---" \
+    "kind: Pod" "metadata: {name: p}" "spec: {containers: [{name: c}], volumes: [{name: v, persistentVolumeClaim: {claimName: c}}]}" > "$0/vz.yaml"
+  r=$(bin/goref score "$0/vz.yaml" --config testdata/filters/volumezone-v1beta3.yaml.cfg 2>"$0/vz.err") && [[ ! -s "$0/vz.err" ]] &&
+  python3 -c "
+import json, sys
+r = json.loads(sys.argv[1])[\"results\"]
+assert [(x[\"pod\"], x[\"host\"], x[\"feasibleNodes\"]) for x in r] == [(\"default/p\", \"b\", 1)], r
+" "$r"' "$tmp"
 check "simulate: one pending pod gives score's output" bash -c \
   'python3 -c "import json,sys; d=json.load(open(\"testdata/filters/cluster.json\")); pend=[i for i in d[\"items\"] if i[\"kind\"]==\"Pod\" and not i[\"spec\"].get(\"nodeName\")]; d[\"items\"]=[i for i in d[\"items\"] if i not in pend[1:]]; json.dump(d, open(sys.argv[1], \"w\"))" "$0/one.json" &&
    a=$(bin/goref score "$0/one.json" --config testdata/filters/default-v1beta3.yaml.cfg --seed 3 --quiet) &&

@@ -35,6 +35,7 @@ from ..model.objects import (
 )
 from ..model.priority import Admission
 from ..model.snapshot import Cluster, build_cluster
+from ..model.storage import NO_STORAGE
 from ..model.topology import zone_key
 from ..plugins.imagelocality.reference import ImageStateCache
 from ..plugins.nodeports.reference import HostPortInfo, update_used_ports
@@ -94,6 +95,8 @@ class ClusterCache:
         self.services: list[ServiceRecord] = []
         self.controllers: list[ControllerRecord] = []
         self.namespaces: list[NamespaceRecord] = []
+        #: the storage objects (unchanged by events: binding claims is not simulated)
+        self.storage = NO_STORAGE
         #: the Priority admission plugin over the input's PriorityClasses (add_pod)
         self.admission = Admission()
         #: pending pods that admission refused: key → the API server's message
@@ -113,6 +116,7 @@ class ClusterCache:
         cache.controllers = [c for kind in snap.controllers.values() for c in kind]
         labels = snap.namespace_labels
         cache.namespaces = [NamespaceRecord(name, labels[name]) for name in labels]
+        cache.storage = snap.storage
         cache.admission = Admission(cluster.priority_classes)
         cache.refused = {k: m for k, m in cluster.refused_pods.items() if k in cache.pending}
         return cache
@@ -126,7 +130,7 @@ class ClusterCache:
         other.ports = {name: info.copy() for name, info in self.ports.items()}
         other.listed = self.listed
         other.services, other.controllers = self.services, self.controllers
-        other.namespaces = self.namespaces
+        other.namespaces, other.storage = self.namespaces, self.storage
         other.admission, other.refused = self.admission, dict(self.refused)
         return other
 
@@ -147,7 +151,7 @@ class ClusterCache:
         pods = [*self.existing.values(), *self.pending.values()]
         nodes, listed = self.node_list()
         out = build_cluster(nodes, pods, self.services, self.controllers, self.namespaces,
-                            listed=listed)  # fmt: skip
+                            listed=listed, storage=self.storage)  # fmt: skip
         out.priority_classes = list(self.admission.classes_given)
         out.refused_pods = dict(self.refused)
         snap = out.snapshot

@@ -64,6 +64,15 @@ from ..model.objects import (
 from ..model.priority import class_problem
 from ..model.quantity import Quantity
 from ..model.selectors import LabelSelector
+from ..model.storage import (
+    BETA_STORAGE_CLASS_ANNOTATION,
+    IMMEDIATE,
+    WAIT_FOR_FIRST_CONSUMER,
+    ClaimRecord,
+    ClassRecord,
+    StorageRecord,
+    VolumeRecord,
+)
 from ..model.validation import valid_dns1123_subdomain, valid_label_value
 from . import schema
 from .validate import (
@@ -98,8 +107,10 @@ from .validate import (
     weight_problem,
 )
 
+#: the storage objects' kinds (:mod:`kscore_fast.model.storage`)
+STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass")
 USED_KINDS = frozenset(("Node", "Pod", "Service", RC_KIND, RS_KIND, SS_KIND, "Namespace",
-                        "PriorityClass"))  # fmt: skip
+                        "PriorityClass", *STORAGE_KINDS))  # fmt: skip
 #: the label the API server sets on every namespace (``SetDefaults_Namespace``)
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 _NO_OWNER = OwnerReference("", "", "", False)
@@ -119,6 +130,9 @@ _OWN_FIELDS = {
     "Node": ({"unschedulable", "taints"}, {"allocatable", "capacity", "images"}),
     "Namespace": (set(), set()),
     "PriorityClass": (set(), set()),
+    "PersistentVolumeClaim": ({"volumeName", "storageClassName", "selector"}, set()),
+    "PersistentVolume": (set(), set()),
+    "StorageClass": (set(), set()),
 }  # fmt: skip
 
 
@@ -138,6 +152,8 @@ class Objects:
     controllers: list[ControllerRecord] = field(default_factory=list)
     namespaces: list[NamespaceRecord] = field(default_factory=list)
     priority_classes: list[PriorityClassRecord] = field(default_factory=list)
+    #: PersistentVolumeClaims, PersistentVolumes and StorageClasses
+    storage: list[StorageRecord] = field(default_factory=list)
     #: kinds skipped → count
     skipped: Counter[str] = field(default_factory=Counter)
     #: objects read, of every kind
@@ -285,7 +301,7 @@ class _Fields:
         if tolerations:
             tolerations = self._toleration_list(tolerations, at)
         volumes = spec.volumes
-        pvc = self._pvc_volumes(volumes, at) if volumes and volumes not in self._no_claims else 0
+        pvc = self._claims(volumes, at) if volumes and volumes not in self._no_claims else ()
         return (spec.scheduler_name or DEFAULT_SCHEDULER_NAME, priority, containers, init,
                 overhead, selector, affinity, tolerations, pvc, pod_affinity,
                 pod_anti_affinity, spec.priority_class_name or "",
@@ -557,10 +573,10 @@ class _Fields:
             return None
         return typed_label_selector(self._where(*at), sel, path)
 
-    def _pvc_volumes(self, volumes: tuple[schema.Volume | None, ...], at: At) -> int:
-        """How many volumes are ``persistentVolumeClaim`` volumes (each naming its claim);
-        lists without one are remembered (lists with one name each pod's own claims)."""
-        n = 0
+    def _claims(self, volumes: tuple[schema.Volume | None, ...], at: At) -> tuple[str, ...]:
+        """The claim names of the ``persistentVolumeClaim`` volumes, in order; lists without
+        one are remembered (lists with one name each pod's own claims)."""
+        names = []
         for i, v in enumerate(volumes):
             if v is not None and (claim := v.persistent_volume_claim) is not None:
                 if not claim.claim_name:
@@ -568,10 +584,10 @@ class _Fields:
                         f"spec.volumes[{i}].persistentVolumeClaim.claimName",
                         "required: the name of a PersistentVolumeClaim in the pod's namespace",
                     )
-                n += 1
-        if n == 0:
+                names.append(claim.claim_name)
+        if not names:
             self._no_claims.add(volumes)
-        return n
+        return tuple(names)
 
     def _check_labels(self, labels: dict[str, str], path: str, at: At) -> None:
         """A label map (labels, a node selector): every key and value, each checked once."""
@@ -674,8 +690,8 @@ class ObjectReader(_Fields):
         """The state to return to with :meth:`rollback` (to read a document again)."""
         o = self.objects
         return (len(o.nodes), len(o.pods), len(o.services), len(o.controllers),
-                len(o.namespaces), len(o.priority_classes), Counter(o.skipped), o.total,
-                len(self._seen))  # fmt: skip
+                len(o.namespaces), len(o.priority_classes), len(o.storage), Counter(o.skipped),
+                o.total, len(self._seen))  # fmt: skip
 
     def detach(self) -> tuple[Objects, dict[tuple[str, str, str], tuple[str, Location]]]:
         """The records read so far and where each object was; the reader starts over (with
@@ -686,11 +702,11 @@ class ObjectReader(_Fields):
 
     def rollback(self, mark: tuple[Any, ...]) -> None:
         o = self.objects
-        (n_nodes, n_pods, n_services, n_controllers, n_namespaces, n_classes, skipped, o.total,
-         n_seen) = mark  # fmt: skip
+        (n_nodes, n_pods, n_services, n_controllers, n_namespaces, n_classes, n_storage, skipped,
+         o.total, n_seen) = mark  # fmt: skip
         del o.nodes[n_nodes:], o.pods[n_pods:], o.services[n_services:]
         del o.controllers[n_controllers:], o.namespaces[n_namespaces:]
-        del o.priority_classes[n_classes:]
+        del o.priority_classes[n_classes:], o.storage[n_storage:]
         o.skipped = skipped
         for key in list(self._seen)[n_seen:]:
             del self._seen[key]
@@ -803,6 +819,8 @@ class ObjectReader(_Fields):
             self.objects.namespaces.append(NamespaceRecord(name, labels))
         elif kind == "PriorityClass":
             self.objects.priority_classes.append(self._priority_class(obj, at))
+        elif kind in STORAGE_KINDS:
+            self.objects.storage.append(self._storage(kind, meta, obj, labels, at))
         else:
             self._selecting(obj, file, where, key)
 
@@ -832,6 +850,43 @@ class ObjectReader(_Fields):
         if problem := class_problem(record):
             raise self._fail(at, "", problem)
         return record
+
+    def _storage(self, kind: str, meta: schema.Metadata, obj: schema.Resource,
+                 labels: dict[str, str], at: At) -> StorageRecord:  # fmt: skip
+        """A PersistentVolumeClaim, PersistentVolume or StorageClass: what the volume
+        plugins read of it, with the API server's defaults."""
+        name = at[2][2]
+        if kind == "PersistentVolume":
+            return VolumeRecord(name, labels)
+        if kind == "StorageClass":
+            mode = obj.volume_binding_mode
+            if mode is None:  # (SetDefaults_StorageClass)
+                mode = IMMEDIATE
+            elif mode not in (IMMEDIATE, WAIT_FOR_FIRST_CONSUMER):
+                raise self._fail(
+                    at,
+                    "",
+                    (
+                        "volumeBindingMode",
+                        f"unsupported value {found(mode)}: "
+                        f"expected {IMMEDIATE} or {WAIT_FOR_FIRST_CONSUMER}",
+                    ),
+                )
+            return ClassRecord(name, mode)
+        spec = obj.spec or _NO_SPEC
+        try:
+            notes = schema.annotations(meta)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            notes = 0  # (not a mapping of strings: refused below)
+        if notes is not None and not (
+            isinstance(notes, dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in notes.items())
+        ):
+            raise self._fail(at, "", ("metadata.annotations", "expected a mapping of strings"))
+        cls = (notes or {}).get(BETA_STORAGE_CLASS_ANNOTATION)
+        if cls is None:
+            cls = spec.storage_class_name or ""
+        return ClaimRecord(at[2][1], name, spec.volume_name or "", cls)
 
     def _identify(self, obj: schema.Resource, kind: str, file: str, where: Location
                   ) -> tuple[schema.Metadata, tuple[str, str, str]]:  # fmt: skip
@@ -885,6 +940,7 @@ class ObjectReader(_Fields):
         o.controllers += part.controllers
         o.namespaces += part.namespaces
         o.priority_classes += part.priority_classes
+        o.storage += part.storage
         o.skipped.update(part.skipped)
         o.total += part.total
 

@@ -43,6 +43,27 @@ class Metadata(msgspec.Struct, rename="camel", gc=False):
     labels: dict[str, str] | None = None
     owner_references: list[OwnerRef | None] | None = None
     deletion_timestamp: Any = None
+    #: read of PersistentVolumeClaims only (:func:`annotations`)
+    annotations: Any = None
+
+
+class JsonMetadata(Metadata, gc=False):
+    """The metadata of a JSON document's object: annotations kept as their text (pods
+    may carry large ones, which only a PersistentVolumeClaim's are read of)."""
+
+    annotations: msgspec.Raw = msgspec.Raw()
+
+
+_annotations = msgspec.json.Decoder(dict[str, str] | None)
+
+
+def annotations(meta: Metadata) -> dict[str, str] | None:
+    """``metadata.annotations`` (a :class:`JsonMetadata`'s text decoded). Raises
+    ``msgspec.ValidationError`` or ``msgspec.DecodeError``; other values as they are."""
+    value = meta.annotations
+    if isinstance(value, msgspec.Raw):
+        return _annotations.decode(value) if value else None
+    return value
 
 
 class Resources(msgspec.Struct, gc=False):
@@ -200,8 +221,11 @@ class Spec(msgspec.Struct, rename="camel", gc=False):
     # Node
     unschedulable: bool | None = None
     taints: tuple[Taint | None, ...] | None = None
-    # Service, ReplicationController, ReplicaSet, StatefulSet
+    # Service, ReplicationController, ReplicaSet, StatefulSet (and PersistentVolumeClaim)
     selector: Any = None
+    # PersistentVolumeClaim
+    volume_name: str | None = None
+    storage_class_name: str | None = None
 
 
 class Status(msgspec.Struct, rename="camel", gc=False):
@@ -226,6 +250,8 @@ class Resource(msgspec.Struct, gc=False):
     value: Any = None
     global_default: Any = msgspec.field(default=None, name="globalDefault")
     preemption_policy: Any = msgspec.field(default=None, name="preemptionPolicy")
+    # StorageClass (checked by the reader)
+    volume_binding_mode: Any = msgspec.field(default=None, name="volumeBindingMode")
 
 
 # -- JSON documents: what pods of a template share, kept as text -------------------------------
@@ -257,6 +283,7 @@ class JsonSpec(Spec, gc=False):
 class Object(Resource, gc=False):
     """A decoded JSON document: an object, or a ``List`` of them (``items``)."""
 
+    metadata: JsonMetadata | None = None
     spec: JsonSpec | None = None
     items: list[Object | None] | msgspec.UnsetType | None = msgspec.UNSET
 

@@ -49,9 +49,13 @@ _NAME_RULES = {
     "StatefulSet": ("a DNS subdomain", is_dns1123_subdomain),
     "Namespace": ("a DNS label", is_dns1123_label),
     "PriorityClass": ("a DNS subdomain", is_dns1123_subdomain),
+    "PersistentVolumeClaim": ("a DNS subdomain", is_dns1123_subdomain),
+    "PersistentVolume": ("a DNS subdomain", is_dns1123_subdomain),
+    "StorageClass": ("a DNS subdomain", is_dns1123_subdomain),
 }
 #: the kinds read that have no namespace
-CLUSTER_SCOPED = frozenset(("Node", "Namespace", "PriorityClass"))
+CLUSTER_SCOPED = frozenset(("Node", "Namespace", "PriorityClass", "PersistentVolume",
+                            "StorageClass"))  # fmt: skip
 #: the fields of node and pod (anti-)affinity that hold terms
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"

@@ -200,8 +200,8 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
     #: ``spec.affinity.nodeAffinity`` (None when absent)
     node_affinity: NodeAffinity | None = None
     tolerations: tuple[Toleration, ...] = ()
-    #: how many of ``spec.volumes`` are ``persistentVolumeClaim`` volumes
-    pvc_volumes: int = 0
+    #: the claim names of the ``persistentVolumeClaim`` volumes of ``spec.volumes``, in order
+    claims: tuple[str, ...] = ()
     #: ``spec.affinity.podAffinity`` / ``podAntiAffinity`` (None when absent)
     pod_affinity: PodAffinity | None = None
     pod_anti_affinity: PodAffinity | None = None
@@ -214,6 +214,11 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+    @property
+    def pvc_volumes(self) -> int:
+        """How many of ``spec.volumes`` are ``persistentVolumeClaim`` volumes."""
+        return len(self.claims)
 
     def controller_ref(self) -> OwnerReference | None:
         """``metav1.GetControllerOfNoCopy``: the first reference with controller=true."""

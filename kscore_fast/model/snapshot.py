@@ -42,6 +42,7 @@ from .objects import (
     ServiceRecord,
     controller_of,
 )
+from .storage import NO_STORAGE, Storage
 from .topology import node_tree_order, zone_key
 
 #: codes of ``PodBatch.controller_kind``
@@ -91,6 +92,8 @@ class ClusterSnapshot:
     #: cache's history is not the bound pods' ports added (a simulator's deletions: a
     #: port two pods use is freed by either); None: the bound pods' ports
     used_ports: dict[str, list[tuple[str, str, int]]] | None = None
+    #: PersistentVolumeClaims, PersistentVolumes and StorageClasses (the volume plugins')
+    storage: Storage = NO_STORAGE
     cache: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -159,7 +162,7 @@ class Cluster:
     terminated_pods: int = 0
     #: pending pods being deleted (not scheduled, as kube-scheduler skips them)
     deleting_pending_pods: int = 0
-    #: pending pods with PersistentVolumeClaim volumes (the volume plugins are not simulated)
+    #: pending pods with PersistentVolumeClaim volumes (VolumeBinding is not simulated)
     pvc_pending_pods: int = 0
     #: objects of kinds the scheduler does not read, by kind (filled by the loader)
     skipped_kinds: dict[str, int] = field(default_factory=dict)
@@ -204,7 +207,8 @@ class Cluster:
              "skipped {} pending pods being deleted (metadata.deletionTimestamp set)"),
             (self.pvc_pending_pods,
              "{} pending pods have PersistentVolumeClaim volumes, scheduled as if their "
-             "volumes fit anywhere (volume plugins not simulated)"),
+             "claims could bind anywhere VolumeZone allows (VolumeBinding and the volume "
+             "limits not simulated)"),
         )  # fmt: skip
         parts += [text.format(n) for n, text in counted if n]
         parts += priority.notices(self.refused_pods, self.differing_priorities)
@@ -288,6 +292,7 @@ def build_cluster(
     namespaces: Iterable[NamespaceRecord] = (),
     *,
     listed: bool = False,
+    storage: Storage = NO_STORAGE,
 ) -> Cluster:
     """Build the snapshot and the pending batch (names are assumed unique). The nodes are
     put in node-tree order, unless ``listed``: already in the snapshot's list order.
@@ -295,7 +300,9 @@ def build_cluster(
     Per pod, only C-level iteration (``map`` over attribute getters, ``np.fromiter``): this
     runs once per pod of the cluster, after the reading."""
     with collection_paused():
-        return _build(list(nodes), list(pods), services, controllers, namespaces, listed)
+        cluster = _build(list(nodes), list(pods), services, controllers, namespaces, listed)
+    cluster.snapshot.storage = storage
+    return cluster
 
 
 def _build(nodes: list[NodeRecord], pods: list[PodRecord], services: Iterable[ServiceRecord],
@@ -505,9 +512,9 @@ def lone_label_sets(labels: LabelTable) -> np.ndarray:
 
 def spec_twins(batch: PodBatch) -> np.ndarray:
     """int64[B]: pods with equal ids have equal specs: records equal but for the name,
-    namespace, labels, owner references and nominated node, which is all a plugin that
-    reads only the pod's spec sees (its requests, ports, tolerations, node affinity,
-    images: plugins marked ``spec_only``). Twins (:func:`pod_twins`) always are; ids in
+    namespace, labels, owner references, nominated node and claim names, which is all a
+    plugin that reads only the pod's spec sees (its requests, ports, tolerations, node
+    affinity, images: plugins marked ``spec_only``). Twins (:func:`pod_twins`) always are; ids in
     order of first appearance; cached on the batch."""
     cached = batch.cache.get("spec_twins")
     if cached is not None:
@@ -539,8 +546,10 @@ def spec_representatives(batch: PodBatch) -> tuple[list[PodRecord], np.ndarray]:
 
 #: the fields a pod's twins may differ in (besides its containers, keyed apart)
 _TWIN_BLANKS = {"name": "", "nominated_node_name": ""}
-#: and those its spec twins may differ in
-_SPEC_BLANKS = {**_TWIN_BLANKS, "namespace": "", "labels": {}, "owner_references": ()}
+#: and those its spec twins may differ in (claim names: each pod of a StatefulSet has its
+#: own, which no ``spec_only`` plugin reads)
+_SPEC_BLANKS = {**_TWIN_BLANKS, "namespace": "", "labels": {}, "owner_references": (),
+                "claims": ()}  # fmt: skip
 
 
 _spec_values = attrgetter(*(f for f in PodRecord.__struct_fields__ if f not in _SPEC_BLANKS))

@@ -30,6 +30,7 @@ from .podtopologyspread import PodTopologySpread
 from .selectorspread import SelectorSpread
 from .tainttoleration import TaintToleration
 from .volumebinding import VolumeBinding
+from .volumezone import VolumeZone
 
 IN_TREE = Registry(
     [
@@ -43,6 +44,7 @@ IN_TREE = Registry(
         NodeResourcesBalancedAllocation,
         ImageLocality,
         VolumeBinding,
+        VolumeZone,
         PodTopologySpread,
         InterPodAffinity,
     ]
@@ -53,7 +55,6 @@ IN_TREE = Registry(
 NOT_SIMULATED: dict[str, tuple[str, ...]] = {
     "VolumeBinding": ("filter",),  # its Score is simulated (0 in v1.23.6)
     "VolumeRestrictions": ("filter",),
-    "VolumeZone": ("filter",),
     "NodeVolumeLimits": ("filter",),
     "EBSLimits": ("filter",),
     "GCEPDLimits": ("filter",),

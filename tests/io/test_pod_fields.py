@@ -191,7 +191,7 @@ EXPECTED_POD = pod(
     ],
     scheduler_name="my-scheduler",
     priority=1000,
-    pvc_volumes=1,
+    claims=("data-web-0",),
     pod_anti_affinity=PodAffinity(),  # (present, with no terms)
 )
 EXPECTED_POD = msgspec.structs.replace(  # (the builder's init containers have no image)
@@ -231,7 +231,7 @@ def test_record_fields_are_the_ones_the_reader_fills_in_order():
     """The reader passes PodRecord's fields positionally (``pod_fields``)."""
     assert PodRecord.__struct_fields__[9:] == (
         "scheduler_name", "priority", "containers", "init_containers", "overhead",
-        "node_selector", "node_affinity", "tolerations", "pvc_volumes", "pod_affinity",
+        "node_selector", "node_affinity", "tolerations", "claims", "pod_affinity",
         "pod_anti_affinity", "priority_class_name", "preemption_policy",
     )  # fmt: skip
 
@@ -299,7 +299,9 @@ def test_one_pass_path_gives_the_general_paths_records(monkeypatch, tmp_path):
         seen.clear()
         got = read(pods, how, tmp_path).pods
         assert seen == [False, True, True]
-        assert got == [msgspec.structs.replace(EXPECTED_POD, name=f"web-{i}") for i in range(3)]
+        assert got == [msgspec.structs.replace(EXPECTED_POD, name=f"web-{i}",
+                                               claims=(f"data-web-{i}",))
+                       for i in range(3)]  # fmt: skip
 
 
 def test_pods_of_a_template_share_their_records(tmp_path):

@@ -101,7 +101,7 @@ def _spec(pods: list[PodRecord]) -> list[int]:
     return groups.tolist()
 
 
-def test_spec_twins_differ_in_name_namespace_labels_owners_only() -> None:
+def test_spec_twins_differ_in_name_namespace_labels_owners_claims_only() -> None:
     from kscore_fast.model.objects import OwnerReference, Toleration
 
     shared = _container("1")
@@ -126,10 +126,10 @@ def test_spec_twins_differ_in_name_namespace_labels_owners_only() -> None:
             containers=(shared,),
             tolerations=(Toleration("k", "Exists", "", "NoSchedule"),),
         ),
-        PodRecord("default", "i", containers=(shared,), pvc_volumes=1),
+        PodRecord("default", "i", containers=(shared,), claims=("data",)),
         PodRecord("default", "j", containers=(shared,), labels={"id": "3"}, priority=5),
     ]
-    assert _spec(pods) == [0, 0, 0, 1, 2, 3, 4, 5, 6, 2]
+    assert _spec(pods) == [0, 0, 0, 1, 2, 3, 4, 5, 0, 2]  # (claim names: no spec_only plugin's)
     assert len(set(_twins(pods))) == len(pods)  # none of them are twins
 
 

@@ -1,0 +1,5 @@
+"""VolumeZone (pkg/scheduler/framework/plugins/volumezone)."""
+
+from .plugin import NAME, VolumeZone
+
+__all__ = ["NAME", "VolumeZone"]

@@ -1,0 +1,118 @@
+"""VolumeZone: the zone and region labels of the PersistentVolumes bound to a pod's
+claims must match the node's (pkg/scheduler/framework/plugins/volumezone/volume_zone.go).
+
+A pod's verdict depends only on its namespace and claim names and on the node's zone
+and region labels, so the plugin evaluates the scalar reference once per pair of pod
+class and node class and the kernel reads the table. The storage objects never change
+during a run (binding claims is VolumeBinding's, not simulated yet): binding a pod changes
+nothing the plugin reads.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import Any
+
+import numpy as np
+
+from ...framework.cluster_events import (
+    ADD,
+    NODE,
+    PV,
+    PVC,
+    STORAGE_CLASS,
+    UPDATE,
+    UPDATE_NODE_LABEL,
+    events,
+)
+from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper.base import NoArgs
+from . import kernels
+from .reference import filter as reference_filter
+from .reference import node_constraints
+
+NAME = "VolumeZone"
+_claims = attrgetter("claims")
+
+
+class VolumeZone(NoArgs):
+    """The VolumeZone filter plugin."""
+
+    name = NAME
+    events_to_register = events(
+        (STORAGE_CLASS, ADD), (NODE, ADD | UPDATE_NODE_LABEL), (PVC, ADD), (PV, ADD | UPDATE)
+    )
+    filters = True
+    scores = False
+    normalizes = False
+    #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/volumezone)
+    extension_points = frozenset({"filter"})
+    kernels = kernels
+    #: no node aggregates: binding a pod changes nothing it reads
+    bind_independent = True
+
+    def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+        node_class, node_labels = _node_classes(snapshot)
+        pod_class, pod_reps = _pod_classes(batch)
+        reasons: dict[str, int] = {}
+        verdict = np.zeros((len(pod_reps), len(node_labels)), dtype=np.int64)
+        storage = snapshot.storage
+        for p, pod in enumerate(pod_reps):
+            if pod is None:  # (class 0: no claim, fits everywhere)
+                continue
+            for c, labels in enumerate(node_labels):
+                reason = reference_filter(pod, labels, storage)
+                if reason is not None:
+                    verdict[p, c] = reasons.setdefault(reason, len(reasons)) + 1
+        texts = [r.encode() for r in reasons]
+        ptr = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum([len(t) for t in texts], out=ptr[1:])
+        chars = np.frombuffer(b"".join(texts), dtype=np.uint8).copy()
+        return (node_class, pod_class, verdict, ptr, chars)
+
+    def empty_state(self) -> tuple:
+        return (np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros((1, 1), np.int64),
+                np.zeros(1, np.int64), np.zeros(0, np.uint8))  # fmt: skip
+
+    def filter_key(self, state: tuple) -> np.ndarray:
+        """Pods of one class get the same verdicts."""
+        return state[1].astype(np.int64)
+
+    def reasons(self, state: tuple, code: int) -> list[str]:
+        ptr, chars = state[3], state[4]
+        return [bytes(chars[ptr[code - 1] : ptr[code]]).decode()]
+
+
+def _node_classes(snapshot: ClusterSnapshot) -> tuple[np.ndarray, list[dict[str, str]]]:
+    """int32[N]: each node's class (equal zone and region labels); each class's labels.
+    Cached on the snapshot."""
+    found = snapshot.cache.get("volume_zone_nodes")
+    if found is None:
+        ids: dict[tuple[tuple[str, str], ...], int] = {}
+        of_node = [ids.setdefault(tuple(sorted(node_constraints(labels).items())), len(ids))
+                   for labels in snapshot.node_labels]  # fmt: skip
+        found = snapshot.cache["volume_zone_nodes"] = (
+            np.array(of_node, dtype=np.int32).reshape(-1),
+            [dict(key) for key in ids] or [{}],
+        )
+    return found
+
+
+def _pod_classes(batch: PodBatch) -> tuple[np.ndarray, list[Any]]:
+    """int32[B]: each pod's class (0: no claim; else one per namespace and claim names),
+    and a pod of each class (None for class 0). Cached on the batch."""
+    found = batch.cache.get("volume_zone_pods")
+    if found is None:
+        ids: dict[tuple[str, tuple[str, ...]], int] = {}
+        reps: list[Any] = [None]
+        of_pod = np.zeros(len(batch), dtype=np.int32)
+        pods = batch.pods
+        for i in [i for i, claims in enumerate(map(_claims, pods)) if claims]:
+            key = (pods[i].namespace, pods[i].claims)
+            c = ids.get(key)
+            if c is None:
+                c = ids[key] = len(reps)
+                reps.append(pods[i])
+            of_pod[i] = c
+        found = batch.cache["volume_zone_pods"] = (of_pod, reps)
+    return found
