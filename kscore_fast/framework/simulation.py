@@ -200,7 +200,7 @@ class _Sequence(_Run):
         if call is None or not call.current(self.aids, self.table, self.cache):
             args = (self.aids, self.table, self.cache, pod, node)
             call = self._remove = _native.PackedCall(
-                sequential.remove_packed, args, sequential.REMOVE_ARGS, (3, 4),
+                sequential.remove_packed, args, sequential.REMOVE_ARGS, _REMOVE_SCALARS,
                 (self.aids, self.table, self.cache))  # fmt: skip
         call(pod, node)
 
@@ -293,8 +293,17 @@ def _keep_entries(ptr: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return np.concatenate((ptr[:1], ptr[1:][keep]))
 
 
-#: positions in simulate_chunk's arguments of ``start``, ``tie``, ``seed`` and ``commit``
-_STEP_SCALARS = (15, 18, 19, 23)
+def _positions(kernel: Any, names: tuple[str, ...]) -> tuple[int, ...]:
+    """The positions of the parameters ``names`` among ``kernel``'s."""
+    code = kernel.py_func.__code__
+    params = code.co_varnames[: code.co_argcount]
+    return tuple(params.index(name) for name in names)
+
+
+#: the scalars a step rewrites in simulate_chunk's packed arguments, and a deletion in
+#: remove_pod's
+_STEP_SCALARS = _positions(sequential.simulate_chunk, ("start", "tie", "seed", "commit"))
+_REMOVE_SCALARS = _positions(sequential.remove_pod, ("pod", "node"))
 
 
 class _Out:

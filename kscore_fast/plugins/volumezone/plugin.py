@@ -52,23 +52,12 @@ class VolumeZone(NoArgs):
     bind_independent = True
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
-        node_class, node_labels = _node_classes(snapshot)
-        pod_class, pod_reps = _pod_classes(batch)
-        reasons: dict[str, int] = {}
-        verdict = np.zeros((len(pod_reps), len(node_labels)), dtype=np.int64)
-        storage = snapshot.storage
-        for p, pod in enumerate(pod_reps):
-            if pod is None:  # (class 0: no claim, fits everywhere)
-                continue
-            for c, labels in enumerate(node_labels):
-                reason = reference_filter(pod, labels, storage)
-                if reason is not None:
-                    verdict[p, c] = reasons.setdefault(reason, len(reasons)) + 1
-        texts = [r.encode() for r in reasons]
-        ptr = np.zeros(len(texts) + 1, dtype=np.int64)
-        np.cumsum([len(t) for t in texts], out=ptr[1:])
-        chars = np.frombuffer(b"".join(texts), dtype=np.uint8).copy()
-        return (node_class, pod_class, verdict, ptr, chars)
+        cached = batch.cache.get(NAME)
+        if cached is not None and cached[0] is snapshot:
+            return cached[1]
+        state = _state(snapshot, batch)
+        batch.cache[NAME] = (snapshot, state)
+        return state
 
     def empty_state(self) -> tuple:
         return (np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros((1, 1), np.int64),
@@ -81,6 +70,28 @@ class VolumeZone(NoArgs):
     def reasons(self, state: tuple, code: int) -> list[str]:
         ptr, chars = state[3], state[4]
         return [bytes(chars[ptr[code - 1] : ptr[code]]).decode()]
+
+
+def _state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+    """The plugin's state (see ``kernels``): the reference's verdict of each pod class on
+    each node class."""
+    node_class, node_labels = _node_classes(snapshot)
+    pod_class, pod_reps = _pod_classes(batch)
+    reasons: dict[str, int] = {}
+    verdict = np.zeros((len(pod_reps), len(node_labels)), dtype=np.int64)
+    storage = snapshot.storage
+    for p, pod in enumerate(pod_reps):
+        if pod is None:  # (class 0: no claim, fits everywhere)
+            continue
+        for c, labels in enumerate(node_labels):
+            reason = reference_filter(pod, labels, storage)
+            if reason is not None:
+                verdict[p, c] = reasons.setdefault(reason, len(reasons)) + 1
+    texts = [r.encode() for r in reasons]
+    ptr = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(t) for t in texts], out=ptr[1:])
+    chars = np.frombuffer(b"".join(texts), dtype=np.uint8).copy()
+    return (node_class, pod_class, verdict, ptr, chars)
 
 
 def _node_classes(snapshot: ClusterSnapshot) -> tuple[np.ndarray, list[dict[str, str]]]:
