@@ -16,7 +16,7 @@ keys they declare).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter
@@ -150,6 +150,16 @@ class PodBatch:
 
     def __repr__(self) -> str:
         return f"PodBatch({len(self.pods)} pending pods)"
+
+    def prepared(self, key: str, snapshot: Any, build: Callable[[], Any]) -> Any:
+        """``build()``, kept in :attr:`cache` under ``key`` for ``snapshot``: a plugin's
+        preparation of this batch against that snapshot, made again for another."""
+        cached = self.cache.get(key)
+        if cached is not None and cached[0] is snapshot:
+            return cached[1]
+        built = build()
+        self.cache[key] = (snapshot, built)
+        return built
 
 
 @dataclass(eq=False, repr=False)

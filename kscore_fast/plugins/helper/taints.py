@@ -197,9 +197,10 @@ def _node_taints(snapshot: ClusterSnapshot) -> tuple[dict[str, int], list[np.nda
 def taint_columns(snapshot: ClusterSnapshot, batch: PodBatch) -> TaintColumns:
     """Intern the snapshot's taints and the batch's tolerations (cached on the batch, for
     this snapshot)."""
-    cached = batch.cache.get(_CACHE_KEY)
-    if cached is not None and cached[0] is snapshot:
-        return cached[1]
+    return batch.prepared(_CACHE_KEY, snapshot, lambda: _interned(snapshot, batch))
+
+
+def _interned(snapshot: ClusterSnapshot, batch: PodBatch) -> TaintColumns:
     node_ids, node_cols = _node_taints(snapshot)
     ids = dict(node_ids)
 
@@ -214,7 +215,5 @@ def taint_columns(snapshot: ClusterSnapshot, batch: PodBatch) -> TaintColumns:
     str_ptr = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in encoded], out=str_ptr[1:])
     str_bytes = np.frombuffer(b"".join(encoded), dtype=np.uint8).copy()
-    cols = TaintColumns(unschedulable, taint_ptr, taint_key, taint_value,
+    return TaintColumns(unschedulable, taint_ptr, taint_key, taint_value,
                         taint_effect, pod_set, tols, str_bytes, str_ptr)  # fmt: skip
-    batch.cache[_CACHE_KEY] = (snapshot, cols)
-    return cols

@@ -33,18 +33,7 @@ class NodeName(NoArgs):
     bind_independent = True
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
-        cached = batch.cache.get(NAME)
-        if cached is not None and cached[0] is snapshot:
-            return cached[1]
-        index = snapshot.node_index
-        target = np.fromiter(
-            (index.get(p.node_name, NO_NODE) if p.node_name else ANY_NODE for p in batch.pods),
-            dtype=np.int64,
-            count=len(batch.pods),
-        )
-        state = (target,)
-        batch.cache[NAME] = (snapshot, state)
-        return state
+        return batch.prepared(NAME, snapshot, lambda: _state(snapshot, batch))
 
     def empty_state(self) -> tuple:
         return (np.zeros(0, dtype=np.int64),)
@@ -56,3 +45,15 @@ class NodeName(NoArgs):
     def reasons(self, state: tuple, code: int) -> list[str]:
         assert code == MISMATCH, code
         return [ERR_REASON]
+
+
+def _state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+    """Each pending pod's ``spec.nodeName`` as a node index (``ANY_NODE``: none given,
+    ``NO_NODE``: a node the snapshot lacks)."""
+    index = snapshot.node_index
+    target = np.fromiter(
+        (index.get(p.node_name, NO_NODE) if p.node_name else ANY_NODE for p in batch.pods),
+        dtype=np.int64,
+        count=len(batch.pods),
+    )
+    return (target,)

@@ -136,22 +136,7 @@ class NodePorts(NoArgs):
     kernels = kernels
 
     def _pristine(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
-        cached = batch.cache.get(NAME)
-        if cached is not None and cached[0] is snapshot:
-            return cached[1]
-        vocab, bound = _bound_ports(snapshot)
-        pending = _pending(batch, vocab)
-        n_trip, n_pp = max(len(vocab.triples), 1), max(len(vocab.pairs), 1)
-        if max(snapshot.n_nodes, 1) > _INT64_MAX // max(n_trip, n_pp):
-            raise ConfigError(f"{NAME}: too many distinct host ports for {snapshot.n_nodes} nodes")
-        cap = _capacity(len(bound) + len(pending[1]))
-        tables = build_tables(
-            np.ascontiguousarray(bound[:, 0]), np.ascontiguousarray(bound[:, 1]),
-            np.ascontiguousarray(bound[:, 2]), cap, n_trip, n_pp,
-        )  # fmt: skip
-        state = (*pending, *tables)
-        batch.cache[NAME] = (snapshot, state)
-        return state
+        return batch.prepared(NAME, snapshot, lambda: _pristine_state(snapshot, batch))
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         return self._pristine(snapshot, batch)
@@ -179,3 +164,18 @@ class NodePorts(NoArgs):
     def reasons(self, state: tuple, code: int) -> list[str]:
         assert code == CONFLICT, code
         return [ERR_REASON]
+
+
+def _pristine_state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+    """The state before any bind: the pending pods' ports and the bound pods' tables."""
+    vocab, bound = _bound_ports(snapshot)
+    pending = _pending(batch, vocab)
+    n_trip, n_pp = max(len(vocab.triples), 1), max(len(vocab.pairs), 1)
+    if max(snapshot.n_nodes, 1) > _INT64_MAX // max(n_trip, n_pp):
+        raise ConfigError(f"{NAME}: too many distinct host ports for {snapshot.n_nodes} nodes")
+    cap = _capacity(len(bound) + len(pending[1]))
+    tables = build_tables(
+        np.ascontiguousarray(bound[:, 0]), np.ascontiguousarray(bound[:, 1]),
+        np.ascontiguousarray(bound[:, 2]), cap, n_trip, n_pp,
+    )  # fmt: skip
+    return (*pending, *tables)

@@ -20,6 +20,7 @@ from ...framework.cluster_events import ADD, DELETE, NODE, POD, UPDATE_NODE_ALLO
 from ...framework.interface import Plugin
 from ...model.rows import unique_rows
 from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper.texts import text_at, text_table
 from . import args as fit_args
 from . import fit_kernels as fk
 from . import resources
@@ -35,13 +36,6 @@ _STRATEGY_CODE = {
 MAX_SCALAR_BITS = 63 - fk.FIRST_SCALAR_BIT
 _FIXED_REASONS = ("Too many pods", "Insufficient cpu", "Insufficient memory",
                   "Insufficient ephemeral-storage")  # fmt: skip
-
-
-def _names_table(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    data = [n.encode() for n in names]
-    ptr = np.zeros(len(data) + 1, dtype=np.int64)
-    np.cumsum([len(d) for d in data], out=ptr[1:])
-    return ptr, np.frombuffer(b"".join(data), dtype=np.uint8).copy()
 
 
 class NodeResourcesFit(Plugin):
@@ -120,7 +114,7 @@ class NodeResourcesFit(Plugin):
         return (
             *common, cols.allowed_pods, cols.pod_empty, *self._checks(cols), weight,
             np.int64(_STRATEGY_CODE[self.strategy]), rtcr,
-            *_names_table(cols.names),
+            *text_table(cols.names),
         )  # fmt: skip
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
@@ -163,6 +157,5 @@ class NodeResourcesFit(Plugin):
         out = [text for b, text in enumerate(_FIXED_REASONS) if code >> b & 1]
         col_bit, name_ptr, name_chars = state[12], state[16], state[17]
         for c in np.flatnonzero(col_bit & code):
-            name = bytes(name_chars[name_ptr[c] : name_ptr[c + 1]]).decode()
-            out.append(f"Insufficient {name}")
+            out.append(f"Insufficient {text_at(name_ptr, name_chars, c)}")
         return out

@@ -193,12 +193,7 @@ def _build(snapshot: ClusterSnapshot, batch: PodBatch) -> Columns:
 
 def columns(snapshot: ClusterSnapshot, batch: PodBatch) -> Columns:
     """The shared columns of ``snapshot`` and ``batch`` (cached on the batch)."""
-    cached = batch.cache.get(CACHE_KEY)
-    if cached is not None and cached[0] is snapshot:
-        return cached[1]
-    built = _build(snapshot, batch)
-    batch.cache[CACHE_KEY] = (snapshot, built)
-    return built
+    return batch.prepared(CACHE_KEY, snapshot, lambda: _build(snapshot, batch))
 
 
 def scoring_columns(

@@ -27,6 +27,7 @@ from ...framework.cluster_events import (
 )
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
+from ..helper.texts import text_at, text_table
 from . import kernels
 from .reference import filter as reference_filter
 from .reference import node_constraints
@@ -52,12 +53,7 @@ class VolumeZone(NoArgs):
     bind_independent = True
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
-        cached = batch.cache.get(NAME)
-        if cached is not None and cached[0] is snapshot:
-            return cached[1]
-        state = _state(snapshot, batch)
-        batch.cache[NAME] = (snapshot, state)
-        return state
+        return batch.prepared(NAME, snapshot, lambda: _state(snapshot, batch))
 
     def empty_state(self) -> tuple:
         return (np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros((1, 1), np.int64),
@@ -68,8 +64,7 @@ class VolumeZone(NoArgs):
         return state[1].astype(np.int64)
 
     def reasons(self, state: tuple, code: int) -> list[str]:
-        ptr, chars = state[3], state[4]
-        return [bytes(chars[ptr[code - 1] : ptr[code]]).decode()]
+        return [text_at(state[3], state[4], code - 1)]
 
 
 def _state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
@@ -87,11 +82,7 @@ def _state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
             reason = reference_filter(pod, labels, storage)
             if reason is not None:
                 verdict[p, c] = reasons.setdefault(reason, len(reasons)) + 1
-    texts = [r.encode() for r in reasons]
-    ptr = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum([len(t) for t in texts], out=ptr[1:])
-    chars = np.frombuffer(b"".join(texts), dtype=np.uint8).copy()
-    return (node_class, pod_class, verdict, ptr, chars)
+    return (node_class, pod_class, verdict, *text_table(list(reasons)))
 
 
 def _node_classes(snapshot: ClusterSnapshot) -> tuple[np.ndarray, list[dict[str, str]]]:
