@@ -210,7 +210,7 @@ def _cache_files(path: Path) -> list[Path]:
 
 
 #: the kernel the installed package must compile itself (see :func:`_seed_cache`)
-_LEFT_OUT = "selection.select_shared-"
+_LEFT_OUT = "selection.select_copies-"
 
 
 def _seed_cache(cache: Path) -> bool:

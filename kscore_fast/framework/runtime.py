@@ -38,7 +38,7 @@ from .kernels import top_k
 from .nodeorder import num_feasible_nodes_to_find
 from .result import ScoreResult, ScoresMode
 from .search import BLOCK, unpack
-from .selection import select_hosts, select_shared
+from .selection import select_hosts
 
 ERR_NO_NODES = "no nodes available to schedule pods"
 #: entries (pod × node) per chunk: small enough for the chunk's work arrays (~7 MB) to
@@ -409,36 +409,30 @@ class _Run:
         raw, norm_u8 = whole_raw[:, base : base + n], whole_norm[:, base : base + n]
         total = scratch.total[:n]
         best, count = np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64)
-        source = None  # the pods whose totals each pod shares (score_chunk)
+        hosts = np.empty(c, dtype=np.int32)
         if not len(self.sids):  # prioritizeNodes: every node scores 1, no plugin runs
             total[:] = 1
             best[:] = 1
             count[:] = np.diff(chunk.ptr)
-        else:
+            select_hosts.pick(n)(chunk.ptr, chunk.nodes, total, 1, best, count, seed,
+                                 chunk.pods, hosts)  # fmt: skip
+        else:  # (hosts picked with the scores)
             bad_plugin, bad_value = np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64)
             source = sharing.score_chunk(
                 self.sids, self.weights, self.table, chunk.pods, self.copies[chunk.pods],
                 self.twin_rows, chunk.ptr, chunk.nodes, whole_raw, whole_norm, base,
-                result.keep != 0, total, best, count, bad_plugin, bad_value,
+                result.keep != 0, total, best, count, bad_plugin, bad_value, seed, hosts,
             )  # fmt: skip
             if (bad_plugin >= 0).any():
                 if result.keep == 0:  # (the copies' entries hold no totals)
                     _copy_totals(chunk, total, source)
+                ok = bad_plugin < 0
                 chunk, raw, norm_u8, total, best, count = self._drop_failed(
                     chunk, raw, norm_u8, total, best, count, bad_plugin, bad_value, result
                 )
-                n, source = len(chunk.nodes), None
+                n, hosts = len(chunk.nodes), hosts[ok]
         if len(chunk) == 0:
             return
-        hosts = np.empty(len(chunk), dtype=np.int32)
-        if source is None or result.keep != 0:
-            select_hosts.pick(n)(chunk.ptr, chunk.nodes, total, 1, best, count, seed,
-                                 chunk.pods, hosts)  # fmt: skip
-        else:
-            lengths = np.diff(chunk.ptr)  # (the work: the lists of the pods not copied)
-            select_shared.pick(int(lengths[source < 0].sum()))(
-                chunk.ptr, chunk.nodes, total, 1, best, count, seed, chunk.pods, source, hosts
-            )  # fmt: skip
         result.hosts[chunk.pods] = hosts
         self._keep(chunk, raw[:, :n], norm_u8[:, :n], total[:n], result)
 

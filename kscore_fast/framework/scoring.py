@@ -17,6 +17,7 @@ import numpy as np
 from .._jit import inline_kernel, kernel
 from ..goarith import MAX_NODE_SCORE, MIN_NODE_SCORE
 from .abi import NORMALIZE, SCORE, SCORE_SERIAL, STATE, call_score
+from .selection import pick
 
 
 @inline_kernel
@@ -66,8 +67,9 @@ def plugin_pass(table, p, col, k, todo, pods, ptr, nodes, raw, base, norm, nptr,
             call_score(score_fn, state, pods[i], nodes[a:b], out)
         if do_norm:
             scores = norm[k, nptr[q] : nptr[q + 1]]
-            for e in range(b - a):
-                scores[e] = out[e]
+            if scores.ctypes.data != out.ctypes.data:  # (else scored in place)
+                for e in range(b - a):
+                    scores[e] = out[e]
             if normalize_fn != 0:
                 call_score(normalize_fn, state, pods[i], nodes[a:b], scores)
 
@@ -84,13 +86,18 @@ def top_count(v, top, n_top):  # pragma: no cover - compiled
 
 @inline_kernel
 def offset_top(total, lo, hi, offset):  # pragma: no cover - compiled
-    """``offset`` added to ``total[lo:hi]``; the top total and how many entries reach it."""
+    """``offset`` added to ``total[lo:hi]``; the top total and how many entries reach it
+    (two branch-free passes, which the compiler vectorizes)."""
+    part = total[lo:hi]
     top = np.int64(-1)
+    if offset != 0:
+        for e in range(hi - lo):
+            part[e] += offset
+    for e in range(hi - lo):
+        top = max(top, part[e])
     n_top = np.int64(0)
-    for e in range(lo, hi):
-        t = total[e] + offset
-        total[e] = t
-        top, n_top = top_count(t, top, n_top)
+    for e in range(hi - lo):
+        n_top += np.int64(part[e] == top)
     return top, n_top
 
 
@@ -115,17 +122,41 @@ def weigh_plugin(k, w, const, v_const, norm, lo, hi, shift, total, keep, norm_u8
             for e in range(lo, hi):
                 norm_u8[k, base + e] = v_const
         return v_const * w, False, np.int64(0)
+    scores = norm[k, lo + shift : hi + shift]
+    low = np.int64(MIN_NODE_SCORE)
+    high = np.int64(MAX_NODE_SCORE)
+    out = total[lo:hi]
+    for e in range(hi - lo):  # (branch-free: the compiler vectorizes it)
+        v = scores[e]
+        low = min(low, v)
+        high = max(high, v)
+        out[e] += v * w
+    if low < MIN_NODE_SCORE or high > MAX_NODE_SCORE:  # (rare: taken back, then checked)
+        for e in range(hi - lo):
+            out[e] -= scores[e] * w
+        return _weigh_checked(k, w, scores, lo, hi, total, keep, norm_u8, base)
+    if keep:
+        kept = norm_u8[k, base + lo : base + hi]
+        for e in range(hi - lo):
+            kept[e] = scores[e]
+    return np.int64(0), False, np.int64(0)
+
+
+@inline_kernel
+def _weigh_checked(k, w, scores, lo, hi, total, keep, norm_u8, base
+                   ):  # fmt: skip  # pragma: no cover - compiled
+    """:func:`weigh_plugin` of scores some of which are out of range, one by one."""
     bad = False
     value = np.int64(0)
-    for e in range(lo, hi):
-        v = norm[k, e + shift]
+    for e in range(hi - lo):
+        v = scores[e]
         if out_of_range(v):
             if not bad:
                 bad, value = True, v
             continue
         if keep:
-            norm_u8[k, base + e] = v
-        total[e] += v * w
+            norm_u8[k, base + lo + e] = v
+        total[lo + e] += v * w
     return np.int64(0), bad, value
 
 
@@ -142,46 +173,73 @@ def weigh_pods(
     ``raw``'s in :func:`plugin_pass`)."""
     for q in range(todo.shape[0]):
         i = todo[q]
+        lo, hi = ptr[i], ptr[i + 1]
         bad_plugin[i] = -1
         bad_value[i] = 0
-        offset = np.int64(0)  # the plugins with one score on every node
-        for e in range(ptr[i], ptr[i + 1]):
-            total[e] = 0
+        offset = np.int64(0)  # the plugins with one score on every node, first
         for k in range(weights.shape[0]):
-            add, bad, v = weigh_plugin(k, weights[k], cflag[k, q], cval[k, q], norm, ptr[i],
-                                       ptr[i + 1], nptr[q] - ptr[i], total, keep, norm_u8,
-                                       base)  # fmt: skip
-            offset += add
-            if bad and bad_plugin[i] < 0:
-                bad_plugin[i] = k
-                bad_value[i] = v
-        best[i], count[i] = offset_top(total, ptr[i], ptr[i + 1], offset)
+            if cflag[k, q]:
+                add, bad, v = weigh_plugin(k, weights[k], True, cval[k, q], norm, lo, hi, 0,
+                                           total, keep, norm_u8, base)  # fmt: skip
+                offset += add
+                if bad and bad_plugin[i] < 0:
+                    bad_plugin[i] = k
+                    bad_value[i] = v
+        part = total[lo:hi]
+        for e in range(hi - lo):
+            part[e] = offset
+        for k in range(weights.shape[0]):
+            if not cflag[k, q]:
+                _, bad, v = weigh_plugin(k, weights[k], False, 0, norm, lo, hi, nptr[q] - lo,
+                                         total, keep, norm_u8, base)  # fmt: skip
+                if bad and (bad_plugin[i] < 0 or k < bad_plugin[i]):  # (the first plugin's)
+                    bad_plugin[i] = k
+                    bad_value[i] = v
+        best[i], count[i] = offset_top(total, lo, hi, 0)
 
 
 @kernel
 def score_todo(todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, base, total, best,
                count, bad_plugin, bad_value, rows, row_raw, n_all, row_const, const_ok,
-               row_ok, keep):  # fmt: skip  # pragma: no cover - compiled
-    """``prioritizeNodes`` for the chunk pods ``todo`` (≥ 2 feasible nodes each), plugin by
-    plugin over the pods. ``raw``/``norm_u8`` are whole buffers (one compiled signature),
-    the chunk's entries from column ``base``; ``rows`` (int64[K, C])/``row_raw``/
-    ``row_const``: shared raw scores on all ``n_all`` nodes (see ``sharing.TwinRows``), for
-    the plugins with ``row_ok[k]``; ``const_ok[k]``: plugin ``k`` normalizes equal scores
-    to equal scores; ``keep``: the per-plugin scores are kept (else only totals matter)."""
-    nptr = np.zeros(todo.shape[0] + 1, dtype=np.int64)
+               row_ok, keep, seed, hosts):  # fmt: skip  # pragma: no cover - compiled
+    """``prioritizeNodes`` and ``selectHost`` for the chunk pods ``todo`` (≥ 2 feasible
+    nodes each), pod by pod, so that a pod's raw and normalized scores stay in cache
+    from its first plugin to its host. ``raw``/``norm_u8`` are whole buffers (one
+    compiled signature), the chunk's entries from column ``base``, written only with
+    ``keep`` (the per-plugin scores are kept; else only totals matter and each plugin
+    scores in place of its normalized scores); ``rows`` (int64[K, C])/``row_raw``/
+    ``row_const``: shared raw scores on all ``n_all`` nodes (see ``sharing.TwinRows``),
+    for the plugins with ``row_ok[k]``; ``const_ok[k]``: plugin ``k`` normalizes equal
+    scores to equal scores.
+    Every pod whose scores are all in range gets its host in ``hosts`` (the chunk's
+    ``selection.pick`` with ``seed``, streams ``pods``)."""
+    n_plugins = sids.shape[0]
+    longest = 0
     for q in range(todo.shape[0]):
-        nptr[q + 1] = nptr[q] + ptr[todo[q] + 1] - ptr[todo[q]]
-    norm = np.empty((sids.shape[0], nptr[-1]), dtype=np.int64)
-    cflag = np.empty((sids.shape[0], todo.shape[0]), dtype=np.bool_)
-    cval = np.empty((sids.shape[0], todo.shape[0]), dtype=np.int64)
+        longest = max(longest, ptr[todo[q] + 1] - ptr[todo[q]])
+    norm = np.empty((n_plugins, longest), dtype=np.int64)
+    nptr = np.zeros(2, dtype=np.int64)
+    cflag = np.empty((n_plugins, 1), dtype=np.bool_)
+    cval = np.empty((n_plugins, 1), dtype=np.int64)
     own_lists = np.full(rows.shape[1], -1, dtype=np.int64)
-    for k in range(sids.shape[0]):
-        p = sids[k]
-        pod_rows = rows[k] if row_ok[k] else own_lists
-        plugin_pass(table, p, SCORE, k, todo, pods, ptr, nodes, raw, base, norm, nptr, pod_rows,
-                    row_raw, n_all, row_const, const_ok[k], keep, cflag, cval, True)  # fmt: skip
-    weigh_pods(weights, todo, ptr, norm, nptr, norm_u8, base, total, best, count, bad_plugin,
-               bad_value, cflag, cval, keep)  # fmt: skip
+    for q in range(todo.shape[0]):
+        i = todo[q]
+        one = todo[q : q + 1]
+        nptr[1] = ptr[i + 1] - ptr[i]
+        for k in range(n_plugins):
+            pod_rows = rows[k] if row_ok[k] else own_lists
+            if keep:
+                plugin_pass(table, sids[k], SCORE, k, one, pods, ptr, nodes, raw, base, norm,
+                            nptr, pod_rows, row_raw, n_all, row_const, const_ok[k], keep,
+                            cflag, cval, True)  # fmt: skip
+            else:  # (raw scores straight into ``norm``: column base + ptr[i] is its 0)
+                plugin_pass(table, sids[k], SCORE, k, one, pods, ptr, nodes, norm, -ptr[i],
+                            norm, nptr, pod_rows, row_raw, n_all, row_const, const_ok[k], keep,
+                            cflag, cval, True)  # fmt: skip
+        weigh_pods(weights, one, ptr, norm, nptr, norm_u8, base, total, best, count, bad_plugin,
+                   bad_value, cflag, cval, keep)  # fmt: skip
+        if bad_plugin[i] < 0:
+            pick(i, ptr, nodes, total, 1, best, count, seed, pods, hosts)
 
 
 @kernel

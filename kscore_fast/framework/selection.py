@@ -71,11 +71,11 @@ def select_hosts(ptr, nodes, scores, scale, best, count, seed, streams, out):  #
     ``streams`` (int64[C]) the pods' positions in the batch.
     """
     for i in prange(ptr.shape[0] - 1):
-        _pick(i, ptr, nodes, scores, scale, best, count, seed, streams, out)
+        pick(i, ptr, nodes, scores, scale, best, count, seed, streams, out)
 
 
 @inline_kernel
-def _pick(i, ptr, nodes, scores, scale, best, count, seed, streams, out
+def pick(i, ptr, nodes, scores, scale, best, count, seed, streams, out
           ):  # fmt: skip  # pragma: no cover - compiled
     """Pod ``i``'s host: its ``draw``-th entry with the top total, by scanning its list."""
     k = _draw(seed, np.uint64(streams[i]), count[i])
@@ -89,12 +89,13 @@ def _pick(i, ptr, nodes, scores, scale, best, count, seed, streams, out
 
 
 @dual_kernel
-def select_shared(ptr, nodes, scores, scale, best, count, seed, streams, source, out
+def select_copies(ptr, nodes, scores, best, count, seed, streams, source, out
                   ):  # fmt: skip  # pragma: no cover - compiled
-    """:func:`select_hosts` where pod ``i`` with ``source[i] = j ≥ 0`` has the node list and
-    totals of pod ``j`` (a copy, ``sharing.copy_classes``), whose own entries may
-    hold nothing: the ties of each copied pod are listed once, and a copy takes its
-    ``draw``-th tie there (the same node as scanning an equal list would give)."""
+    """The hosts of the copies: pod ``i`` with ``source[i] = j ≥ 0`` has the node list and
+    totals of pod ``j`` (a copy, ``sharing.copy_classes``), whose own entries may hold
+    nothing; the other pods' hosts are already in ``out`` (``scoring.score_todo`` picks
+    them). The ties of each copied pod are listed once, and a copy takes its ``draw``-th
+    tie there (the same node as scanning an equal list would give)."""
     c = ptr.shape[0] - 1
     copied = np.zeros(c, dtype=np.bool_)
     for i in range(c):
@@ -105,17 +106,13 @@ def select_shared(ptr, nodes, scores, scale, best, count, seed, streams, source,
         tie_ptr[i + 1] = tie_ptr[i] + (count[i] if copied[i] else 0)
     ties = np.empty(tie_ptr[c], dtype=np.int64)
     for i in prange(c):
-        if source[i] >= 0:
-            continue
         if not copied[i]:
-            _pick(i, ptr, nodes, scores, scale, best, count, seed, streams, out)
             continue
         w = tie_ptr[i]
         for e in range(ptr[i], ptr[i + 1]):
-            if scores[e] * scale == best[i]:
+            if scores[e] == best[i]:
                 ties[w] = e - ptr[i]
                 w += 1
-        out[i] = nodes[ptr[i] + ties[tie_ptr[i] + _draw(seed, np.uint64(streams[i]), count[i])]]
     for i in prange(c):
         j = source[i]
         if j >= 0:

@@ -21,6 +21,7 @@ import numpy as np
 from .._jit import inline_kernel, kernel, run_threaded, split_work
 from ..model.rows import unique_rows
 from .scoring import fill_rows, score_todo
+from .selection import select_copies
 
 
 @kernel
@@ -53,7 +54,7 @@ def copy_twins(
 ):  # pragma: no cover - compiled
     """Give each pod of ``copies`` the best total, its count and the failure of its twin
     ``source``; with ``keep``, its totals and per-plugin scores too (else its entries
-    stay unwritten: the host is picked from the source's, ``selection.select_shared``)."""
+    stay unwritten: the host is picked from the source's, ``selection.select_copies``)."""
     for q in range(copies.shape[0]):
         i = copies[q]
         j = source[q]
@@ -99,14 +100,18 @@ def _same_list(nodes, ja, jb, a, b):  # pragma: no cover - compiled
 def score_chunk(sids: np.ndarray, weights: np.ndarray, table: np.ndarray,
                 pods: np.ndarray, twins: np.ndarray, rows: TwinRows, ptr: np.ndarray,
                 nodes: np.ndarray, raw: np.ndarray, norm_u8: np.ndarray, base: int,
-                keep: bool, total: np.ndarray, *per_pod: np.ndarray) -> np.ndarray:  # fmt: skip
-    """``prioritizeNodes`` for the chunk's pods: pods of one copy class (``twins``: the
-    pods' :func:`copy_classes`) on the same node list are scored once and copied, twins
-    on other lists take their raw scores from ``rows``; the pods to score are split across
-    threads by entries (``raw``, ``norm_u8``: whole buffers, the chunk's entries from
-    column ``base``; ``keep``: copies get the totals and the per-plugin scores, else only
-    ``per_pod``: best, count, bad_plugin, bad_value). Returns int64[C]: the chunk pod each
-    pod copies (-1: scored itself), whose entries hold its totals when not ``keep``."""
+                keep: bool, total: np.ndarray, best: np.ndarray, count: np.ndarray,
+                bad_plugin: np.ndarray, bad_value: np.ndarray, seed: np.uint64,
+                hosts: np.ndarray) -> np.ndarray:  # fmt: skip
+    """``prioritizeNodes`` and ``selectHost`` for the chunk's pods: pods of one copy
+    class (``twins``: the pods' :func:`copy_classes`) on the same node list are scored
+    once and copied, twins on other lists take their raw scores from ``rows``; the pods
+    to score are split across threads by entries (``raw``, ``norm_u8``: whole buffers,
+    the chunk's entries from column ``base``; ``keep``: copies get the totals and the
+    per-plugin scores, else only ``best``, ``count``, ``bad_plugin``, ``bad_value``).
+    Every pod whose scores are in range gets its host in ``hosts`` (tie ``draw(seed,
+    pods[i], ...)``). Returns int64[C]: the chunk pod each pod copies (-1: scored
+    itself), whose entries hold its totals when not ``keep``."""
     if len(pods) > 1:
         local, twin = np.unique(twins, return_inverse=True)
         twin = twin.reshape(-1).astype(np.int64)
@@ -116,14 +121,18 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, table: np.ndarray,
     row_of = rows.rows_for(table, pods, todo)
     work = np.zeros(len(todo) + 1, dtype=np.int64)
     np.cumsum(ptr[todo + 1] - ptr[todo], out=work[1:])
+    per_pod = (best, count, bad_plugin, bad_value)
     run_threaded([partial(score_todo, todo[a:b], sids, weights, table, pods, ptr, nodes, raw,
                           norm_u8, base, total, *per_pod, row_of, rows.raw, rows.n_all,
-                          rows.const, rows.const_ok, rows.row_ok, keep)
+                          rows.const, rows.const_ok, rows.row_ok, keep, seed, hosts)
                   for a, b in split_work(work, int(work[-1]))])  # fmt: skip
+    source_of = np.full(len(pods), -1, dtype=np.int64)
     if len(copies):
         copy_twins(copies, source, ptr, raw, norm_u8, base, keep, total, *per_pod)
-    source_of = np.full(len(pods), -1, dtype=np.int64)
-    source_of[copies] = source
+        source_of[copies] = source
+        select_copies.pick(len(copies) + int(work[-1]) // 4)(
+            ptr, nodes, total, best, count, seed, pods, source_of, hosts
+        )
     return source_of
 
 

@@ -2,7 +2,7 @@
 node lists (``framework.sharing.copy_classes``: twins, and for SelectorSpread pods with one
 default selector whatever their other labels) are scored once per list; with
 ``scores="none"`` a copy's host is picked from its source's totals
-(``selection.select_shared``). Every result must equal scoring each pod on its own."""
+(``selection.select_copies``). Every result must equal scoring each pod on its own."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from kscore_fast.api import load_cluster, score
 from kscore_fast.framework import runtime, sharing
 from kscore_fast.framework.interface import Chunk
-from kscore_fast.framework.selection import select_hosts, select_shared
+from kscore_fast.framework.selection import select_copies, select_hosts
 from kscore_fast.plugins.noderesources import NodeResourcesBalancedAllocation
 from kscore_fast.plugins.selectorspread import SelectorSpread
 
@@ -85,7 +85,7 @@ def test_a_plugin_without_copy_groups_keeps_twins_apart():
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_select_shared_equals_scanning_each_list(seed):
+def test_select_copies_equals_scanning_each_list(seed):
     rng = np.random.default_rng(seed)
     n_pods, n = 30, int(rng.integers(1, 50))
     ptr = np.arange(n_pods + 1, dtype=np.int64) * n
@@ -108,9 +108,9 @@ def test_select_shared_equals_scanning_each_list(seed):
     select_hosts.serial(ptr, nodes, total, 1, best, count, np.uint64(seed), streams, want)
     unwritten = total.copy()  # a copy's entries hold nothing when scores are not kept
     unwritten[np.repeat(source >= 0, n)] = -7
-    for kernel in (select_shared.serial, select_shared.parallel):
-        got = np.full(n_pods, -1, dtype=np.int32)
-        kernel(ptr, nodes, unwritten, 1, best, count, np.uint64(seed), streams, source, got)
+    for kernel in (select_copies.serial, select_copies.parallel):
+        got = np.where(source < 0, want, -1).astype(np.int32)  # (the others' hosts are in)
+        kernel(ptr, nodes, unwritten, best, count, np.uint64(seed), streams, source, got)
         assert (got == want).all()
 
 

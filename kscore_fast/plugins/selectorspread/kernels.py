@@ -256,30 +256,24 @@ def _mix(f, zs):  # pragma: no cover - compiled
     return (f * (1.0 - zone_weighting)) + (zone_weighting * zs)
 
 
-#: zone accumulators pack (nodes seen << 40) + (sum of counts): one add per node
-_SEEN = np.uint64(1) << np.uint64(40)
-_SUM = _SEEN - np.uint64(1)
-
-
 @inline_kernel
-def _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out):
+def _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, sums, have_zones, max_node, out):
     """``NormalizeScore`` of one pod once its maxima are known: ``out[lo:hi]`` (may alias
     ``raw``).
 
-    ``acc[z + 1]`` packs the pod's nodes in zone ``z`` and their count sum (``_SEEN``).
-    Every float is computed by the same expression as in Go, in the same order; values
-    that only depend on the count (node part) or on the zone (zone part) are computed
-    once per distinct count or zone and reused, which changes no bit of the result.
+    ``sums[z + 1]`` is the count sum of the pod's nodes in zone ``z`` (0 for zones none
+    of its nodes is in: the maximum over the zones present is the maximum over all, the
+    sums being ≥ 0); ``have_zones``: a node of the list has a zone. Every float is
+    computed by the same expression as in Go, in the same order; values that only depend
+    on the count (node part) or on the zone (zone part) are computed once per distinct
+    count or zone and reused, which changes no bit of the result.
     """
-    have_zones = False
     max_zone = 0
     for z in range(1, n_zones + 1):
-        if acc[z] != 0:
-            have_zones = True
-            max_zone = max(max_zone, np.int64(acc[z] & _SUM))
+        max_zone = max(max_zone, sums[z])
     zs = np.empty(n_zones + 1, dtype=np.float64)
     for z in range(1, n_zones + 1):
-        zs[z] = _spread_score(np.int64(acc[z] & _SUM), max_zone)
+        zs[z] = _spread_score(sums[z], max_zone)
     width = max_node + 1
     if width * (n_zones + 1) <= 2 * (hi - lo):
         table = np.empty((n_zones + 1) * width, dtype=np.int64)
@@ -302,13 +296,17 @@ def _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out):
 @inline_kernel
 def _normalize_pod(lo, hi, raw, nodes, node_zone, n_zones, out):  # pragma: no cover
     """``NormalizeScore`` of one pod: ``out[lo:hi]`` from ``raw[lo:hi]`` (may alias)."""
-    acc = np.zeros(n_zones + 1, dtype=np.uint64)  # slot 0: nodes without zone
+    sums = np.zeros(n_zones + 1, dtype=np.int64)  # slot 0: nodes without zone
     max_node = 0
+    zoned = 0
     for e in range(lo, hi):
         s = raw[e]
+        z = node_zone[nodes[e]] + 1
         max_node = max(max_node, s)
-        acc[node_zone[nodes[e]] + 1] += _SEEN + np.uint64(s)
-    _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, acc, max_node, out)
+        zoned |= z
+        if s != 0:  # (most counts are 0: the branch is predicted)
+            sums[z] += s
+    _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, sums, zoned > 0, max_node, out)
 
 
 @dual_kernel
