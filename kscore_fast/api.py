@@ -24,6 +24,7 @@ from .io.load import ProgressFactory, read_inputs
 from .model.objects import NamespaceRecord
 from .model.priority import admit
 from .model.snapshot import Cluster, build_cluster
+from .model.disruption import with_status
 from .model.storage import Storage
 from .profile import PluginsSpec, build_framework, framework_for_profile
 
@@ -61,6 +62,7 @@ def load_cluster(
     cluster = build_cluster(objs.nodes, admitted.pods, objs.services, objs.controllers,
                             objs.namespaces, storage=Storage.of(objs.storage))  # fmt: skip
     cluster.priority_classes = objs.priority_classes
+    cluster.budgets = with_status(objs.budgets, objs.pods)
     cluster.refused_pods, cluster.differing_priorities = admitted.refused, admitted.differing
     cluster.skipped_kinds = dict(objs.skipped)
     cluster.skipped_files = len(report.special)
@@ -80,6 +82,7 @@ def score(
     percentage_of_nodes_to_score: int | None = None,
     progress: Callable[[int], None] | None = None,
     notice: Callable[[str], None] | None = None,
+    preemption: bool | None = None,
 ) -> ScoreResult:
     """Score every pending pod of ``cluster`` against the same snapshot.
 
@@ -91,19 +94,39 @@ def score(
     ``scores``: ``"all"``, ``"top:K"`` or ``"none"`` (what the result keeps).
     ``explain``: record every examined node a filter rejected (default: with
     ``scores="all"``). ``notice(text)`` receives one line naming the profile's plugins
-    kscore_fast does not simulate, if any.
+    kscore_fast does not simulate, if any. ``preemption``: for each pod that fits
+    nowhere, what the profile's DefaultPreemption would do (nominated node, victims,
+    PDB violations; nothing applied); default: when ``explain`` is given True.
     """
     _check("score", cluster, plugins=plugins, config=config, seed=seed, scores=scores,
            explain=explain, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-           progress=progress, notice=notice)  # fmt: skip
+           progress=progress, notice=notice, preemption=preemption)  # fmt: skip
     cluster = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
     framework, refused = _framework(cluster, plugins, config, percentage_of_nodes_to_score,
                                     notice)  # fmt: skip
-    return framework.run(
-        cluster.snapshot, cluster.batch, seed=seed, scores=scores,
-        explain=scores == "all" if explain is None else explain, progress=progress,
-        refused=refused,
+    preemption = explain is True if preemption is None else preemption
+    explain = scores == "all" if explain is None else explain
+    result = framework.run(
+        cluster.snapshot, cluster.batch, seed=seed, scores=scores, explain=explain,
+        progress=progress, refused=refused,
     )  # fmt: skip
+    if preemption and framework.preemption is not None:
+        _explain_preemption(framework, cluster, result, seed)
+    return result
+
+
+def _explain_preemption(framework: Framework, cluster: Cluster, result: ScoreResult,
+                        seed: int) -> None:  # fmt: skip
+    """What DefaultPreemption would do for each pod that fits nowhere (a FitError): its
+    nominated node and victims, kept in ``result.preemptions`` (nothing applied)."""
+    from .preemption.explain import explain_preemption, preemption_entry
+
+    pct, absolute = framework.preemption  # type: ignore[misc]
+    for i, error in enumerate(result.errors):
+        if error is None or not error.startswith("0/") or result.hosts[i] >= 0:
+            continue
+        found = explain_preemption(framework, cluster, i, seed, cluster.budgets, pct, absolute)
+        result.preemptions[i] = preemption_entry(found, result.node_names)
 
 
 def simulate(
@@ -166,7 +189,8 @@ def in_order(cluster: Cluster, order: Sequence[int]) -> Cluster:
                         storage=snap.storage)  # fmt: skip
     for name in ("orphaned_pods", "terminated_pods", "deleting_pending_pods",
                  "pvc_pending_pods", "skipped_kinds", "skipped_files", "empty_dirs",
-                 "priority_classes", "refused_pods", "differing_priorities"):  # fmt: skip
+                 "priority_classes", "refused_pods", "differing_priorities",
+                 "budgets"):  # fmt: skip
         setattr(out, name, getattr(cluster, name))
     return out
 

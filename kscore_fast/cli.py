@@ -250,7 +250,8 @@ def _run_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--explain",
         action="store_true",
-        help="list the nodes each filter rejected, per pod (always with --scores all)",
+        help="list the nodes each filter rejected, per pod (always with --scores all); "
+        "score: for each pod that fits nowhere, what DefaultPreemption would do",
     )
     s.add_argument(
         "--percentage-of-nodes-to-score",
@@ -410,7 +411,8 @@ def _score(args: argparse.Namespace) -> int:
                     print(f"kscore: {line}", file=sys.stderr)
             what = "scheduling pods" if sequential else "scoring pods"
             bar = Progress(len(cluster.batch), what, quiet=args.quiet)
-            run = partial(simulate, tie_break=args.tie_break) if sequential else score
+            run = (partial(simulate, tie_break=args.tie_break) if sequential
+                   else partial(score, preemption=args.explain and not kss))  # fmt: skip
             try:
                 result = run(
                     cluster,

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .config.args import DefaultPreemptionArgs
 from .errors import ConfigError
 from .framework.interface import Plugin
 from .framework.runtime import Framework, WeightedPlugin
@@ -128,6 +129,10 @@ class BuiltProfile:
     not_simulated: tuple[str, ...]
 
 
+#: the PostFilter plugin kscore_fast runs (:mod:`kscore_fast.preemption`)
+PREEMPTION = "DefaultPreemption"
+
+
 def framework_for_profile(profile: Any, percentage_of_nodes_to_score: int) -> BuiltProfile:
     """The framework of a configuration profile (:class:`kscore_fast.config.types.Profile`):
     its filter plugins in order, its score plugins with weights, each plugin built once
@@ -162,6 +167,10 @@ def framework_for_profile(profile: Any, percentage_of_nodes_to_score: int) -> Bu
         plugin(n, "score") for n in profile.enabled("preScore") if _fails_pre_score(plugin_class(n))
     ]
     framework = Framework(scores, percentage_of_nodes_to_score, filters, pre_score)
+    if PREEMPTION in profile.enabled("postFilter"):
+        args = profile.args.get(PREEMPTION) or DefaultPreemptionArgs()
+        framework.preemption = (args.min_candidate_nodes_percentage,
+                                args.min_candidate_nodes_absolute)  # fmt: skip
     shown = tuple(f"{n} ({', '.join(points)})" for n, points in missing.items())
     return BuiltProfile(framework, shown)
 

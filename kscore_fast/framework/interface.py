@@ -178,6 +178,12 @@ class Plugin:
         ``assume`` changes (a run remembers the reasons of each code)."""
         raise NotImplementedError(f"filter plugin {self.name!r} does not implement reasons")
 
+    def unresolvable(self, state: CycleState, code: int) -> bool:
+        """Failure ``code`` of ``filter_node`` is ``UnschedulableAndUnresolvable`` (removing
+        pods cannot help: preemption leaves such nodes out); the default, ``False``, is
+        a plain ``Unschedulable``."""
+        return False
+
     def filter_key(self, state: CycleState) -> np.ndarray | None:
         """int64[B]: pods with equal keys get equal codes from ``filter_node`` on every
         node (pending pods of one shape are filtered once); None: every pod its own."""

@@ -72,6 +72,9 @@ class ScoreResult:
     #: reasons) for every examined node a filter rejected, in examination order
     explained: bool = False
     rejected: dict[int, tuple[np.ndarray, list[int], list[str]]] = field(default_factory=dict)
+    #: pod → what DefaultPreemption would do for it (``explain``, pods that fit nowhere:
+    #: :func:`kscore_fast.preemption.explain.preemption_entry`)
+    preemptions: dict[int, dict[str, Any]] = field(default_factory=dict)
     ptr: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
     nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     raw: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
@@ -211,6 +214,8 @@ class ScoreResult:
                                  int(self.evaluated[i]), self.errors[i], scores)  # fmt: skip
             if self.explained:
                 entry["rejected"] = self.rejected_of(i)
+            if i in self.preemptions:
+                entry["preemption"] = self.preemptions[i]
             results.append(entry)
         return {"results": results}
 
@@ -227,6 +232,26 @@ class ScoreResult:
                 "error": pa.array(self.errors, pa.string()),
             }
         )
+
+    def preemptions_table(self) -> pa.Table:
+        """One row per pod that fits nowhere, with what DefaultPreemption would do
+        (``explain``): pod, nominated node (null: none), victims (namespace, name,
+        priority), PDB violations, the tie set, the candidates' count, why none."""
+        import pyarrow as pa
+
+        pods = sorted(self.preemptions)
+        rows = [self.preemptions[p] for p in pods]
+        victim = pa.struct([("namespace", pa.string()), ("name", pa.string()),
+                            ("priority", pa.int32())])  # fmt: skip
+        return pa.table({
+            "pod": pa.array([self.pod_names[p] for p in pods], pa.string()),
+            "nominated_node": pa.array([r["nominatedNode"] for r in rows], pa.string()),
+            "victims": pa.array([r["victims"] for r in rows], pa.list_(victim)),
+            "pdb_violations": pa.array([r["pdbViolations"] for r in rows], pa.int32()),
+            "ties": pa.array([r["ties"] for r in rows], pa.list_(pa.string())),
+            "candidates": pa.array([r["candidates"] for r in rows], pa.int32()),
+            "reason": pa.array([r.get("reason") for r in rows], pa.string()),
+        })  # fmt: skip
 
     def rejected_table(self) -> pa.Table:
         """One row per pod and examined node a filter rejected (``explain``): pod, node,

@@ -105,6 +105,9 @@ class Framework:
             else list(pre_score_plugins)
         )
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        #: DefaultPreemption's (minCandidateNodesPercentage, minCandidateNodesAbsolute)
+        #: when the profile runs it at PostFilter, else None
+        self.preemption: tuple[int, int] | None = None
 
     @property
     def plugin_names(self) -> list[str]:

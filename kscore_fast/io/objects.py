@@ -23,10 +23,12 @@ is not: kubectl prints objects already defaulted.
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from itertools import chain
 from typing import Any, TypeVar
 
@@ -63,6 +65,7 @@ from ..model.objects import (
 )
 from ..model.priority import class_problem
 from ..model.quantity import Quantity
+from ..model.disruption import BudgetRecord
 from ..model.selectors import LabelSelector
 from ..model.storage import (
     BETA_STORAGE_CLASS_ANNOTATION,
@@ -109,8 +112,9 @@ from .validate import (
 
 #: the storage objects' kinds (:mod:`kscore_fast.model.storage`)
 STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass")
+BUDGET_KIND = "PodDisruptionBudget"
 USED_KINDS = frozenset(("Node", "Pod", "Service", RC_KIND, RS_KIND, SS_KIND, "Namespace",
-                        "PriorityClass", *STORAGE_KINDS))  # fmt: skip
+                        "PriorityClass", BUDGET_KIND, *STORAGE_KINDS))  # fmt: skip
 #: the label the API server sets on every namespace (``SetDefaults_Namespace``)
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 _NO_OWNER = OwnerReference("", "", "", False)
@@ -126,13 +130,15 @@ _OWN_FIELDS = {
     "Pod": ({"nodeName", "containers", "initContainers", "overhead", "topologySpreadConstraints",
              "schedulerName", "priority", "nodeSelector", "affinity", "tolerations", "volumes",
              "priorityClassName", "preemptionPolicy"},
-            {"phase", "nominatedNodeName"}),
+            {"phase", "nominatedNodeName", "startTime", "conditions"}),
     "Node": ({"unschedulable", "taints"}, {"allocatable", "capacity", "images"}),
     "Namespace": (set(), set()),
     "PriorityClass": (set(), set()),
     "PersistentVolumeClaim": ({"volumeName", "storageClassName", "selector"}, set()),
     "PersistentVolume": (set(), set()),
     "StorageClass": (set(), set()),
+    BUDGET_KIND: ({"selector", "minAvailable", "maxUnavailable"},
+                  {"disruptionsAllowed", "disruptedPods"}),
 }  # fmt: skip
 
 
@@ -154,6 +160,8 @@ class Objects:
     priority_classes: list[PriorityClassRecord] = field(default_factory=list)
     #: PersistentVolumeClaims, PersistentVolumes and StorageClasses
     storage: list[StorageRecord] = field(default_factory=list)
+    #: PodDisruptionBudgets
+    budgets: list[BudgetRecord] = field(default_factory=list)
     #: kinds skipped → count
     skipped: Counter[str] = field(default_factory=Counter)
     #: objects read, of every kind
@@ -690,8 +698,8 @@ class ObjectReader(_Fields):
         """The state to return to with :meth:`rollback` (to read a document again)."""
         o = self.objects
         return (len(o.nodes), len(o.pods), len(o.services), len(o.controllers),
-                len(o.namespaces), len(o.priority_classes), len(o.storage), Counter(o.skipped),
-                o.total, len(self._seen))  # fmt: skip
+                len(o.namespaces), len(o.priority_classes), len(o.storage), len(o.budgets),
+                Counter(o.skipped), o.total, len(self._seen))  # fmt: skip
 
     def detach(self) -> tuple[Objects, dict[tuple[str, str, str], tuple[str, Location]]]:
         """The records read so far and where each object was; the reader starts over (with
@@ -702,11 +710,11 @@ class ObjectReader(_Fields):
 
     def rollback(self, mark: tuple[Any, ...]) -> None:
         o = self.objects
-        (n_nodes, n_pods, n_services, n_controllers, n_namespaces, n_classes, n_storage, skipped,
-         o.total, n_seen) = mark  # fmt: skip
+        (n_nodes, n_pods, n_services, n_controllers, n_namespaces, n_classes, n_storage,
+         n_budgets, skipped, o.total, n_seen) = mark  # fmt: skip
         del o.nodes[n_nodes:], o.pods[n_pods:], o.services[n_services:]
         del o.controllers[n_controllers:], o.namespaces[n_namespaces:]
-        del o.priority_classes[n_classes:], o.storage[n_storage:]
+        del o.priority_classes[n_classes:], o.storage[n_storage:], o.budgets[n_budgets:]
         o.skipped = skipped
         for key in list(self._seen)[n_seen:]:
             del self._seen[key]
@@ -821,6 +829,8 @@ class ObjectReader(_Fields):
             self.objects.priority_classes.append(self._priority_class(obj, at))
         elif kind in STORAGE_KINDS:
             self.objects.storage.append(self._storage(kind, meta, obj, labels, at))
+        elif kind == BUDGET_KIND:
+            self.objects.budgets.append(self._budget(obj, at))
         else:
             self._selecting(obj, file, where, key)
 
@@ -888,6 +898,40 @@ class ObjectReader(_Fields):
             cls = spec.storage_class_name or ""
         return ClaimRecord(at[2][1], name, spec.volume_name or "", cls)
 
+    def _budget(self, obj: schema.Resource, at: At) -> BudgetRecord:
+        """A PodDisruptionBudget: what DefaultPreemption reads of it, its status computed
+        when absent (:mod:`kscore_fast.model.disruption`)."""
+        spec, status = obj.spec or _NO_SPEC, obj.status
+        ctx = Where(at[0], where_text(at[1]), f"{BUDGET_KIND} {at[2][1]}/{at[2][2]}")
+        selector = label_selector(ctx, spec.selector, "spec.selector")
+        lowest, highest = spec.min_available, spec.max_unavailable
+        for path, value in (("spec.minAvailable", lowest), ("spec.maxUnavailable", highest)):
+            if value is not None and not _int_or_percent(value):
+                raise ctx.error(path, f"expected an integer or a percentage, found {found(value)}")
+        if lowest is not None and highest is not None:
+            raise ctx.error("spec", "minAvailable and maxUnavailable cannot be both set")
+        record = BudgetRecord(at[2][1], at[2][2], selector)
+        if status is not None:
+            allowed, disrupted = status.disruptions_allowed, status.disrupted_pods
+            if allowed is None:
+                allowed = 0
+            elif allowed.__class__ is not int or not INT32[0] <= allowed <= INT32[1]:
+                raise ctx.error("status.disruptionsAllowed", f"expected an integer, found "
+                                                             f"{found(allowed)}")  # fmt: skip
+            if disrupted is not None and not isinstance(disrupted, dict):
+                raise ctx.error("status.disruptedPods", f"expected a mapping, found "
+                                                        f"{found(disrupted)}")  # fmt: skip
+            return msgspec.structs.replace(record, disruptions_allowed=allowed,
+                                           disrupted_pods=frozenset(map(str, disrupted or ())))
+        if highest is not None or isinstance(lowest, str):
+            raise ctx.error("status", "absent: kscore computes a budget's status only for an "
+                                      "integer minAvailable (a percentage or maxUnavailable "
+                                      "needs the controllers' scale); give the object as "
+                                      "kubectl prints it, with its status")  # fmt: skip
+        if lowest is None:  # (no pod is expected: the controller allows no disruption)
+            return record
+        return msgspec.structs.replace(record, min_available=lowest)
+
     def _identify(self, obj: schema.Resource, kind: str, file: str, where: Location
                   ) -> tuple[schema.Metadata, tuple[str, str, str]]:  # fmt: skip
         """The object's metadata and (kind, namespace, name), checked and unique."""
@@ -941,6 +985,7 @@ class ObjectReader(_Fields):
         o.namespaces += part.namespaces
         o.priority_classes += part.priority_classes
         o.storage += part.storage
+        o.budgets += part.budgets
         o.skipped.update(part.skipped)
         o.total += part.total
 
@@ -979,6 +1024,12 @@ class ObjectReader(_Fields):
                 and (self._values_ok.issuperset(labels.values())
                      or self._new_values_valid(labels))):  # fmt: skip
             return False
+        status = obj.status or _NO_STATUS
+        started, ready = None, False
+        if status.start_time is not None or status.conditions is not None:
+            if (run := _pod_run(status)) is None:
+                return False  # (the general path names the field)
+            started, ready = run
         key = ("Pod", namespace, name)
         here = (file, where)
         if self._seen.setdefault(key, here) is not here:
@@ -989,13 +1040,12 @@ class ObjectReader(_Fields):
         if spec != last:
             spread, fields = self.template_fields(spec, (file, where, key))
         refs = meta.owner_references
-        status = obj.status or _NO_STATUS
         phase = status.phase or ""
         self.objects.pods.append(
             PodRecord(namespace, name, labels, node_name, self._phases.setdefault(phase, phase),
                       meta.deletion_timestamp is not None,
                       self._owner_list(refs) if refs else (), spread,
-                      status.nominated_node_name or "", *fields)
+                      status.nominated_node_name or "", *fields, started, ready)
         )  # fmt: skip
         return True
 
@@ -1005,6 +1055,14 @@ class ObjectReader(_Fields):
         key = at[2]
         node_name = spec.node_name or ""
         spread, fields = self.template_fields(spec, at)
+        run = _pod_run(status)
+        if run is None:
+            ctx = Where(at[0], where_text(at[1]), f"Pod {key[1]}/{key[2]}")
+            if status.start_time is not None and rfc3339_ns(status.start_time) is None:
+                raise ctx.error("status.startTime", f"expected an RFC 3339 time, found "
+                                                    f"{found(status.start_time)}")  # fmt: skip
+            raise ctx.error("status.conditions", "expected a list of conditions "
+                                                 "(mappings with string type and status)")  # fmt: skip
         self.objects.pods.append(
             PodRecord(
                 key[1],
@@ -1017,6 +1075,7 @@ class ObjectReader(_Fields):
                 spread,
                 status.nominated_node_name or "",
                 *fields,
+                *run,
             )
         )
 
@@ -1098,6 +1157,57 @@ def _own_fields(obj: Mapping[Any, Any], kind: str) -> dict[Any, Any] | None:
             out = dict(obj) if out is None else out
             out[part] = {k: v for k, v in value.items() if k in names}
     return out
+
+
+def _pod_run(status: schema.Status) -> tuple[int | None, bool] | None:
+    """A pod's ``status.startTime`` (nanoseconds since the epoch, None absent) and whether
+    its ``Ready`` condition is ``True``; None when either is malformed."""
+    text, conditions = status.start_time, status.conditions
+    started = None
+    if text is not None and (started := rfc3339_ns(text)) is None:
+        return None
+    ready = False
+    if conditions is not None:
+        if not isinstance(conditions, list):
+            return None
+        for c in conditions:
+            if not isinstance(c, dict):
+                return None
+            kind, value = c.get("type"), c.get("status")
+            if not isinstance(kind, str | None) or not isinstance(value, str | None):
+                return None
+            if kind == "Ready":  # (GetPodCondition: the first of the type)
+                ready = value == "True"
+                break
+    return started, ready
+
+
+_RFC3339 = re.compile(r"(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(\.\d+)?"
+                      r"([Zz]|[+-]\d\d:\d\d)")
+
+
+def rfc3339_ns(text: Any) -> int | None:
+    """A ``metav1.Time`` as JSON gives it (Go's ``time.RFC3339``, fraction allowed), in
+    nanoseconds since the epoch; None when it is not one."""
+    if not isinstance(text, str) or (m := _RFC3339.fullmatch(text)) is None:
+        return None
+    fraction = m.group(7) or ""
+    try:
+        when = datetime.fromisoformat(text[: m.start(7)] if fraction else text[: m.end(6)])
+    except ValueError:
+        return None
+    zone = m.group(8)
+    offset = 0 if zone in "Zz" else (1 if zone[0] == "+" else -1) * (
+        int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
+    seconds = calendar.timegm(when.timetuple()) - offset
+    return seconds * 10**9 + int((fraction[1:] + "000000000")[:9] or 0)
+
+
+def _int_or_percent(value: Any) -> bool:
+    """An ``intstr.IntOrString`` as ``GetScaledValueFromIntOrPercent`` accepts it."""
+    if value.__class__ is int:
+        return INT32[0] <= value <= INT32[1]
+    return isinstance(value, str) and re.fullmatch(r"[0-9]+%", value) is not None
 
 
 def _check_text(kind: str, file: str, where: Location) -> None:

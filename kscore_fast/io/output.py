@@ -101,6 +101,7 @@ def iter_json(result: ScoreResult) -> Iterator[str]:
             f'"error":{"null" if error is None else quote(error)},'
             f'"scores":[{",".join(entries)}]'
             + (_rejected_json(result, i, node_names, filter_keys) if explained else "")
+            + (_preemption_json(result.preemptions[i]) if i in result.preemptions else "")
             + "}"
         )
     yield "]}\n"
@@ -118,6 +119,11 @@ def _rejected_json(result: ScoreResult, i: int, node_names: list[str],
         for n, k, r in zip(nodes.tolist(), plugins, reasons, strict=True)
     )
     return f',"rejected":[{items}]'
+
+
+def _preemption_json(entry: dict[str, Any]) -> str:
+    """``,"preemption":{...}`` (docs/contract.md)."""
+    return ',"preemption":' + json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
 
 
 def write_json(result: ScoreResult, stream: TextIO) -> None:
@@ -332,6 +338,10 @@ class _AtomicDir(_Temporary):
             table = result.rejected_table()
             rejected = os.path.join(self.tmp, f"rejected.{self.fmt}")
             _write_batches(table.schema, table.to_batches(), rejected, self.fmt)
+        if result.preemptions:
+            table = result.preemptions_table()
+            path = os.path.join(self.tmp, f"preemptions.{self.fmt}")
+            _write_batches(table.schema, table.to_batches(), path, self.fmt)
 
     def _commit(self) -> None:
         assert self.tmp is not None
@@ -429,12 +439,14 @@ def _read_only(path: str, st: os.stat_result, mode: int) -> bool:
 
 
 #: every table kscore writes into an output directory
-_TABLES = ("scores", "placements", "rejected", "attempts", "pods", "timeline", "metrics")
+_TABLES = ("scores", "placements", "rejected", "preemptions", "attempts", "pods", "timeline",
+           "metrics")
 
 
 def _dir_state(path: str, fmt: str) -> str:
     """``missing``, ``empty``, ``ours`` (exactly kscore's tables of ``fmt``: scores and
-    placements, and rejected when recorded), or why the path is neither."""
+    placements, and rejected and preemptions when recorded), or why the path is
+    neither."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -446,8 +458,9 @@ def _dir_state(path: str, fmt: str) -> str:
     if not entries:
         return "empty"
     tables = {f"scores.{fmt}", f"placements.{fmt}"}
-    if f"rejected.{fmt}" in entries:
-        tables.add(f"rejected.{fmt}")
+    for optional in ("rejected", "preemptions"):
+        if f"{optional}.{fmt}" in entries:
+            tables.add(f"{optional}.{fmt}")
     if f"attempts.{fmt}" in entries:  # (a timed replay's)
         tables = {f"attempts.{fmt}", f"pods.{fmt}", f"timeline.{fmt}"}
     if f"metrics.{fmt}" in entries:  # (a sweep's)

@@ -226,12 +226,20 @@ class Spec(msgspec.Struct, rename="camel", gc=False):
     # PersistentVolumeClaim
     volume_name: str | None = None
     storage_class_name: str | None = None
+    # PodDisruptionBudget (checked by the reader)
+    min_available: Any = None
+    max_unavailable: Any = None
 
 
 class Status(msgspec.Struct, rename="camel", gc=False):
     # Pod
     phase: str | None = None
     nominated_node_name: str | None = None
+    start_time: Any = None
+    conditions: Any = None
+    # PodDisruptionBudget (checked by the reader)
+    disruptions_allowed: Any = None
+    disrupted_pods: Any = None
     # Node
     allocatable: dict[Any, Any] | None = None
     capacity: dict[Any, Any] | None = None

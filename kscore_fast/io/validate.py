@@ -52,6 +52,7 @@ _NAME_RULES = {
     "PersistentVolumeClaim": ("a DNS subdomain", is_dns1123_subdomain),
     "PersistentVolume": ("a DNS subdomain", is_dns1123_subdomain),
     "StorageClass": ("a DNS subdomain", is_dns1123_subdomain),
+    "PodDisruptionBudget": ("a DNS subdomain", is_dns1123_subdomain),
 }
 #: the kinds read that have no namespace
 CLUSTER_SCOPED = frozenset(("Node", "Namespace", "PriorityClass", "PersistentVolume",

@@ -210,6 +210,10 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
     priority_class_name: str = ""
     #: ``spec.preemptionPolicy`` (None when absent)
     preemption_policy: str | None = None
+    #: ``status.startTime`` in nanoseconds since the epoch (None when absent)
+    start_time: int | None = None
+    #: ``status.conditions`` holds ``Ready`` ``True`` (``podutil.IsPodReady``)
+    ready: bool = False
 
     @property
     def key(self) -> str:

@@ -42,6 +42,7 @@ from .objects import (
     ServiceRecord,
     controller_of,
 )
+from .disruption import BudgetRecord
 from .storage import NO_STORAGE, Storage
 from .topology import node_tree_order, zone_key
 
@@ -190,6 +191,8 @@ class Cluster:
     #: pending pods added for what the input's workloads lack, by workload kind
     #: (``load_cluster(expand_workloads=True)``)
     expanded_workloads: dict[str, int] = field(default_factory=dict)
+    #: the input's PodDisruptionBudgets, each with its status (:mod:`.disruption`)
+    budgets: list[BudgetRecord] = field(default_factory=list)
 
     def __repr__(self) -> str:
         snap = self.snapshot

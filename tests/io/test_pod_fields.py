@@ -228,11 +228,12 @@ def test_every_field(how, tmp_path):
 
 
 def test_record_fields_are_the_ones_the_reader_fills_in_order():
-    """The reader passes PodRecord's fields positionally (``pod_fields``)."""
+    """The reader passes PodRecord's fields positionally (``pod_fields``, then the two of
+    ``status`` it reads after them)."""
     assert PodRecord.__struct_fields__[9:] == (
         "scheduler_name", "priority", "containers", "init_containers", "overhead",
         "node_selector", "node_affinity", "tolerations", "claims", "pod_affinity",
-        "pod_anti_affinity", "priority_class_name", "preemption_policy",
+        "pod_anti_affinity", "priority_class_name", "preemption_policy", "start_time", "ready",
     )  # fmt: skip
 
 

@@ -438,3 +438,8 @@ class InterPodAffinity(Plugin):
     def reasons(state: tuple, code: int) -> list[str]:
         """``Status.Reasons()`` of a failure code."""
         return list(_REASONS[code])
+
+    @staticmethod
+    def unresolvable(state: tuple, code: int) -> bool:
+        """The pod's own affinity rules unmatched (``ErrReasonAffinityRulesNotMatch``)."""
+        return code in UNRESOLVABLE_CODES

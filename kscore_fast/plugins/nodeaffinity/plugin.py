@@ -414,3 +414,7 @@ class NodeAffinity(Plugin):
     def reasons(state: tuple, code: int) -> list[str]:
         """``Status.Reasons()`` of a failure code (both UnschedulableAndUnresolvable)."""
         return list(_REASONS[code])
+
+    def unresolvable(self, state: tuple, code: int) -> bool:
+        """Every failure is ``UnschedulableAndUnresolvable``."""
+        return True

@@ -46,6 +46,10 @@ class NodeName(NoArgs):
         assert code == MISMATCH, code
         return [ERR_REASON]
 
+    def unresolvable(self, state: tuple, code: int) -> bool:
+        """Every failure is ``UnschedulableAndUnresolvable``."""
+        return True
+
 
 def _state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     """Each pending pod's ``spec.nodeName`` as a node index (``ANY_NODE``: none given,

@@ -47,3 +47,7 @@ class NodeUnschedulable(NoArgs):
     def reasons(self, state: tuple, code: int) -> list[str]:
         assert code == UNSCHEDULABLE, code
         return [ERR_REASON_UNSCHEDULABLE]
+
+    def unresolvable(self, state: tuple, code: int) -> bool:
+        """Every failure is ``UnschedulableAndUnresolvable``."""
+        return True

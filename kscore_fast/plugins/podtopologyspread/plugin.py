@@ -115,3 +115,8 @@ class PodTopologySpread(Plugin):
     def reasons(state: tuple, code: int) -> list[str]:
         """``Status.Reasons()``: code 1 UnschedulableAndUnresolvable, 2 Unschedulable."""
         return list(_REASONS[code])
+
+    @staticmethod
+    def unresolvable(state: tuple, code: int) -> bool:
+        """The node lacks a constraint's topology key."""
+        return code == kernels.FAIL_LABEL

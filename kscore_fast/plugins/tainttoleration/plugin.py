@@ -60,3 +60,7 @@ class TaintToleration(NoArgs):
         e = code - 1
         key, value = (string_at(state[10], state[11], int(state[col][e])) for col in (1, 2))
         return [reason(Taint(key=key, value=value))]
+
+    def unresolvable(self, state: tuple, code: int) -> bool:
+        """Every failure is ``UnschedulableAndUnresolvable``."""
+        return True

@@ -66,6 +66,10 @@ class VolumeZone(NoArgs):
     def reasons(self, state: tuple, code: int) -> list[str]:
         return [text_at(state[3], state[4], code - 1)]
 
+    def unresolvable(self, state: tuple, code: int) -> bool:
+        """Every failure is ``UnschedulableAndUnresolvable``."""
+        return True
+
 
 def _state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     """The plugin's state (see ``kernels``): the reference's verdict of each pod class on

@@ -1,0 +1,304 @@
+"""Scalar reference port of DefaultPreemption's PostFilter (kube-scheduler v1.23.6), run
+with ``parallelism: 1``:
+
+* pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go:
+  ``PodEligibleToPreemptOthers``, ``calculateNumCandidates``,
+  ``GetOffsetAndNumCandidates``, ``SelectVictimsOnNode``, ``filterPodsWithPDBViolation``;
+* pkg/scheduler/framework/preemption/preemption.go: ``Evaluator.Preempt``,
+  ``findCandidates``, ``nodesWherePreemptionMightHelp``, ``DryRunPreemption``,
+  ``SelectCandidate``, ``pickOneNodeForPreemption``;
+* pkg/scheduler/util/utils.go: ``MoreImportantPod``, ``GetPodStartTime``,
+  ``GetEarliestPodStartTime``.
+
+What the plugin asks of the scheduler goes through a :class:`Cluster` view: the pods
+of a node in ``NodeInfo.Pods`` order, and ``RunFilterPluginsWithNominatedPods`` of the
+preemptor on one node once given pods are removed from it (the dry run's node copy,
+whose pod changes the PreFilter extensions replay). ``rand.Int31n`` for the candidates'
+offset is the caller's draw.
+
+Two readings of Go's nondeterminism, documented here and in the output:
+
+* a pod without ``status.startTime`` has ``time.Now()`` as its start time in Go, read at
+  each comparison: later than any start time the input gives (those are in the past),
+  and each reading later than the one before. ``MoreImportantPod`` then says, of two
+  such pods of one priority, that the one asked about first is the more important; the
+  victims' order is what Go's ``sort.Slice`` makes of those answers (:mod:`..framework.
+  gosort`);
+* ``pickOneNodeForPreemption`` walks a Go map, in an order Go randomizes: when nodes are
+  still tied after its last criterion, any of them may be picked. Every node that some
+  walk would pick is the *tie set*; kscore takes the first of them in the dry run's
+  candidate order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..framework.gosort import sort_slice
+from ..model.disruption import BudgetRecord
+from ..model.objects import PodRecord
+from ..model.selectors import label_selector_as_selector
+
+#: framework.Code values the plugin reads
+SUCCESS, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE = 0, 2, 3
+MAX_INT32 = 2**31 - 1
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+
+
+@dataclass(frozen=True)
+class Status:
+    """A ``framework.Status``: its code and reasons."""
+
+    code: int
+    reasons: tuple[str, ...] = ()
+
+
+class Cluster(Protocol):
+    """What SelectVictimsOnNode and its callers read of the scheduler (for one preemptor)."""
+
+    def node_names(self) -> Sequence[str]:
+        """``NodeInfos().List()``: every node, in the snapshot's order."""
+
+    def node_pods(self, node: int) -> Sequence[PodRecord]:
+        """``nodeInfo.Pods`` of ``node``, in order."""
+
+    def filter(self, node: int, removed: Sequence[PodRecord]) -> Status:
+        """``RunFilterPluginsWithNominatedPods`` of the preemptor on ``node`` without the
+        pods ``removed`` from it."""
+
+
+def priority(pod: PodRecord) -> int:
+    """``corev1helpers.PodPriority``: ``spec.priority``, 0 when absent."""
+    return pod.priority if pod.priority is not None else 0
+
+
+class _Clock:
+    """``time.Now()`` readings: each later than every start time given and than the
+    readings before (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.readings = 0
+
+    def start_time(self, pod: PodRecord) -> tuple[int, int]:
+        """``GetPodStartTime`` as a comparable (given times before every reading)."""
+        if pod.start_time is not None:
+            return (0, pod.start_time)
+        self.readings += 1
+        return (1, self.readings)
+
+
+def more_important(clock: _Clock, a: PodRecord, b: PodRecord) -> bool:
+    """``util.MoreImportantPod(a, b)``."""
+    pa, pb = priority(a), priority(b)
+    if pa != pb:
+        return pa > pb
+    return clock.start_time(a) < clock.start_time(b)
+
+
+def earliest_start(clock: _Clock, victims: Sequence[PodRecord]) -> tuple[int, int]:
+    """``util.GetEarliestPodStartTime``: of the victims of the highest priority."""
+    earliest = clock.start_time(victims[0])
+    top = priority(victims[0])
+    for pod in victims:
+        p = priority(pod)
+        if p == top:
+            t = clock.start_time(pod)
+            if t < earliest:
+                earliest = t
+        elif p > top:
+            top, earliest = p, clock.start_time(pod)
+    return earliest
+
+
+def eligible(pod: PodRecord, nominated_status: Status | None,
+             cluster: Cluster) -> bool:  # fmt: skip
+    """``PodEligibleToPreemptOthers``: not ``preemptionPolicy: Never``; a pod nominated
+    to a node where lower-priority pods are terminating waits for them (unless that
+    node is now ``UnschedulableAndUnresolvable`` for it)."""
+    if pod.preemption_policy == "Never":
+        return False
+    if pod.nominated_node_name:
+        if nominated_status is not None and nominated_status.code == UNSCHEDULABLE_AND_UNRESOLVABLE:
+            return True
+        names = list(cluster.node_names())
+        if pod.nominated_node_name in names:
+            node = names.index(pod.nominated_node_name)
+            p = priority(pod)
+            for other in cluster.node_pods(node):
+                if other.deleting and priority(other) < p:
+                    return False
+    return True
+
+
+def num_candidates(num_nodes: int, percentage: int, absolute: int) -> int:
+    """``calculateNumCandidates``."""
+    n = (num_nodes * percentage) // 100  # (int32 arithmetic: no overflow for real counts)
+    if n < absolute:
+        n = absolute
+    if n > num_nodes:
+        n = num_nodes
+    return n
+
+
+def pdb_violations(pods: Sequence[PodRecord], budgets: Sequence[BudgetRecord]
+                   ) -> tuple[list[PodRecord], list[PodRecord]]:  # fmt: skip
+    """``filterPodsWithPDBViolation``: (violating, non-violating), each in order."""
+    allowed = [b.disruptions_allowed for b in budgets]
+    selectors = [label_selector_as_selector(b.selector) if b.selector is not None else None
+                 for b in budgets]  # fmt: skip
+    violating, fine = [], []
+    for pod in pods:
+        violated = False
+        if pod.labels:
+            for i, b in enumerate(budgets):
+                if b.namespace != pod.namespace:
+                    continue
+                sel = selectors[i]
+                if sel is None or sel.empty() or not sel.matches(pod.labels):
+                    continue
+                if pod.name in b.disrupted_pods:
+                    continue
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+        (violating if violated else fine).append(pod)
+    return violating, fine
+
+
+@dataclass
+class Victims:
+    """A candidate: ``extenderv1.Victims`` on a node."""
+
+    node: int
+    pods: list[PodRecord]
+    pdb_violations: int
+
+
+def select_victims_on_node(pod: PodRecord, node: int, cluster: Cluster,
+                           budgets: Sequence[BudgetRecord], clock: _Clock,
+                           node_name: str) -> tuple[Victims | None, Status]:  # fmt: skip
+    """``SelectVictimsOnNode``: every lower-priority pod removed, the preemptor must fit;
+    then the pods are reprieved one by one (PDB-violating ones first, each group by
+    importance) while it still fits."""
+    p = priority(pod)
+    potential = [other for other in cluster.node_pods(node) if priority(other) < p]
+    if not potential:
+        return None, Status(UNSCHEDULABLE_AND_UNRESOLVABLE,
+                            (f"No victims found on node {node_name} for preemptor pod "
+                             f"{pod.name}",))  # fmt: skip
+    removed = list(potential)
+    status = cluster.filter(node, removed)
+    if status.code != SUCCESS:
+        return None, status
+    sort_slice(potential, lambda a, b: more_important(clock, a, b))
+    violating, fine = pdb_violations(potential, budgets)
+    victims: list[PodRecord] = []
+    n_violating = 0
+    for group, counts in ((violating, True), (fine, False)):
+        for other in group:
+            removed.remove(other)  # addPod: back on the node
+            if cluster.filter(node, removed).code != SUCCESS:
+                removed.append(other)  # removePod: a victim
+                victims.append(other)
+                n_violating += counts
+    return Victims(node, victims, n_violating), Status(SUCCESS)
+
+
+@dataclass
+class Preemption:
+    """What ``Preempt`` decided: the nominated node (-1 none) and its victims, the tie set
+    of ``pickOneNodeForPreemption``, every candidate, the dry run's node statuses, and
+    whether ``rand.Int31n`` was drawn (the caller's ``draw`` was called)."""
+
+    node: int = -1
+    victims: list[PodRecord] = field(default_factory=list)
+    pdb_violations: int = 0
+    ties: list[int] = field(default_factory=list)
+    candidates: list[Victims] = field(default_factory=list)
+    statuses: dict[int, Status] = field(default_factory=dict)
+    drew: bool = False
+    #: why no node was nominated ("" when one was)
+    reason: str = ""
+
+
+def preempt(pod: PodRecord, statuses: dict[int, Status], cluster: Cluster,
+            budgets: Sequence[BudgetRecord], draw: Callable[[int], int],
+            percentage: int = 10, absolute: int = 100) -> Preemption:  # fmt: skip
+    """``Evaluator.Preempt`` of ``pod`` after its FitError (``statuses``: the diagnosis,
+    node → status, for the nodes the filters rejected). ``draw(n)`` is
+    ``rand.Int31n(n)``. Nothing is applied: the victims are the caller's to delete."""
+    names = list(cluster.node_names())
+    nominated = None
+    if pod.nominated_node_name in names:
+        nominated = statuses.get(names.index(pod.nominated_node_name))
+    if not eligible(pod, nominated, cluster):
+        return Preemption(reason="not eligible to preempt")
+    out = Preemption()
+    potential = []
+    for node in range(len(names)):
+        status = statuses.get(node)
+        if status is not None and status.code == UNSCHEDULABLE_AND_UNRESOLVABLE:
+            out.statuses[node] = Status(UNSCHEDULABLE_AND_UNRESOLVABLE, (NOT_HELPFUL,))
+            continue
+        potential.append(node)
+    if not potential:
+        out.reason = "no node where preemption might help"
+        return out
+    out.drew = True
+    offset = draw(len(potential))
+    wanted = num_candidates(len(potential), percentage, absolute)
+    clean: list[Victims] = []
+    violating: list[Victims] = []
+    clock = _Clock()
+    for i in range(len(potential)):  # ParallelizeUntil with one worker, cancelled early
+        node = potential[(offset + i) % len(potential)]
+        victims, status = select_victims_on_node(pod, node, cluster, budgets, clock,
+                                                 names[node])  # fmt: skip
+        if victims is not None and victims.pods:
+            group = clean if victims.pdb_violations == 0 else violating
+            if len(group) < wanted:
+                group.append(victims)
+            if clean and len(clean) + len(violating) >= wanted:
+                break
+            continue
+        if victims is not None:  # (success with no victims: Go's internal error)
+            status = Status(1, (f'expected at least one victim pod on node "{names[node]}"',))
+        out.statuses[node] = status
+    out.candidates = clean + violating
+    if not out.candidates:
+        out.reason = "no candidate node"
+        return out
+    ties = pick_ties(out.candidates, clock)
+    best = next(c for c in out.candidates if c.node in ties)
+    out.node, out.victims, out.pdb_violations = best.node, best.pods, best.pdb_violations
+    out.ties = [c.node for c in out.candidates if c.node in ties]
+    return out
+
+
+def pick_ties(candidates: Sequence[Victims], clock: _Clock) -> set[int]:
+    """``SelectCandidate`` → ``pickOneNodeForPreemption``: the nodes some walk of Go's map
+    would return (one candidate: itself)."""
+    if len(candidates) == 1:
+        return {candidates[0].node}
+    steps: list[Callable[[Victims], tuple[int, ...]]] = [
+        lambda v: (v.pdb_violations,),
+        lambda v: (priority(v.pods[0]),),
+        lambda v: (sum(priority(p) + MAX_INT32 + 1 for p in v.pods),),
+        lambda v: (len(v.pods),),
+    ]
+    left = list(candidates)
+    for key in steps:
+        low = min(key(v) for v in left)
+        left = [v for v in left if key(v) == low]
+        if len(left) == 1:
+            return {left[0].node}
+    # the latest earliest start: "now" readings (pods without a start time) grow along
+    # the walk, so the last such node walked wins, and any of them can be last
+    starts = {v.node: earliest_start(clock, v.pods) for v in left}
+    now = [node for node, t in starts.items() if t[0] == 1]
+    if now:
+        return set(now)
+    latest = max(starts.values())
+    return {node for node, t in starts.items() if t == latest}

@@ -1,0 +1,271 @@
+"""The scalar port of DefaultPreemption (kscore_fast.preemption.reference), case by case
+against default_preemption.go and preemption.go of v1.23.6, and what ``score --explain``
+shows of it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pytest
+
+from kscore_fast import api
+from kscore_fast.cli import main
+from kscore_fast.model.disruption import BudgetRecord
+from kscore_fast.model.objects import PodRecord
+from kscore_fast.model.selectors import LabelSelector
+from kscore_fast.preemption.reference import (
+    SUCCESS,
+    UNSCHEDULABLE,
+    UNSCHEDULABLE_AND_UNRESOLVABLE,
+    Status,
+    Victims,
+    _Clock,
+    eligible,
+    more_important,
+    num_candidates,
+    pdb_violations,
+    pick_ties,
+    preempt,
+)
+
+
+def _pod(name: str, priority: int = 0, start: int | None = None, labels=None, node: str = "",
+         deleting: bool = False, **kw) -> PodRecord:  # fmt: skip
+    return PodRecord("default", name, labels or {}, node_name=node, priority=priority,
+                     start_time=start, deleting=deleting, **kw)  # fmt: skip
+
+
+class _Cpu:
+    """A cluster view whose only filter is CPU: each node's capacity, its pods' requests."""
+
+    def __init__(self, capacity: dict[str, int], pods: dict[str, list[tuple[PodRecord, int]]],
+                 need: int) -> None:  # fmt: skip
+        self.names = list(capacity)
+        self.capacity, self.pods, self.need = capacity, pods, need
+        self.checks = 0
+
+    def node_names(self) -> Sequence[str]:
+        return self.names
+
+    def node_pods(self, node: int) -> Sequence[PodRecord]:
+        return [p for p, _ in self.pods.get(self.names[node], [])]
+
+    def filter(self, node: int, removed: Sequence[PodRecord]) -> Status:
+        self.checks += 1
+        name = self.names[node]
+        used = sum(cpu for p, cpu in self.pods.get(name, []) if p not in removed)
+        if used + self.need > self.capacity[name]:
+            return Status(UNSCHEDULABLE, ("Insufficient cpu",))
+        return Status(SUCCESS)
+
+
+def test_num_candidates_is_calculate_num_candidates():
+    assert num_candidates(1000, 10, 100) == 100
+    assert num_candidates(5000, 10, 100) == 500
+    assert num_candidates(50, 10, 100) == 50
+    assert num_candidates(50, 0, 3) == 3
+
+
+def test_more_important_reads_now_for_a_missing_start_time():
+    clock = _Clock()
+    old, new = _pod("old", 1, start=10), _pod("new", 1, start=20)
+    bare, bare2 = _pod("bare", 1), _pod("bare2", 1)
+    assert more_important(clock, old, new) and not more_important(clock, new, old)
+    assert more_important(clock, old, bare) and not more_important(clock, bare, old)
+    # two pods without one: whichever is asked about first (time.Now() read first)
+    assert more_important(clock, bare, bare2) and more_important(clock, bare2, bare)
+    assert more_important(clock, _pod("x", 2), old)
+
+
+def test_pdb_violations_count_down_each_budget_in_order():
+    sel = LabelSelector((("app", "a"),), ())
+    budgets = [BudgetRecord("default", "one", sel, disruptions_allowed=1),
+               BudgetRecord("other", "elsewhere", sel, disruptions_allowed=0),
+               BudgetRecord("default", "empty", LabelSelector(), disruptions_allowed=0),
+               BudgetRecord("default", "nil", None, disruptions_allowed=0)]  # fmt: skip
+    a1, a2, a3 = (_pod(f"a{i}", labels={"app": "a"}) for i in (1, 2, 3))
+    gone = BudgetRecord("default", "gone", sel, disruptions_allowed=0,
+                        disrupted_pods=frozenset({"a1"}))  # fmt: skip
+    plain = _pod("plain")
+    violating, fine = pdb_violations([a1, plain, a2, a3], [*budgets, gone])
+    # a1 uses the one disruption "one" allows ("gone" skips it: already disrupted);
+    # a2 and a3 exceed both; other namespaces, empty and nil selectors count nothing
+    assert [p.name for p in violating] == ["a2", "a3"]
+    assert [p.name for p in fine] == ["a1", "plain"]
+
+
+def test_eligibility():
+    view = _Cpu({"n1": 4}, {"n1": [(_pod("t", 1, node="n1", deleting=True), 1)]}, 1)
+    assert not eligible(_pod("p", 5, preemption_policy="Never"), None, view)
+    waiting = _pod("p", 5, nominated_node_name="n1")
+    assert not eligible(waiting, None, view)  # a lower-priority victim is terminating
+    assert eligible(waiting, Status(UNSCHEDULABLE_AND_UNRESOLVABLE), view)
+    assert eligible(_pod("p", 1, nominated_node_name="n1"), None, view)  # not lower
+
+
+def _victims(node: int, *priorities: int, violations: int = 0, start=None) -> Victims:
+    return Victims(node, [_pod(f"v{node}-{i}", p, start=start) for i, p in enumerate(priorities)],
+                   violations)  # fmt: skip
+
+
+def test_pick_ties_criteria_in_order():
+    clock = _Clock()
+    assert pick_ties([_victims(0, 1), _victims(1, 1, violations=1)], clock) == {0}
+    assert pick_ties([_victims(0, 5), _victims(1, 3, 9)], clock) == {1}  # Pods[0] priority
+    assert pick_ties([_victims(0, 3, 3), _victims(1, 3, 1)], clock) == {1}  # priority sum
+    assert pick_ties([_victims(0, 3, -1), _victims(1, 3)], clock) == {1}  # fewer... by sum
+    assert pick_ties([_victims(0, 2, 2), _victims(1, 4)], clock) == {0}  # lower highest
+    # equal up to the start times: the latest earliest start wins, ties are a set
+    assert pick_ties([_victims(0, 1, start=5), _victims(1, 1, start=9)], clock) == {1}
+    assert pick_ties([_victims(0, 1, start=9), _victims(1, 1, start=9),
+                      _victims(2, 1, start=3)], clock) == {0, 1}  # fmt: skip
+    # a victim without a start time reads time.Now(): the last walked of those wins
+    assert pick_ties([_victims(0, 1), _victims(1, 1, start=9), _victims(2, 1)],
+                     clock) == {0, 2}  # fmt: skip
+
+
+def test_preempt_walks_candidates_from_the_offset_and_stops_early():
+    capacity = {f"n{i}": 2 for i in range(6)}
+    pods = {f"n{i}": [(_pod(f"p{i}", 1, start=i), 2)] for i in range(6)}
+    view = _Cpu(capacity, pods, 2)
+    statuses = {i: Status(UNSCHEDULABLE, ("Insufficient cpu",)) for i in range(6)}
+    out = preempt(_pod("hi", 10), statuses, view, [], lambda n: 4, percentage=10, absolute=2)
+    # candidates n4, n5 (offset 4, 2 wanted), both clean: the later start time wins
+    assert [c.node for c in out.candidates] == [4, 5]
+    assert out.node == 5 and [p.name for p in out.victims] == ["p5"] and out.drew
+    assert out.ties == [5]
+
+
+def test_preempt_leaves_out_unresolvable_nodes_and_does_not_draw_without_candidates():
+    view = _Cpu({"n1": 2}, {}, 4)
+    statuses = {0: Status(UNSCHEDULABLE_AND_UNRESOLVABLE, ("node(s) didn't match",))}
+    out = preempt(_pod("hi", 10), statuses, view, [], lambda n: 0)
+    assert out.node == -1 and not out.drew and not out.candidates
+    assert out.statuses[0].reasons == ("Preemption is not helpful for scheduling",)
+
+
+def test_preempt_reports_nodes_without_victims():
+    view = _Cpu({"n1": 2, "n2": 2}, {"n1": [(_pod("same", 10, node="n1"), 2)]}, 4)
+    statuses = {0: Status(UNSCHEDULABLE), 1: Status(UNSCHEDULABLE)}
+    out = preempt(_pod("hi", 10), statuses, view, [], lambda n: 0)
+    assert out.node == -1 and out.drew
+    assert out.statuses[0].reasons == ("No victims found on node n1 for preemptor pod hi",)
+    assert out.statuses[1].reasons == ("No victims found on node n2 for preemptor pod hi",)
+
+
+def _write(tmp_path, objects) -> str:
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+    return str(path)
+
+
+def _node(name: str, cpu: str = "4") -> dict:
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}  # fmt: skip
+
+
+def _manifest(name: str, node: str | None, cpu: str, priority: int, labels=None) -> dict:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels or {}},
+           "spec": {"priority": priority, "containers": [
+               {"name": "c", "resources": {"requests": {"cpu": cpu}}}]}}  # fmt: skip
+    if node:
+        pod["spec"]["nodeName"] = node
+    return pod
+
+
+@pytest.fixture
+def overcommitted(tmp_path) -> str:
+    return _write(tmp_path, [
+        _node("n1"), _node("n2"),
+        _manifest("a1", "n1", "2", 0, {"app": "a"}), _manifest("a2", "n1", "2", 5, {"app": "a"}),
+        _manifest("b1", "n2", "3", 1), _manifest("b2", "n2", "1", 10),
+        _manifest("hi", None, "3", 100), _manifest("low", None, "3", 0),
+        {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pa"},
+         "spec": {"selector": {"matchLabels": {"app": "a"}}},
+         "status": {"disruptionsAllowed": 0}},
+    ])  # fmt: skip
+
+
+def test_score_explain_shows_what_preemption_would_do(overcommitted):
+    got = {r["pod"]: r for r in api.score(overcommitted, scores="none",
+                                          explain=True).to_dict()["results"]}  # fmt: skip
+    # n1 would lose both app=a pods against their budget, n2 one pod and no budget
+    assert got["default/hi"]["preemption"] == {
+        "nominatedNode": "n2", "victims": [{"namespace": "default", "name": "b1", "priority": 1}],
+        "pdbViolations": 0, "ties": ["n2"], "candidates": 2}  # fmt: skip
+    assert got["default/low"]["preemption"]["nominatedNode"] is None  # nothing lower
+    assert got["default/low"]["preemption"]["reason"] == "no candidate node"
+    assert "preemption" not in api.score(overcommitted, scores="none").to_dict()["results"][0]
+
+
+def test_a_profile_without_default_preemption_explains_none(overcommitted, tmp_path):
+    config = tmp_path / "config.yaml"
+    config.write_text("apiVersion: kubescheduler.config.k8s.io/v1beta3\n"
+                      "kind: KubeSchedulerConfiguration\nprofiles:\n"
+                      "- schedulerName: default-scheduler\n  plugins:\n    postFilter:\n"
+                      "      disabled:\n      - name: DefaultPreemption\n")  # fmt: skip
+    out = tmp_path / "out.json"
+    assert main(["score", overcommitted, "--config", str(config), "--explain", "--quiet",
+                 "-o", str(out)]) == 0  # fmt: skip
+    assert all("preemption" not in r for r in json.loads(out.read_text())["results"])
+    assert main(["score", overcommitted, "--explain", "--quiet", "-o", str(out)]) == 0
+    assert json.loads(out.read_text())["results"][0]["preemption"]["nominatedNode"] == "n2"
+
+
+def test_budget_status_is_computed_for_an_integer_min_available(tmp_path):
+    ready = {"conditions": [{"type": "Ready", "status": "True"}]}
+    pods = [{**_manifest(f"r{i}", "n1", "1", 0, {"app": "a"}), "status": ready} for i in range(3)]
+    pods.append(_manifest("unready", "n1", "1", 0, {"app": "a"}))
+    budget = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+              "metadata": {"name": "b"},
+              "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "a"}}}}  # fmt: skip
+    cluster = api.load_cluster(_write(tmp_path, [_node("n1"), *pods, budget]))
+    assert [b.disruptions_allowed for b in cluster.budgets] == [1]  # 3 healthy - 2
+
+
+@pytest.mark.parametrize(
+    "spec, status, field",
+    [
+        ({"minAvailable": "x"}, None, "spec.minAvailable"),
+        ({"maxUnavailable": [1]}, None, "spec.maxUnavailable"),
+        ({"minAvailable": 1, "maxUnavailable": 1}, None, "spec"),
+        ({"maxUnavailable": 1}, None, "status"),
+        ({"minAvailable": "50%"}, None, "status"),
+        ({}, {"disruptionsAllowed": "1"}, "status.disruptionsAllowed"),
+        ({"selector": {"matchLabels": {"a": 1}}}, {}, "spec.selector"),
+    ],
+)
+def test_bad_budgets_name_the_field(tmp_path, spec, status, field, capsys):
+    budget = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+              "metadata": {"name": "b"}, "spec": spec}  # fmt: skip
+    if status is not None:
+        budget["status"] = status
+    path = _write(tmp_path, [_node("n1"), budget])
+    assert main(["score", path, "--quiet", "-o", str(tmp_path / "out.json")]) == 2
+    err = capsys.readouterr().err
+    assert "PodDisruptionBudget default/b" in err and field in err, err
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_a_bad_start_time_names_the_field(tmp_path, capsys):
+    pod = {**_manifest("p", "n1", "1", 0), "status": {"startTime": "yesterday"}}
+    path = _write(tmp_path, [_node("n1"), pod])
+    assert main(["score", path, "--quiet", "-o", str(tmp_path / "out.json")]) == 2
+    assert "status.startTime" in capsys.readouterr().err
+
+
+def test_preemptions_table_in_every_format(overcommitted, tmp_path):
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "out"
+    assert main(["score", overcommitted, "--explain", "--quiet", "--format", "parquet",
+                 "-o", str(out)]) == 0  # fmt: skip
+    table = pq.read_table(out / "preemptions.parquet").to_pylist()
+    assert [(r["pod"], r["nominated_node"]) for r in table] == [
+        ("default/hi", "n2"), ("default/low", None)]  # fmt: skip
+    assert table[0]["victims"] == [{"namespace": "default", "name": "b1", "priority": 1}]
+    # the directory is kscore's own: a second run replaces it
+    assert main(["score", overcommitted, "--explain", "--quiet", "--format", "parquet",
+                 "-o", str(out)]) == 0  # fmt: skip
