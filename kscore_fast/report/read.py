@@ -19,6 +19,7 @@ expected. Scores are read only for the pods a report draws (:meth:`RunResult.sco
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -119,6 +120,7 @@ _METRICS = {"run": int, "snapshot": str, "config": str, "seed": int, "mode": str
             "gpu_max": (float, int), "gpu_idle_on_used_nodes": int,
             "fit_error_reasons": str, "seconds": (float, int)}  # fmt: skip
 
+_EMPTY = re.compile(rb"\[\s*\]")
 _CSV_TEXT = ("snapshot", "config", "mode", "fit_error_reasons", "pod", "host")
 _WHAT = ("expected a result of kscore score or simulate (JSON, or a directory of "
          "Parquet/Arrow tables), of simulate --events, or of kscore sweep")  # fmt: skip
@@ -158,7 +160,8 @@ class _Entry(msgspec.Struct):
     feasibleNodes: int  # (the document's names)
     evaluatedNodes: int
     error: str | None
-    scores: list[_NodeScore] = []
+    #: decoded for the pods drawn only (a result of every score holds millions)
+    scores: msgspec.Raw = msgspec.Raw(b"[]")
 
 
 class _Attempt(msgspec.Struct):
@@ -178,6 +181,8 @@ class _Document(msgspec.Struct):
 
     results: list[_Entry] | None = None
     mode: str | None = None
+    #: Kubernetes objects' (manifests, --format kss's pods: refused)
+    kind: Any = None
     attempts: list[_Attempt] | None = None
     pods: list[_Story] | None = None
     timeline: dict[str, list[int]] | None = None
@@ -207,6 +212,9 @@ def _read_json(data: bytes, shown: str) -> Result:
                            _columns(doc.timeline, TIMELINE, shown, "timeline"), nodes)  # fmt: skip
     if doc.metrics is not None:
         return SweepResult(shown, _rows(doc.metrics, _METRICS, shown, "metrics"))
+    if doc.kind is not None:
+        raise InputError(f"{shown}: not a kscore result: Kubernetes objects (manifests, or the "
+                         f"pods of --format kss); {_WHAT}")  # fmt: skip
     if doc.template is not None or doc.drained is not None:
         raise InputError(f"{shown}: a kscore capacity result: the report draws score, "
                          "simulate (--events) and sweep results, not capacity results")  # fmt: skip
@@ -216,19 +224,27 @@ def _read_json(data: bytes, shown: str) -> Result:
 def _run_from_json(doc: _Document, shown: str) -> RunResult:
     entries = doc.results or []
     mode = _mode(doc.mode, shown, "its mode")
-    by_pod = {e.pod: e for e in entries}
-    if len(by_pod) != len(entries):
+    at = {e.pod: i for i, e in enumerate(entries)}
+    if len(at) != len(entries):
         raise InputError(f"{shown}: results: a pod is listed twice")
 
     def load(pods: Sequence[str]) -> dict[str, list[NodeScore]]:
-        return {p: [NodeScore(s.node, s.total, {k: (v.raw, v.normalized, v.weighted)
-                                                for k, v in s.plugins.items()})
-                    for s in by_pod[p].scores] for p in pods}  # fmt: skip
+        out = {}
+        for p in pods:
+            try:
+                got = msgspec.json.decode(entries[at[p]].scores, type=list[_NodeScore])
+            except msgspec.ValidationError as exc:
+                raise InputError(f"{shown}: results[{at[p]}].scores: {exc}") from None
+            out[p] = [NodeScore(s.node, s.total, {k: (v.raw, v.normalized, v.weighted)
+                                                  for k, v in s.plugins.items()})
+                      for s in got]  # fmt: skip
+        return out
 
+    scored = {e.pod for e in entries if not _EMPTY.fullmatch(bytes(e.scores))}
     return RunResult(
         shown, mode, [e.pod for e in entries], [e.host for e in entries],
         [e.error for e in entries], [e.feasibleNodes for e in entries],
-        [e.evaluatedNodes for e in entries], {e.pod for e in entries if e.scores}, load,
+        [e.evaluatedNodes for e in entries], scored, load,
     )  # fmt: skip
 
 
@@ -329,7 +345,7 @@ def _table(path: str, name: str, fmt: str, columns: Sequence[str] | None = None,
 def _run_tables(path: str, fmt: str, names: set[str], shown: str) -> RunResult:
     table = _table(path, "placements", fmt, list(_PLACEMENTS))
     meta = (table.schema.metadata or {}).get(b"kscore.mode")
-    where = f"{_file(shown, 'placements', fmt)}: schema metadata kscore.mode"
+    where = f"the kscore.mode metadata of placements.{fmt}"
     mode = _mode(meta, shown, where)
     rows = _rows(table.to_pylist(), _PLACEMENTS, _file(shown, "placements", fmt), "row")
     has_scores = f"scores.{fmt}" in names

@@ -39,8 +39,9 @@ def write_cluster(path: Path, pending: int = 8) -> str:
 
 @pytest.fixture(scope="package")
 def results(tmp_path_factory) -> dict[str, str]:
-    """kind → path: score (JSON), simulate (JSON, parquet and arrow tables), timed (JSON
-    and arrow tables), sweep (JSON and CSV tables), capacity (JSON); and the cluster."""
+    """kind → path: score (JSON, arrow tables), simulate (JSON, parquet tables), timed
+    (JSON, arrow tables), sweep (JSON, CSV tables), capacity (JSON), kss (--format kss);
+    and the cluster and events."""
     d = tmp_path_factory.mktemp("results")
     cluster = write_cluster(d / "cluster.json")
     events = d / "events.jsonl"
@@ -69,6 +70,7 @@ def results(tmp_path_factory) -> dict[str, str]:
         "sweep": ["sweep", spec, "-j", "1", "-o", d / "sweep.json"],
         "sweep_csv": ["sweep", spec, "-j", "1", "--format", "csv", "-o", d / "sweep-csv"],
         "capacity": ["capacity", cluster, "--pod", template, "-o", d / "capacity.json"],
+        "kss": ["score", cluster, "--format", "kss", "-o", d / "kss.json"],
     }  # fmt: skip
     for kind, argv in runs.items():
         assert main([str(a) for a in argv] + ["--quiet"]) == 0, kind

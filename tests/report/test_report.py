@@ -182,6 +182,12 @@ def test_a_file_that_is_not_a_result(tmp_path, results, capsys):
     old.write_text(json.dumps({"results": []}))
     assert "older kscore" in _refused(tmp_path, capsys, str(old), "--cluster", results["cluster"])
     assert "capacity result" in _refused(tmp_path, capsys, results["capacity"])
+    assert "Kubernetes objects" in _refused(tmp_path, capsys, results["kss"])
+    bad.write_text(json.dumps({"mode": "score", "results": [{
+        "pod": "a/p0", "host": "n0", "feasibleNodes": 3, "evaluatedNodes": 3, "error": None,
+        "scores": [{"node": 1}]}]}))  # fmt: skip
+    err = _refused(tmp_path, capsys, str(bad), "--cluster", results["cluster"])
+    assert f"{bad}: results[0].scores: Expected `str`, got `int` - at `$[0].node`" in err
     empty = tmp_path / "empty"
     empty.mkdir()
     assert "a directory without kscore's tables" in _refused(tmp_path, capsys, str(empty))
@@ -237,3 +243,15 @@ def test_the_python_api(results):
         f"timed replay (simulate --events): {results['timed']}",
         f"sweep: {results['sweep']}",
     ]
+
+
+def test_a_replay_written_before_its_nodes_table(tmp_path, results):
+    doc = json.loads(Path(results["timed"]).read_text())
+    del doc["nodes"]
+    older = tmp_path / "older.json"
+    older.write_text(json.dumps(doc))
+    code, page = report(tmp_path, str(older))
+    assert code == 0
+    [(_, headings, figures)] = sections(page)
+    assert headings == SECTIONS["timed"][0] and figures == 2  # reasons, over time
+    assert "has no nodes table (written before kscore kept it)" in page
