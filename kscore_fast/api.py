@@ -21,10 +21,10 @@ from .errors import ConfigError, UnsupportedError
 from .framework.result import ScoreResult, parse_scores_mode
 from .framework.runtime import Framework
 from .io.load import ProgressFactory, read_inputs
+from .model.disruption import with_status
 from .model.objects import NamespaceRecord
 from .model.priority import admit
 from .model.snapshot import Cluster, build_cluster
-from .model.disruption import with_status
 from .model.storage import Storage
 from .profile import PluginsSpec, build_framework, framework_for_profile
 

@@ -126,6 +126,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="processes (default: one per core)")  # fmt: skip
     w.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    _report_parser(sub)
+
     cfg = sub.add_parser("config", help="the effective KubeSchedulerConfiguration")
     cfg.add_argument(
         "--print",
@@ -214,6 +216,41 @@ class _CommandParser(argparse.ArgumentParser):
         finally:
             for action, required in optionals:
                 action.required = required
+
+
+def _report_parser(sub: argparse._SubParsersAction) -> None:
+    r = sub.add_parser(
+        "report",
+        intermixed=True,
+        help="draw results in one self-contained HTML page",
+        description="Draw kscore's results in one HTML file that needs no network "
+        "(plotly.js inlined; pip install 'kscore_fast[report]'): per-node allocation of "
+        "CPU, memory and GPUs, each chosen pod's scores per plugin on its best nodes, "
+        "FitError reasons; for simulate, the run cycle by cycle; for simulate --events, the "
+        "queue and the cluster over time; for a sweep, its metrics per configuration side "
+        "by side. RESULT: the JSON (-o FILE) or table directory (--format parquet|arrow -o "
+        "DIR) of kscore score, simulate, simulate --events or sweep (sweep: csv too). Score "
+        "and simulate results do not hold the cluster: give the manifests they were "
+        "computed from with --cluster.",
+    )
+    r.add_argument("results", nargs="+", metavar="RESULT", help="kscore's result files or "
+                   "table directories")  # fmt: skip
+    r.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file")
+    r.add_argument("--cluster", nargs="+", action="extend", default=[], metavar="PATH",
+                   help="the manifests the score and simulate results were computed from "
+                   "(needed by them; as given to kscore score|simulate; it takes the paths "
+                   "that follow it: give the results first)")  # fmt: skip
+    r.add_argument("--pod", action="append", default=[], metavar="NAMESPACE/NAME",
+                   help="a pod whose scores to break down per plugin (repeatable; default: "
+                   "the first 3 pods with scores)")  # fmt: skip
+    r.add_argument("--top", type=_integer, default=10, metavar="K",
+                   help="nodes drawn per pod, its host first (default 10)")  # fmt: skip
+    r.add_argument(
+        "--expand-workloads",
+        action="store_true",
+        help="as given to score|simulate: the cluster's workloads' missing pods",
+    )
+    r.add_argument("--quiet", action="store_true", help="no warnings")
 
 
 def _run_arguments(s: argparse.ArgumentParser) -> None:
@@ -529,6 +566,22 @@ def _sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    """``report``: the results drawn in one HTML file."""
+    from .io.output import prepare_output
+    from .report import build_report, require_plotly
+
+    require_plotly()
+    with prepare_output("html", args.output, [*args.results, *args.cluster]) as out:
+        report = build_report(
+            args.results, cluster=args.cluster, pods=args.pod, top=args.top,
+            expand_workloads=args.expand_workloads,
+            notice=None if args.quiet else lambda text: _say(f"kscore: {text}"),
+        )  # fmt: skip
+        out.write(report)
+    return 0
+
+
 def _precompiling(use: str, args: argparse.Namespace, config: object) -> Any:
     """While the command runs: a helper process compiling its kernels in parallel when
     they are not cached yet, and on a terminal (without ``--quiet``) a line saying so."""
@@ -736,6 +789,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return _capacity(args)
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "report":
+            return _report(args)
         if args.command == "cache":
             return _cache_command(args.action)
         if args.command == "import":

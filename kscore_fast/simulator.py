@@ -236,6 +236,7 @@ class Simulator:
         hosts if ``commit``: their results."""
         names = self._cluster.batch.names
         result = self._result([names[i] for i in rows], len(rows), scores)
+        result.mode = "simulate" if commit else "score"
         self._steps(result, 0, rows, commit, progress)
         result.finish()
         return result
@@ -454,6 +455,7 @@ class Simulator:
         plan = self._plan(events)
         cycles = [key for op, key in plan if op == OP_SCHEDULE]
         result = self._result(cycles, len(cycles), scores)
+        result.mode = "simulate"
         segments = _segments(plan, self._cache.existing)
         # several segments: the earlier ones are committed when a later one stops, so the
         # whole simulator is kept to come back to (one segment undoes itself: _steps)

@@ -371,13 +371,11 @@ def _request_vector(template: dict[str, Any], names: Sequence[str]) -> np.ndarra
 def _reasons(errors: Sequence[str]) -> dict[str, int]:
     """FitError reasons (``0/N nodes are available: 3 Insufficient cpu, ...``), by the
     number of pods whose error gave each; other errors whole."""
+    from .framework.result import fit_error_reasons
+
     counts: Counter[str] = Counter()
     for error in errors:
-        _, sep, tail = error.partition(" nodes are available: ")
-        if not sep:
-            counts[error] += 1
-            continue
-        for part in tail.rstrip(".").split(", "):
-            _, _, reason = part.partition(" ")
-            counts[reason or part] += 1
+        parts = fit_error_reasons(error)
+        for reason in [error] if parts is None else [r for _, r in parts]:
+            counts[reason] += 1
     return dict(counts)

@@ -24,7 +24,7 @@ def cluster():
 def test_nothing_pending_says_what_was_read(capsys):
     assert main(["score", str(EMBEDDED / "nodes.json")]) == 0
     captured = capsys.readouterr()
-    assert json.loads(captured.out) == {"results": []}
+    assert json.loads(captured.out) == {"results": [], "mode": "score"}
     assert "kscore: 0 pending pods: the input holds no Pod" in captured.err.splitlines()
 
 

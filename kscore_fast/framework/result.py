@@ -66,6 +66,9 @@ class ScoreResult:
     evaluated: np.ndarray
     errors: list[str | None]
     keep: int | None = None
+    #: ``"score"``: every pod against the same cluster; ``"simulate"``: one after the
+    #: other, each bound before the next (the JSON document's ``mode``)
+    mode: str = "score"
     #: the profile's filter plugins (``rejected`` names them by position)
     filter_names: list[str] = field(default_factory=list)
     #: rejections were recorded (``explain``): pod → (int32 nodes, filter positions,
@@ -217,13 +220,14 @@ class ScoreResult:
             if i in self.preemptions:
                 entry["preemption"] = self.preemptions[i]
             results.append(entry)
-        return {"results": results}
+        return {"results": results, "mode": self.mode}
 
     def placements_table(self) -> pa.Table:
-        """One row per pending pod: pod, host, feasible, evaluated, error."""
+        """One row per pending pod: pod, host, feasible, evaluated, error; the schema's
+        metadata ``kscore.mode`` is :attr:`mode`."""
         import pyarrow as pa
 
-        return pa.table(
+        table = pa.table(
             {
                 "pod": pa.array(self.pod_names, pa.string()),
                 "host": pa.array(self.host_names, pa.string()),
@@ -232,6 +236,7 @@ class ScoreResult:
                 "error": pa.array(self.errors, pa.string()),
             }
         )
+        return table.replace_schema_metadata({"kscore.mode": self.mode})
 
     def preemptions_table(self) -> pa.Table:
         """One row per pod that fits nowhere, with what DefaultPreemption would do
@@ -360,3 +365,22 @@ def result_entry(pod: str, host: str | None, feasible: int, evaluated: int, erro
     """One pod's object in the JSON document of docs/contract.md (without ``rejected``)."""
     return {"pod": pod, "host": host, "feasibleNodes": feasible, "evaluatedNodes": evaluated,
             "error": error, "scores": scores}  # fmt: skip
+
+
+_FIT_ERROR = re.compile(r"0/(\d+) nodes are available: (.*)\Z", re.S)
+
+
+def fit_error_reasons(error: str) -> list[tuple[int, str]] | None:
+    """The (node count, reason) entries of Go's ``FitError`` text (``0/36 nodes are
+    available: 13 Insufficient cpu, 2 node(s) had taint {...}, that the pod didn't
+    tolerate.``: see ``fit_error_text``), or None for another error. An entry starts at a
+    ``, `` followed by a count: a reason may hold ``, `` itself."""
+    m = _FIT_ERROR.match(error)
+    if m is None:
+        return None
+    tail = m.group(2).removesuffix(".")
+    out = []
+    for part in re.split(r", (?=\d+ )", tail) if tail else []:
+        count, _, reason = part.partition(" ")
+        out.append((int(count), reason) if count.isdigit() else (0, part))
+    return out

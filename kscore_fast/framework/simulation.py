@@ -360,6 +360,7 @@ def simulate(
     tie_break_code(tie_break)
     n_pods = len(batch)
     result, skip, num_to_find = fw.begin(snapshot, batch, scores, explain, refused)
+    result.mode = "simulate"
     if num_to_find == 0:
         return result
     per_pod = num_to_find if result.keep is None else min(result.keep, num_to_find)

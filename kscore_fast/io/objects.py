@@ -36,6 +36,7 @@ import msgspec
 from msgspec import UNSET
 
 from ..errors import InputError
+from ..model.disruption import BudgetRecord
 from ..model.objects import (
     DEFAULT_SCHEDULER_NAME,
     RC_KIND,
@@ -65,7 +66,6 @@ from ..model.objects import (
 )
 from ..model.priority import class_problem
 from ..model.quantity import Quantity
-from ..model.disruption import BudgetRecord
 from ..model.selectors import LabelSelector
 from ..model.storage import (
     BETA_STORAGE_CLASS_ANNOTATION,
@@ -921,8 +921,11 @@ class ObjectReader(_Fields):
             if disrupted is not None and not isinstance(disrupted, dict):
                 raise ctx.error("status.disruptedPods", f"expected a mapping, found "
                                                         f"{found(disrupted)}")  # fmt: skip
-            return msgspec.structs.replace(record, disruptions_allowed=allowed,
-                                           disrupted_pods=frozenset(map(str, disrupted or ())))
+            return msgspec.structs.replace(
+                record,
+                disruptions_allowed=allowed,
+                disrupted_pods=frozenset(map(str, disrupted or ())),
+            )
         if highest is not None or isinstance(lowest, str):
             raise ctx.error("status", "absent: kscore computes a budget's status only for an "
                                       "integer minAvailable (a percentage or maxUnavailable "
@@ -1061,8 +1064,9 @@ class ObjectReader(_Fields):
             if status.start_time is not None and rfc3339_ns(status.start_time) is None:
                 raise ctx.error("status.startTime", f"expected an RFC 3339 time, found "
                                                     f"{found(status.start_time)}")  # fmt: skip
-            raise ctx.error("status.conditions", "expected a list of conditions "
-                                                 "(mappings with string type and status)")  # fmt: skip
+            raise ctx.error("status.conditions",
+                            "expected a list of conditions (mappings with string type and "
+                            "status)")  # fmt: skip
         self.objects.pods.append(
             PodRecord(
                 key[1],
@@ -1182,8 +1186,10 @@ def _pod_run(status: schema.Status) -> tuple[int | None, bool] | None:
     return started, ready
 
 
-_RFC3339 = re.compile(r"(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(\.\d+)?"
-                      r"([Zz]|[+-]\d\d:\d\d)")
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(\.\d+)?"
+    r"([Zz]|[+-]\d\d:\d\d)"
+)
 
 
 def rfc3339_ns(text: Any) -> int | None:
@@ -1197,8 +1203,11 @@ def rfc3339_ns(text: Any) -> int | None:
     except ValueError:
         return None
     zone = m.group(8)
-    offset = 0 if zone in "Zz" else (1 if zone[0] == "+" else -1) * (
-        int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
+    offset = (
+        0
+        if zone in "Zz"
+        else (1 if zone[0] == "+" else -1) * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
+    )
     seconds = calendar.timegm(when.timetuple()) - offset
     return seconds * 10**9 + int((fraction[1:] + "000000000")[:9] or 0)
 

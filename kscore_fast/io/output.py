@@ -2,6 +2,8 @@
 never anything that kscore did not create itself.
 
 * ``json``: the document of docs/contract.md, to stdout or ``-o FILE``.
+* ``html``: ``kscore report``'s page (its ``html_pieces()``), to ``-o FILE``; checked and
+  written as a JSON file is.
 * ``parquet`` / ``arrow``: ``-o DIR`` becomes a directory holding ``scores.<ext>`` (one
   row per pod, node and plugin: pod, node, plugin, raw, normalized, weighted, total) and
   ``placements.<ext>`` (one row per pod: pod, host, feasible, evaluated, error) and, when
@@ -41,7 +43,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .._signals import deferred
 from ..errors import InputError
@@ -50,7 +52,9 @@ from ..framework.result import ScoreResult
 if TYPE_CHECKING:
     import pyarrow as pa
 
-FORMATS = ("json", "parquet", "arrow", "csv")
+FORMATS = ("json", "parquet", "arrow", "csv", "html")
+#: the formats written as one file (the others: a directory of tables)
+FILE_FORMATS = ("json", "html")
 #: first bytes of each table format (Parquet; Arrow IPC file, i.e. Feather v2; kscore's
 #: CSV tables, whose first column is ``run``: a sweep's)
 _MAGIC = {"parquet": b"PAR1", "arrow": b"ARROW1", "csv": b'"run",'}
@@ -104,7 +108,7 @@ def iter_json(result: ScoreResult) -> Iterator[str]:
             + (_preemption_json(result.preemptions[i]) if i in result.preemptions else "")
             + "}"
         )
-    yield "]}\n"
+    yield f'],"mode":{quote(result.mode)}}}\n'
 
 
 def _rejected_json(result: ScoreResult, i: int, node_names: list[str],
@@ -134,6 +138,15 @@ def write_json(result: ScoreResult, stream: TextIO) -> None:
         stream.write(piece)
 
 
+def _write_file(result: ScoreResult, fmt: str, stream: TextIO) -> None:
+    """``result`` as the one file of ``fmt`` (html: the pieces of its ``html_pieces()``)."""
+    if fmt == "html":
+        for piece in result.html_pieces():  # type: ignore[attr-defined]
+            stream.write(piece)
+    else:
+        write_json(result, stream)
+
+
 def write_result(
     result: ScoreResult, fmt: str, output: str | None, inputs: Sequence[str | os.PathLike] = ()
 ) -> None:
@@ -152,13 +165,15 @@ def prepare_output(
     if output is None:
         if fmt == "json":
             return _Stdout()
+        if fmt == "html":
+            raise InputError("the report is a file: give it with -o FILE")
         raise InputError(f"--format {fmt} writes a directory of tables: give it with -o DIR")
     shown = _show(output)
     if output == "":
         raise InputError(f"-o {shown}: empty path; give a {_what(fmt)} name")
     try:
-        if fmt == "json":
-            return _prepare_json(output, shown, inputs)
+        if fmt in FILE_FORMATS:
+            return _prepare_file(fmt, output, shown, inputs)
         return _prepare_dir(fmt, output, shown, inputs)
     except OSError as exc:
         raise _write_error(f"-o {shown}", exc, "cannot check it") from None
@@ -215,13 +230,13 @@ class _Direct(Output):
     """A character device or FIFO (``/dev/stdout``, ``/dev/null``, a named pipe): written
     in place, never replaced."""
 
-    def __init__(self, path: str, shown: str) -> None:
-        self.path, self.shown = path, shown
+    def __init__(self, path: str, shown: str, fmt: str = "json") -> None:
+        self.path, self.shown, self.fmt = path, shown, fmt
 
     def write(self, result: ScoreResult) -> None:
         try:
             with open(self.path, "w", encoding="utf-8") as fh:
-                write_json(result, fh)
+                _write_file(result, self.fmt, fh)
         except BrokenPipeError:
             raise
         except (OSError, UnicodeError) as exc:
@@ -278,9 +293,11 @@ class _Temporary(Output):
 
 
 class _AtomicFile(_Temporary):
-    """The JSON document in a temporary file, renamed onto ``final``."""
+    """The JSON document (or the report's page) in a temporary file, renamed onto
+    ``final``."""
 
     fd: int | None = None
+    fmt = "json"
 
     def _create(self, parent: str, prefix: str) -> None:
         self.fd, self.tmp = tempfile.mkstemp(".tmp", prefix, parent)
@@ -289,7 +306,7 @@ class _AtomicFile(_Temporary):
         assert self.fd is not None
         fd, self.fd = self.fd, None
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            write_json(result, fh)
+            _write_file(result, self.fmt, fh)
 
     def _commit(self) -> None:
         assert self.tmp is not None
@@ -382,33 +399,39 @@ class _AtomicDir(_Temporary):
 # -- checks ---------------------------------------------------------------------------------
 
 
-def _prepare_json(output: str, shown: str, inputs: Sequence[str | os.PathLike]) -> Output:
+def _prepare_file(fmt: str, output: str, shown: str,
+                  inputs: Sequence[str | os.PathLike]) -> Output:  # fmt: skip
     st = _stat(output, shown)
     if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
         if not os.access(output, os.W_OK):
             raise InputError(f"-o {shown}: not writable (permission denied)")
-        return _Direct(output, shown)
+        return _Direct(output, shown, fmt)
     if st is not None and stat.S_ISDIR(st.st_mode):
+        what, example = (("--format json writes", "scores.json") if fmt == "json"
+                         else ("the report is", "report.html"))  # fmt: skip
         raise InputError(
-            f"-o {shown}: is a directory; --format json writes one file: give a file path "
-            f"such as {_show(os.path.join(output, 'scores.json'))}"
+            f"-o {shown}: is a directory; {what} one file: give a file path "
+            f"such as {_show(os.path.join(output, example))}"
         )
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise InputError(f"-o {shown}: exists and is not a regular file ({_kind(st)})")
     if st is not None and _through_fd_table(output):  # /dev/stdout redirected to a file
-        return _Direct(output, shown)
+        return _Direct(output, shown, fmt)
     final = os.path.realpath(output)
     # a new file too: one inside an input directory would be read as input next time
     clash = _input_clash(final, inputs, as_file=True)
     if clash:
         raise InputError(f"-o {shown}: {clash}; write the result somewhere else")
-    if st is None:
-        return _AtomicFile(final, shown, 0o666 & ~_umask())
-    if _read_only(final, st, os.W_OK):
-        raise InputError(
-            f"-o {shown}: the file is read-only; make it writable or choose another path"
-        )
-    return _AtomicFile(final, shown, stat.S_IMODE(st.st_mode) & 0o777)
+    mode = 0o666 & ~_umask()
+    if st is not None:
+        if _read_only(final, st, os.W_OK):
+            raise InputError(
+                f"-o {shown}: the file is read-only; make it writable or choose another path"
+            )
+        mode = stat.S_IMODE(st.st_mode) & 0o777
+    out = _AtomicFile(final, shown, mode)
+    out.fmt = fmt
+    return out
 
 
 def _prepare_dir(fmt: str, output: str, shown: str, inputs: Sequence[str | os.PathLike]) -> Output:
@@ -439,8 +462,17 @@ def _read_only(path: str, st: os.stat_result, mode: int) -> bool:
 
 
 #: every table kscore writes into an output directory
-_TABLES = ("scores", "placements", "rejected", "preemptions", "attempts", "pods", "timeline",
-           "metrics")
+_TABLES = (
+    "scores",
+    "placements",
+    "rejected",
+    "preemptions",
+    "attempts",
+    "pods",
+    "timeline",
+    "nodes",
+    "metrics",
+)
 
 
 def _dir_state(path: str, fmt: str) -> str:
@@ -461,8 +493,10 @@ def _dir_state(path: str, fmt: str) -> str:
     for optional in ("rejected", "preemptions"):
         if f"{optional}.{fmt}" in entries:
             tables.add(f"{optional}.{fmt}")
-    if f"attempts.{fmt}" in entries:  # (a timed replay's)
+    if f"attempts.{fmt}" in entries:  # (a timed replay's; nodes since the report)
         tables = {f"attempts.{fmt}", f"pods.{fmt}", f"timeline.{fmt}"}
+        if f"nodes.{fmt}" in entries:
+            tables.add(f"nodes.{fmt}")
     if f"metrics.{fmt}" in entries:  # (a sweep's)
         tables = {f"metrics.{fmt}", f"placements.{fmt}"}
     if set(entries) == tables and all(
@@ -589,7 +623,7 @@ def _prefix(name: str) -> str:
 
 
 def _what(fmt: str) -> str:
-    return "file" if fmt == "json" else "directory"
+    return "file" if fmt in FILE_FORMATS else "directory"
 
 
 def _is_arrow_error(exc: BaseException) -> bool:

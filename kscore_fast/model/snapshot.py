@@ -27,6 +27,7 @@ import numpy as np
 
 from . import priority
 from .collection import collection_paused
+from .disruption import BudgetRecord
 from .labels import LabelInterner, LabelTable
 from .objects import (
     RC_KIND,
@@ -42,7 +43,6 @@ from .objects import (
     ServiceRecord,
     controller_of,
 )
-from .disruption import BudgetRecord
 from .storage import NO_STORAGE, Storage
 from .topology import node_tree_order, zone_key
 

@@ -25,6 +25,7 @@ from .reference import (
     Preemption,
     Status,
     preempt,
+    priority,
 )
 
 #: the stream key of the candidates' offset draws (the hosts' draws use the pod's position)
@@ -97,11 +98,12 @@ def explain_preemption(fw: Framework, cluster: Cluster, pod: int, seed: int,
 
 def preemption_entry(found: Preemption, names: Sequence[str]) -> dict[str, Any]:
     """The JSON object of a pod's preemption (docs/contract.md)."""
+    victims = [
+        {"namespace": p.namespace, "name": p.name, "priority": priority(p)} for p in found.victims
+    ]
     return {
         "nominatedNode": names[found.node] if found.node >= 0 else None,
-        "victims": [{"namespace": p.namespace, "name": p.name,
-                     "priority": p.priority if p.priority is not None else 0}
-                    for p in found.victims],  # fmt: skip
+        "victims": victims,
         "pdbViolations": found.pdb_violations,
         "ties": [names[n] for n in found.ties],
         "candidates": len(found.candidates),

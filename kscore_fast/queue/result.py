@@ -34,10 +34,15 @@ class TimedResult:
     #: timeNs, active, backoff, unschedulable (the sub-queues' sizes), boundPods,
     #: cpuMilli, memoryBytes, gpus (the bound pods' requests summed)
     timeline: dict[str, list[int]] = field(default_factory=dict)
+    #: the nodes at the end, as columns: node, cpuMilliAllocatable,
+    #: memoryBytesAllocatable, gpusAllocatable, and the bound pods there (pods) and their
+    #: requests summed (cpuMilli, memoryBytes, gpus)
+    nodes: dict[str, list[Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"attempts": self.attempts, "pods": self.pods, "pending": self.pending,
-                "endNs": self.end_ns, "timeline": self.timeline}  # fmt: skip
+                "endNs": self.end_ns, "timeline": self.timeline,
+                "nodes": self.nodes}  # fmt: skip
 
     def json_pieces(self) -> Iterator[str]:
         """The JSON document, one attempt per line."""
@@ -48,11 +53,12 @@ class TimedResult:
         for k, row in enumerate(self.pods):
             yield ("\n" if k == 0 else ",\n") + json.dumps(row, ensure_ascii=False)
         yield f'],\n"pending": {json.dumps(self.pending)},\n"endNs": {self.end_ns},\n'
-        yield f'"timeline": {json.dumps(self.timeline)}}}\n'
+        yield f'"timeline": {json.dumps(self.timeline)},\n'
+        yield f'"nodes": {json.dumps(self.nodes, ensure_ascii=False)}}}\n'
 
     def tables(self) -> dict[str, Any]:
-        """``attempts`` and ``pods`` as pyarrow Tables (``unschedulablePlugins`` as a
-        list of strings)."""
+        """``attempts``, ``pods``, ``timeline`` and ``nodes`` as pyarrow Tables
+        (``unschedulablePlugins`` as a list of strings)."""
         import pyarrow as pa
 
         def table(rows: list[dict[str, Any]], columns: tuple[tuple[str, str], ...],
@@ -65,6 +71,9 @@ class TimedResult:
         plugins = pa.array([r["unschedulablePlugins"] for r in self.attempts],
                            type=pa.list_(pa.string()))  # fmt: skip
         timeline = pa.table({k: pa.array(v, type=pa.int64()) for k, v in self.timeline.items()})
+        nodes = pa.table({k: pa.array(v, type=pa.string() if k == "node" else pa.int64())
+                          for k, v in self.nodes.items()})  # fmt: skip
         return {"attempts": table(self.attempts, ATTEMPT_COLUMNS,
                                   {"unschedulablePlugins": plugins}),
-                "pods": table(self.pods, POD_COLUMNS), "timeline": timeline}  # fmt: skip
+                "pods": table(self.pods, POD_COLUMNS), "timeline": timeline,
+                "nodes": nodes}  # fmt: skip

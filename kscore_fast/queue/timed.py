@@ -24,7 +24,7 @@ from typing import Any
 from .. import params
 from ..errors import InputError
 from ..framework.cluster_events import ASSIGNED_POD_DELETE, NODE_ADD, event_map
-from ..model.objects import PodRecord, object_key
+from ..model.objects import NodeRecord, PodRecord, object_key
 from ..model.snapshot import Cluster
 from ..plugins.interpodaffinity.reference import AffinityTerm, PodInfo
 from ..plugins.noderesources.fit_reference import compute_pod_resource_request
@@ -42,6 +42,10 @@ GPU = "nvidia.com/gpu"
 #: their requests summed (CPU millicores, memory bytes, GPUs)
 TIMELINE = ("timeNs", "active", "backoff", "unschedulable", "boundPods", "cpuMilli",
             "memoryBytes", "gpus")  # fmt: skip
+#: the nodes table's columns: each node present at the end, its allocatable CPU
+#: (millicores), memory (bytes) and GPUs, and the pods bound there and their requests summed
+NODES = ("node", "cpuMilliAllocatable", "memoryBytesAllocatable", "gpusAllocatable",
+         "pods", "cpuMilli", "memoryBytes", "gpus")  # fmt: skip
 
 
 class TimedSimulator:
@@ -331,8 +335,7 @@ class TimedSimulator:
         sim = self.sim
         i = sim._index.get(key)
         if i is None or sim._stale:
-            request = compute_pod_resource_request(pod)
-            return request.milli_cpu, request.memory, request.scalar(GPU)
+            return requested(pod)
         cols = columns(sim._cluster.snapshot, sim._cluster.batch)
         if self._batch_requests[0] is not cols:  # (the batch's, once per batch)
             gpu = cols.column(GPU)
@@ -371,7 +374,39 @@ class TimedSimulator:
         columns_ = list(zip(*self._rows, strict=True)) or [()] * len(TIMELINE)
         timeline = {name: list(values) for name, values in zip(TIMELINE, columns_, strict=True)}
         return TimedResult(self.attempts, pods, sorted(self.queue.pending()), self.now,
-                           timeline)  # fmt: skip
+                           timeline, self._nodes())  # fmt: skip
+
+    def _nodes(self) -> dict[str, list[Any]]:
+        """The nodes present now (node-tree order) as :data:`NODES` columns: allocatable,
+        and the bound pods' requests summed per node."""
+        cache = self.sim._cache
+        rows = {name: [name, *allocatable(node), 0, 0, 0, 0]
+                for name, node in ((n.name, n) for n in cache.tree.feed())}  # fmt: skip
+        hosts = {key: pod.node_name for key, pod in cache.existing.items()}
+        hosts.update(cache.bound)
+        for key, request in self._requests.items():
+            row = rows.get(hosts.get(key, ""))
+            if row is not None:  # (not a pod bound to a removed node)
+                row[4] += 1
+                for k in range(3):
+                    row[5 + k] += request[k]
+        columns_ = list(zip(*rows.values(), strict=True)) or [()] * len(NODES)
+        return {name: list(values) for name, values in zip(NODES, columns_, strict=True)}
+
+
+def requested(pod: PodRecord) -> tuple[int, int, int]:
+    """A pod's requested CPU (millicores), memory (bytes) and GPUs
+    (``computePodResourceRequest``)."""
+    request = compute_pod_resource_request(pod)
+    return request.milli_cpu, request.memory, request.scalar(GPU)
+
+
+def allocatable(node: NodeRecord) -> tuple[int, int, int]:
+    """A node's allocatable CPU (millicores), memory (bytes) and GPUs."""
+    alloc = node.allocatable
+    cpu, memory, gpus = alloc.get("cpu"), alloc.get("memory"), alloc.get(GPU)
+    return (0 if cpu is None else cpu.milli_value(), 0 if memory is None else memory.value(),
+            0 if gpus is None else gpus.value())  # fmt: skip
 
 
 def _required_affinity_terms(pod: PodRecord) -> list[AffinityTerm]:

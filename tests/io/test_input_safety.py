@@ -106,7 +106,7 @@ def test_stdin_json_and_yaml():
     for text in (json.dumps(pods), NODE, "{kind: Node, metadata: {name: n1}}"):
         proc = _run("score", "-", "--quiet", stdin=text)
         assert proc.returncode == 0, proc.stderr
-        assert json.loads(proc.stdout) == {"results": []}
+        assert json.loads(proc.stdout) == {"results": [], "mode": "score"}
     proc = _run("score", "-", "-", stdin=NODE)
     assert proc.returncode == 2 and "read only once" in proc.stderr
     proc = _run("score", "-", stdin="")
