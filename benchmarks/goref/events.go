@@ -236,6 +236,8 @@ func newEventRun(sim *simulator, in *inputSet) *eventRun {
 		e.pods[podKey(p)] = p
 		e.pending[podKey(p)] = true
 	}
+	// --preemption: a victim the scheduler deleted leaves the view too
+	sim.onDeleted = func(p *v1.Pod) { _, _, _, _ = e.takePod(podKey(p)) }
 	return e
 }
 
@@ -271,24 +273,38 @@ func (e *eventRun) schedule(ctx context.Context, name string, yield func(resultJ
 	if !e.pending[name] {
 		return fmt.Errorf("pod %s is not pending (unknown, deleted or already scheduled)", name)
 	}
-	r, err := e.sim.step(ctx, e.pods[name])
+	placed, err := e.sim.attempt(ctx, e.pods[name], yield)
 	if err != nil {
 		return err
 	}
-	if r.Host != nil {
+	if placed {
 		delete(e.pending, name)
 	}
-	return yield(r)
+	return nil
 }
 
 // deletePod is the informer's delete: cache.RemovePod of the pod the cache holds (assumed
 // by a schedule operation, or bound); a pending pod just leaves the pending set.
 func (e *eventRun) deletePod(name string) error {
 	p, pending, _, err := e.takePod(name)
-	if err != nil || pending {
+	if err != nil {
 		return err
 	}
-	return e.removeBoundPod(p)
+	if pending {
+		if m := e.sim.h.mirror; m != nil {
+			e.sim.h.nominator.DeleteNominatedPodIfExists(p) // as the queue's Delete
+			delete(e.sim.latest, p.UID)
+			return m.remove(p)
+		}
+		return nil
+	}
+	if err := e.removeBoundPod(p); err != nil {
+		return err
+	}
+	if m := e.sim.h.mirror; m != nil {
+		return m.remove(p)
+	}
+	return nil
 }
 
 // decodeObject validates one object as the input loader does (kind defaulted to kind)
@@ -323,11 +339,22 @@ func (e *eventRun) addPod(raw json.RawMessage, line int) error {
 	p := pa.pod
 	switch {
 	case p.Spec.NodeName != "":
-		return e.addBoundPod(p)
+		if err := e.addBoundPod(p); err != nil {
+			return err
+		}
 	case p.DeletionTimestamp != nil:
+		return nil
 	default:
 		e.pods[podKey(p)] = p
 		e.pending[podKey(p)] = true
+	}
+	if m := e.sim.h.mirror; m != nil {
+		if err := m.create(p); err != nil {
+			return err
+		}
+		if p.Spec.NodeName == "" {
+			e.sim.h.nominator.AddNominatedPod(framework.NewPodInfo(p), nil) // as the queue's Add
+		}
 	}
 	return nil
 }

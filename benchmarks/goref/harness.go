@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
@@ -49,6 +50,17 @@ type scoreOptions struct {
 	// over its own recording registry; the first one is still harness.fwk. Without it
 	// only the first profile is built and used for every pod.
 	AllProfiles bool
+	// Preemption: scheduleOne's failure handling runs for real (PostFilter, nominations,
+	// status updates): every pod is in the fake clientset, kept there by a podMirror,
+	// and DefaultPreemption is recorded (preemption.go).
+	Preemption bool
+	// Explain: DefaultPreemption is recorded and runs dry (score --explain).
+	Explain bool
+	// PreemptionTies: --preemption-ties (go, first, name; "" is go).
+	PreemptionTies string
+	// DefaultProfile: without ConfigFile, the whole configuration latest.Default() (the
+	// v1beta3 default profile) instead of the --plugins profile.
+	DefaultProfile bool
 	// BeforeStart runs once the frameworks are built, before the informers start and
 	// before rand.Seed (goref replay builds its scheduling queue there: the queue's
 	// Namespaces lister must be registered before the informer factory starts).
@@ -77,9 +89,16 @@ type resultJSON struct {
 	Scores         []nodeScoreJSON `json:"scores"`
 	// TraceDraws: rand.Int31() draws of this cycle's logged trace (see slowCycles).
 	TraceDraws int64 `json:"traceDraws,omitempty"`
+	// PostFilter's part, for a pod that failed with --preemption or score --explain.
+	*preemptionJSON
+	// Retry: the immediate retry of a pod that preempted (simulate --retry-nominated).
+	Retry bool `json:"retry,omitempty"`
 	// scheduleErr is the error genericScheduler.Schedule returned (not output; goref
 	// replay reads a *framework.FitError's Diagnosis from it).
 	scheduleErr error
+	// postFilter: the failure's PostFilter outcome (with --preemption), for
+	// recordFailure.
+	postFilter postFilterOutcome
 }
 
 // harness is one configured scheduler over one input.
@@ -91,6 +110,11 @@ type harness struct {
 	plain    framework.Framework // the framework itself (unwrapped with opts.Plain)
 	recs     *recorders
 	stop     chan struct{}
+	// state is the CycleState of the last cycle (PostFilter runs with it).
+	state *framework.CycleState
+	// client is the fake clientset; mirror keeps its pods (opts.Preemption, else nil).
+	client *fake.Clientset
+	mirror *podMirror
 
 	// profiles: the first profile's framework (fwk, plain, recs above), then, with
 	// opts.AllProfiles, one per further profile of the configuration, in its order.
@@ -164,6 +188,15 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 		pct = cfg.PercentageOfNodesToScore
 		componentConfigVersion = cfg.TypeMeta.APIVersion
 		initialBackoff, maxBackoff = cfg.PodInitialBackoffSeconds, cfg.PodMaxBackoffSeconds
+	} else if opts.DefaultProfile {
+		cfg, err := latest.Default()
+		if err != nil {
+			return nil, err
+		}
+		profile = cfg.Profiles[0]
+		pct = cfg.PercentageOfNodesToScore
+		componentConfigVersion = cfg.TypeMeta.APIVersion
+		initialBackoff, maxBackoff = cfg.PodInitialBackoffSeconds, cfg.PodMaxBackoffSeconds
 	} else {
 		// Plugin args (e.g. NodeResourcesFitArgs) come defaulted from latest.Default();
 		// the plugin lists are ours: PrioritySort, DefaultBinder and the score plugins.
@@ -186,34 +219,36 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 
 	// Controllers and services reach the plugins through informers over a fake clientset.
 	var objs []runtime.Object
-	for _, o := range in.Services {
-		objs = append(objs, o)
-	}
-	for _, o := range in.RCs {
-		objs = append(objs, o)
-	}
-	for _, o := range in.RSs {
-		objs = append(objs, o)
-	}
-	for _, o := range in.SSs {
-		objs = append(objs, o)
-	}
-	for _, o := range in.Namespaces { // InterPodAffinity's namespaceSelector lister
-		objs = append(objs, o)
-	}
+	objs = appendObjects(objs, in.Services)
+	objs = appendObjects(objs, in.RCs)
+	objs = appendObjects(objs, in.RSs)
+	objs = appendObjects(objs, in.SSs)
+	objs = appendObjects(objs, in.Namespaces) // InterPodAffinity's namespaceSelector lister
 	// The volume plugins' listers (VolumeZone, VolumeBinding, ...); their informers are
 	// registered by the plugins' New (NewFramework below), before the factory starts.
-	for _, o := range in.PVCs {
-		objs = append(objs, o)
+	objs = appendObjects(objs, in.PVCs)
+	objs = appendObjects(objs, in.PVs)
+	objs = appendObjects(objs, in.StorageClasses)
+	// DefaultPreemption's PDB lister; a PDB without status gets the disruption
+	// controller's (pdb.go).
+	if opts.Preemption || opts.Explain {
+		if err := computePDBStatuses(in); err != nil {
+			return nil, err
+		}
 	}
-	for _, o := range in.PVs {
-		objs = append(objs, o)
-	}
-	for _, o := range in.StorageClasses {
-		objs = append(objs, o)
+	objs = appendObjects(objs, in.PDBs)
+	// With --preemption the scheduler's code reads and writes pods through the clientset.
+	mirrored := 0
+	if opts.Preemption {
+		objs = appendObjects(appendObjects(objs, in.BoundPods), in.PendingPods)
+		mirrored = len(in.BoundPods) + len(in.PendingPods)
 	}
 	client := fake.NewSimpleClientset(objs...)
 	informerFactory := informers.NewSharedInformerFactory(client, 0)
+	var mirror *podMirror
+	if opts.Preemption {
+		mirror = newPodMirror(client, informerFactory, mirrored)
+	}
 
 	// The real scheduler cache: nodes in input order, then the bound pods.
 	stop := make(chan struct{})
@@ -236,7 +271,15 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 		if opts.Plain {
 			return plugins.NewInTreeRegistry(), recs
 		}
-		return wrapRegistry(plugins.NewInTreeRegistry(), recs), recs
+		reg := wrapRegistry(plugins.NewInTreeRegistry(), recs)
+		if opts.Preemption || opts.Explain {
+			ties := opts.PreemptionTies
+			if ties == "" {
+				ties = "go"
+			}
+			wrapPreemption(reg, recs, opts.Explain, ties)
+		}
+		return reg, recs
 	}
 	registry, recs := newRegistry()
 	nominator := internalqueue.NewPodNominator(informerFactory.Core().V1().Pods().Lister())
@@ -247,13 +290,15 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
 		frameworkruntime.WithPodNominator(nominator),
 		frameworkruntime.WithParallelism(1),
+		// DefaultPreemption's prepareCandidate records an event per victim.
+		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
 	}
 	// Filled in place by every profile's NewFramework (not by pluginsProfile's
 	// profile-less handle below), as scheduler.New passes one map to all profiles.
 	eventMap := make(map[framework.ClusterEvent]sets.String)
 	profileOpts := append(append([]frameworkruntime.Option(nil), fwOpts...), frameworkruntime.WithClusterEventMap(eventMap))
 
-	if opts.ConfigFile == "" {
+	if opts.ConfigFile == "" && !opts.DefaultProfile {
 		pl, err := pluginsProfile(registry, profile.PluginConfig, opts.Plugins, fwOpts)
 		if err != nil {
 			close(stop)
@@ -276,6 +321,8 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 		stop:                     stop,
 		eventMap:                 eventMap,
 		nominator:                nominator,
+		client:                   client,
+		mirror:                   mirror,
 		podInitialBackoffSeconds: initialBackoff,
 		podMaxBackoffSeconds:     maxBackoff,
 	}
@@ -296,30 +343,50 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 		}
 	}
 
-	// Start the informers, wait for their caches, and wait until every reflector has
-	// opened its watch: a reflector draws rand.Float64() from the global math/rand just
-	// before it calls Watch, which must happen before rand.Seed below.
-	informerFactory.Start(stop)
-	synced := informerFactory.WaitForCacheSync(stop)
-	for typ, ok := range synced {
-		if !ok {
-			close(stop)
-			return nil, fmt.Errorf("informer cache of %v did not sync", typ)
-		}
+	if err := startInformers(informerFactory, client, stop); err != nil {
+		close(stop)
+		return nil, err
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for countWatches(client) < len(synced) {
-		if time.Now().After(deadline) {
+	if mirror != nil {
+		if err := mirror.start(); err != nil {
 			close(stop)
-			return nil, fmt.Errorf("informers did not open their watches")
+			return nil, err
 		}
-		time.Sleep(time.Millisecond)
 	}
 
 	rand.Seed(opts.Seed)
 
 	h.alg = scheduler.NewGenericScheduler(cache, snapshot, pct)
 	return h, nil
+}
+
+// startInformers starts the informers of f, waits for their caches, and waits until every
+// reflector has opened its watch on client: a reflector draws rand.Float64() from the
+// global math/rand just before it calls Watch, which must happen before rand.Seed.
+func startInformers(f informers.SharedInformerFactory, client *fake.Clientset, stop chan struct{}) error {
+	f.Start(stop)
+	synced := f.WaitForCacheSync(stop)
+	for typ, ok := range synced {
+		if !ok {
+			return fmt.Errorf("informer cache of %v did not sync", typ)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for countWatches(client) < len(synced) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("informers did not open their watches")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
+}
+
+// appendObjects appends items to objs.
+func appendObjects[T runtime.Object](objs []runtime.Object, items []T) []runtime.Object {
+	for _, o := range items {
+		objs = append(objs, o)
+	}
+	return objs
 }
 
 func countWatches(c *fake.Clientset) int {
@@ -391,6 +458,7 @@ func (h *harness) schedule(ctx context.Context, pod *v1.Pod) (resultJSON, error)
 	start := h.nextStartNodeIndex()
 
 	state := framework.NewCycleState()
+	h.state = state
 	slow := slowCycles.Load()
 	sr, err := h.alg.Schedule(ctx, nil, h.fwk, state, pod)
 	res.TraceDraws = slowCycles.Load() - slow

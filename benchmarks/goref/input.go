@@ -18,6 +18,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -57,6 +58,17 @@ type inputSet struct {
 	StorageClasses []*storagev1.StorageClass
 	// the PriorityClasses the Priority admission plugin reads (admission.go)
 	PriorityClasses []*schedulingv1.PriorityClass
+	// PodDisruptionBudgets (policy/v1; policy/v1beta1 converted as the API server
+	// converts it), input order; PDBStatusGiven[i] says whether PDBs[i] came with a
+	// status (else pdb.go computes it as the disruption controller would)
+	PDBs           []*policyv1.PodDisruptionBudget
+	PDBStatusGiven []bool
+	// Deployments are not used by the scheduler (still counted in SkippedKinds); the
+	// disruption controller reads them for the expected pod count of a PDB (pdb.go)
+	Deployments []*appsv1.Deployment
+	// every pod the Priority admission plugin admitted (bound, pending, being deleted,
+	// bound to absent nodes), input order: the disruption controller's pods
+	AllPods []*v1.Pod
 	// the messages of the pods that plugin refused (left out), input order
 	RefusedPods []string
 
@@ -126,6 +138,9 @@ func loadInputs(paths []string) (*inputSet, error) {
 		return nil, err
 	}
 	ld.pods, ld.in.RefusedPods = admitted, refused
+	for _, pa := range ld.pods {
+		ld.in.AllPods = append(ld.in.AllPods, pa.pod)
+	}
 	// Pods after nodes: a pod bound to a node of the input (anywhere in the input)
 	// is an existing pod; one bound to an absent node is left out.
 	nodeNames := make(map[string]bool, len(ld.in.Nodes))
@@ -272,7 +287,10 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 	}
 	switch kind {
 	case "Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Namespace", "PriorityClass",
-		"PersistentVolumeClaim", "PersistentVolume", "StorageClass":
+		"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "PodDisruptionBudget":
+	case "Deployment":
+		ld.in.SkippedKinds[kind]++
+		return ld.addDeployment(obj, loc)
 	default:
 		ld.in.SkippedKinds[kind]++
 		return nil
@@ -326,6 +344,8 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		target = &v1.PersistentVolume{}
 	case "StorageClass":
 		target = &storagev1.StorageClass{}
+	case "PodDisruptionBudget":
+		target = &policyv1.PodDisruptionBudget{}
 	}
 	if err := json.Unmarshal(raw, target); err != nil {
 		return inputErrorf("%s: %s: %v", loc, what, err)
@@ -401,6 +421,14 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		if len(errs) == 0 {
 			ld.in.PVs = append(ld.in.PVs, o)
 		}
+	case *policyv1.PodDisruptionBudget:
+		o.Namespace = ns
+		pdb, given, err := decodePDB(obj, raw, ns)
+		if err != nil {
+			return inputErrorf("%s: %s: %v", loc, what, err)
+		}
+		ld.in.PDBs = append(ld.in.PDBs, pdb)
+		ld.in.PDBStatusGiven = append(ld.in.PDBStatusGiven, given)
 	case *storagev1.StorageClass:
 		o.Namespace = ""
 		// The API server's defaulting: reclaimPolicy Delete, volumeBindingMode Immediate.

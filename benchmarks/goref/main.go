@@ -3,16 +3,22 @@
 //
 //	goref score PATH... [--plugins NAME[=WEIGHT],...] [--config FILE] [--seed N]
 //	                    [--format json] [--scores all|top:K|none]
-//	                    [--percentage-of-nodes-to-score P] [-o FILE] [--quiet]
+//	                    [--percentage-of-nodes-to-score P] [--explain [--preemption-ties T]]
+//	                    [-o FILE] [--quiet]
 //	goref bench [--shapes 100x1000,1000x10000 | --nodes N --pods P]
 //	            [--iterations K] [--warmup W] [--runs R] [--json]
 //	goref config [--config FILE]
 //	goref schedbench PATH... [--config FILE] [--percentage-of-nodes-to-score P] [--runs R] [--json]
 //	goref simulate PATH... [score's flags] [--plugin-metrics-draw] [--events FILE]
+//	                       [--preemption [--retry-nominated] [--preemption-ties go|first|name]]
 //	goref simbench PATH... [--plugins ...|--config FILE] [--seed N]
 //	                       [--percentage-of-nodes-to-score P] [--plugin-metrics-draw] [--runs R] [--json]
 //	goref replay PATH... --events FILE [--until SECONDS] [--plugins ...|--config FILE] [--seed N]
-//	                     [--percentage-of-nodes-to-score P] [--plugin-metrics-draw] [--timing] [-o FILE] [--quiet]
+//	                     [--percentage-of-nodes-to-score P] [--plugin-metrics-draw] [--preemption [--preemption-ties T]]
+//	                     [--timing] [-o FILE] [--quiet]
+//	goref bench-preemption [--nodes N] [--init-pods M] [--preemptors K] [--config FILE] [--seed N]
+//	                       [--runs R] [--json] [--dump FILE]
+//	goref pdb-status PATH...
 package main
 
 import (
@@ -34,7 +40,8 @@ import (
 const usage = `usage:
   goref score PATH... [--plugins NAME[=WEIGHT],...] [--config FILE] [--seed N]
                       [--format json] [--scores all|top:K|none]
-                      [--percentage-of-nodes-to-score P] [-o FILE] [--quiet]
+                      [--percentage-of-nodes-to-score P] [--explain [--preemption-ties T]]
+                      [-o FILE] [--quiet]
   goref bench [--shapes NODESxPODS,...] [--nodes N --pods P] [--iterations K]
               [--warmup W] [--runs R] [--json]
   goref config [--config FILE]
@@ -43,13 +50,19 @@ const usage = `usage:
   goref simulate PATH... [--plugins NAME[=WEIGHT],...] [--config FILE] [--seed N]
                          [--format json] [--scores all|top:K|none]
                          [--percentage-of-nodes-to-score P] [--plugin-metrics-draw]
-                         [--events FILE] [-o FILE] [--quiet]
+                         [--events FILE] [--preemption [--retry-nominated] [--preemption-ties T]]
+                         [-o FILE] [--quiet]
   goref simbench PATH... [--plugins NAME[=WEIGHT],...] [--config FILE] [--seed N]
                          [--percentage-of-nodes-to-score P] [--plugin-metrics-draw]
                          [--runs R] [--json]
   goref replay PATH... --events FILE [--until SECONDS] [--plugins NAME[=WEIGHT],...]
                        [--config FILE] [--seed N] [--percentage-of-nodes-to-score P]
-                       [--plugin-metrics-draw] [--timing] [-o FILE] [--quiet]
+                       [--plugin-metrics-draw] [--preemption [--preemption-ties T]] [--timing]
+                       [-o FILE] [--quiet]
+  goref bench-preemption [--nodes N] [--init-pods M] [--preemptors K] [--config FILE]
+                         [--seed N] [--runs R] [--json] [--dump FILE]
+  goref pdb-status PATH...
+  (T: go, first or name)
 `
 
 func main() {
@@ -74,6 +87,10 @@ func main() {
 		err = simbenchMain(os.Args[2:])
 	case "replay":
 		err = replayMain(os.Args[2:])
+	case "bench-preemption":
+		err = benchPreemptionMain(os.Args[2:])
+	case "pdb-status":
+		err = pdbStatusMain(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return
@@ -239,6 +256,18 @@ func parseScoreFlags(args []string) (*scoreFlags, error) {
 				err = usageErrorf("--quiet takes no value")
 			}
 			f.quiet = true
+		case "--explain":
+			if hasInline {
+				err = usageErrorf("--explain takes no value")
+			}
+			f.opts.Explain = true
+		case "--preemption-ties":
+			if v, err = p.value(name, inline, hasInline); err == nil {
+				f.opts.PreemptionTies = v
+				if !preemptionTieBreaks[v] {
+					err = usageErrorf("--preemption-ties %q: want go, first or name", v)
+				}
+			}
 		default:
 			err = usageErrorf("unknown flag %q", a)
 		}
@@ -252,6 +281,7 @@ func parseScoreFlags(args []string) (*scoreFlags, error) {
 	if f.opts.ConfigFile != "" && f.pluginsSet {
 		return nil, usageErrorf("--config and --plugins cannot be used together")
 	}
+
 	return f, nil
 }
 
@@ -293,6 +323,9 @@ func scoreMain(args []string) error {
 	if err != nil {
 		return err
 	}
+	if f.opts.PreemptionTies != "" && !f.opts.Explain {
+		return usageErrorf("--preemption-ties needs --explain")
+	}
 	in, err := loadInputs(f.paths)
 	if err != nil {
 		return err
@@ -307,6 +340,9 @@ func scoreMain(args []string) error {
 		return err
 	}
 	defer h.close()
+	if f.opts.Explain && h.recs.preemption == nil {
+		return usageErrorf("--explain needs a profile with DefaultPreemption at postFilter (e.g. --config with the default profile)")
+	}
 
 	ctx := context.Background()
 	run := func(yield func(resultJSON) error) error {
@@ -314,6 +350,10 @@ func scoreMain(args []string) error {
 			r, err := h.schedule(ctx, pod)
 			if err != nil {
 				return err
+			}
+			if f.opts.Explain && r.Host == nil {
+				// what preemption would do; nothing is applied
+				r.preemptionJSON = runPostFilter(ctx, h.fwk, h.recs.preemption, h.state, pod, r.scheduleErr).json
 			}
 			if err := yield(r); err != nil {
 				return err

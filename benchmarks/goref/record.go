@@ -246,6 +246,8 @@ func wrapScorePlugin(p framework.ScorePlugin, r *recorder) (framework.Plugin, er
 type recorders struct {
 	mu sync.Mutex
 	m  map[string]*recorder
+	// the profile's DefaultPreemption (--preemption, --explain), else nil
+	preemption *preemptionPlugin
 }
 
 func (rs *recorders) resetAll() {

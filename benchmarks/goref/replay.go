@@ -32,6 +32,7 @@ import (
 	"unsafe"
 
 	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -169,6 +170,8 @@ type attemptJSON struct {
 	EvaluatedNodes       int         `json:"evaluatedNodes"`
 	UnschedulablePlugins []string    `json:"unschedulablePlugins"`
 	TraceDraws           int64       `json:"traceDraws,omitempty"`
+	// PostFilter's part of a failed attempt (--preemption)
+	*preemptionJSON
 }
 
 // replayResult is the whole output document.
@@ -244,7 +247,47 @@ func newReplay(in *inputSet, opts scoreOptions, metricsDraw bool) (*replayRun, e
 	for _, p := range in.BoundPods {
 		r.uids[p.UID] = true
 	}
+	if h.mirror != nil {
+		h.mirror.hooks = podHooks{deleted: r.victimDeleted, updated: r.pendingUpdated}
+	}
 	return r, nil
+}
+
+// victimDeleted is deletePodFromCache for a pod the scheduler deleted (a victim):
+// cache.RemovePod, then MoveAllToActiveOrBackoffQueue with AssignedPodDelete.
+func (r *replayRun) victimDeleted(p *v1.Pod) error {
+	if p.Spec.NodeName == "" {
+		return fmt.Errorf("goref: the scheduler deleted the pending pod %s", podKey(p))
+	}
+	if err := r.h.cache.RemovePod(p); err != nil {
+		return fmt.Errorf("goref: deleting victim %s: cache.RemovePod: %v", podKey(p), err)
+	}
+	if _, _, _, err := r.takePod(podKey(p)); err != nil {
+		return err
+	}
+	delete(r.uids, p.UID)
+	r.tick()
+	r.q.MoveAllToActiveOrBackoffQueue(internalqueue.AssignedPodDelete, nil)
+	return nil
+}
+
+// pendingUpdated is updatePodInSchedulingQueue for a pending pod whose status the
+// scheduler updated: an update that changes nothing is dropped (the fake clientset sets
+// no resourceVersion: a change stands for a new one, and the API server writes nothing
+// for a patch that changes nothing), as is one of an assumed pod; else queue.Update.
+func (r *replayRun) pendingUpdated(old, p *v1.Pod) error {
+	if p.Spec.NodeName != "" {
+		return fmt.Errorf("goref: the scheduler updated the bound pod %s", podKey(p))
+	}
+	if apiequality.Semantic.DeepEqual(old, p) {
+		return nil
+	}
+	if assumed, err := r.h.cache.IsAssumedPod(p); err != nil || assumed {
+		return err
+	}
+	r.pods[podKey(p)] = p
+	r.tick()
+	return r.q.Update(old, p)
 }
 
 // use points the harness at a profile's framework for the next cycle.
@@ -279,20 +322,21 @@ func queueLen(q *internalqueue.PriorityQueue, field string) int {
 
 // addPending records a new pending pod; one that a profile handles is queue.Add'ed at
 // now, which takes 1 ns.
-func (r *replayRun) addPending(p *v1.Pod) {
+func (r *replayRun) addPending(p *v1.Pod) error {
 	name := podKey(p)
 	r.pods[name] = p
 	r.uids[p.UID] = true
 	r.pending[name] = false
 	if r.profileFor(p) == nil {
-		return // the scheduler's pod informer filter (responsibleForPod) drops it
+		return nil // the scheduler's pod informer filter (responsibleForPod) drops it
 	}
 	r.pending[name] = true
 	r.tick()
 	if err := r.q.Add(p); err != nil {
-		panic(fmt.Sprintf("goref: queue.Add(%s): %v", name, err)) // a new key cannot be in the queue
+		return fmt.Errorf("goref: queue.Add(%s): %v", name, err) // a new key cannot be in the queue
 	}
 	r.now++
+	return nil
 }
 
 // run is the loop of docs/queue.md; it stops when nothing is left to do (or after
@@ -300,7 +344,9 @@ func (r *replayRun) addPending(p *v1.Pod) {
 func (r *replayRun) run(ctx context.Context, events []replayEvent, until int64, hasUntil bool) (*replayResult, error) {
 	res := &replayResult{Attempts: []attemptJSON{}}
 	for _, p := range r.in.PendingPods {
-		r.addPending(p)
+		if err := r.addPending(p); err != nil {
+			return nil, err
+		}
 	}
 	var nextBackoffFlush, nextLeftoverFlush int64
 	k := 0
@@ -381,6 +427,7 @@ func (r *replayRun) cycle(ctx context.Context) (attemptJSON, error) {
 		Host: res.Host, Error: res.Error,
 		FeasibleNodes: res.FeasibleNodes, EvaluatedNodes: res.EvaluatedNodes,
 		UnschedulablePlugins: []string{}, TraceDraws: res.TraceDraws,
+		preemptionJSON: res.preemptionJSON,
 	}
 	informerPod := r.pods[name]
 	if res.Host != nil {
@@ -393,6 +440,9 @@ func (r *replayRun) cycle(ctx context.Context) (attemptJSON, error) {
 		r.q.AssignedPodAdded(bound)
 		r.pods[name] = bound
 		delete(r.pending, name)
+		if r.h.mirror != nil {
+			return a, r.h.mirror.bind(bound, *res.Host)
+		}
 		return a, nil
 	}
 	info := pInfo
@@ -411,6 +461,10 @@ func (r *replayRun) cycle(ctx context.Context) (attemptJSON, error) {
 		return a, fmt.Errorf("goref: AddUnschedulableIfNotPresent(%s): %v", name, err)
 	}
 	a.UnschedulablePlugins = info.UnschedulablePlugins.List()
+	if r.h.mirror != nil {
+		// recordSchedulingFailure after the error function, with the pod it refreshed
+		return a, r.h.recordFailure(info.PodInfo, *res.Error, res.postFilter)
+	}
 	return a, nil
 }
 
@@ -449,6 +503,11 @@ func (r *replayRun) addPod(raw json.RawMessage, line int) error {
 	if len(refused) > 0 {
 		return fmt.Errorf("refused by the Priority admission plugin: %s", refused[0])
 	}
+	if m := r.h.mirror; m != nil && (p.Spec.NodeName != "" || p.DeletionTimestamp == nil) {
+		if err := m.create(p); err != nil {
+			return err
+		}
+	}
 	switch {
 	case p.Spec.NodeName != "":
 		if err := r.addBoundPod(p); err != nil {
@@ -459,7 +518,7 @@ func (r *replayRun) addPod(raw json.RawMessage, line int) error {
 		r.q.AssignedPodAdded(p)
 	case p.DeletionTimestamp != nil:
 	default:
-		r.addPending(p)
+		return r.addPending(p)
 	}
 	return nil
 }
@@ -473,6 +532,11 @@ func (r *replayRun) deletePod(name string) error {
 		return err
 	}
 	delete(r.uids, p.UID)
+	if m := r.h.mirror; m != nil {
+		if err := m.remove(p); err != nil {
+			return err
+		}
+	}
 	if pending {
 		if queued {
 			r.tick()
@@ -527,8 +591,9 @@ func writeReplay(w io.Writer, res *replayResult) error {
 }
 
 func replayMain(args []string) error {
-	metricsDraw, timing, events, untilArg := false, false, "", ""
-	f, in, err := simulationInputs(args, map[string]*bool{pluginMetricsDraw: &metricsDraw, "--timing": &timing}, nil,
+	metricsDraw, timing, events, untilArg, preempt := false, false, "", "", false
+	f, in, err := simulationInputs(args,
+		map[string]*bool{pluginMetricsDraw: &metricsDraw, "--timing": &timing, "--preemption": &preempt}, nil,
 		map[string]*string{"--events": &events, "--until": &untilArg})
 	if err != nil {
 		return err

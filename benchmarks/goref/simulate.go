@@ -26,6 +26,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/internal/cache"
 )
@@ -57,14 +58,17 @@ func queueOrder(fwk framework.Framework, pods []*v1.Pod) ([]*v1.Pod, error) {
 }
 
 // assumeOnHost is what scheduleOne does after Schedule succeeded, up to the (asynchronous)
-// binding: assume, Reserve, Permit. A Permit "Wait" counts as success (no in-tree plugin
-// waits). On failure the pod is unreserved and forgotten and the error returned.
-func assumeOnHost(ctx context.Context, fwk framework.Framework, cache internalcache.Cache, state *framework.CycleState, pod *v1.Pod, host string) error {
+// binding: assume (AssumePod, then the pod leaves the nominator, as sched.assume does),
+// Reserve, Permit. A Permit "Wait" counts as success (no in-tree plugin waits). On failure
+// the pod is unreserved and forgotten and the error returned.
+func assumeOnHost(ctx context.Context, fwk framework.Framework, cache internalcache.Cache, nominator framework.PodNominator,
+	state *framework.CycleState, pod *v1.Pod, host string) error {
 	assumed := pod.DeepCopy()
 	assumed.Spec.NodeName = host
 	if err := cache.AssumePod(assumed); err != nil {
 		return err
 	}
+	nominator.DeleteNominatedPodIfExists(assumed)
 	st := fwk.RunReservePluginsReserve(ctx, state, assumed, host)
 	if st.IsSuccess() {
 		st = fwk.RunPermitPlugins(ctx, state, assumed, host)
@@ -96,6 +100,13 @@ type simulator struct {
 	h           *harness
 	capture     *stateCapture
 	metricsDraw bool
+
+	// With --preemption (h.mirror set): the pending pods as the pod informer has them
+	// after the scheduler's status updates, by UID; retry is --retry-nominated;
+	// onDeleted (--events) follows a victim's deletion.
+	latest    map[types.UID]*v1.Pod
+	retry     bool
+	onDeleted func(p *v1.Pod)
 }
 
 func newSimulator(h *harness, metricsDraw bool) *simulator {
@@ -104,26 +115,121 @@ func newSimulator(h *harness, metricsDraw bool) *simulator {
 	return &simulator{h: h, capture: c, metricsDraw: metricsDraw}
 }
 
-// step schedules pod against the current cache and assumes it on its host. A pod that
-// fits nowhere changes nothing (no preemption, no retry); one whose Reserve or Permit
-// fails gets host null and that error.
+// step schedules pod against the current cache and assumes it on its host. Without
+// --preemption a pod that fits nowhere changes nothing (no preemption, no retry); with
+// it, a FitError runs the profile's PostFilter plugins (preemption.go), whose evictions
+// settle applies. A pod whose Reserve or Permit fails gets host null and that error.
 func (s *simulator) step(ctx context.Context, pod *v1.Pod) (resultJSON, error) {
 	if s.metricsDraw {
 		rand.Intn(100)
 	}
 	s.capture.state = nil
 	r, err := s.h.schedule(ctx, pod)
-	if err != nil || r.Host == nil {
+	if err != nil {
 		return r, err
+	}
+	if r.Host == nil {
+		if s.h.mirror != nil {
+			r.postFilter = runPostFilter(ctx, s.h.fwk, s.h.recs.preemption, s.h.state, pod, r.scheduleErr)
+			r.preemptionJSON = r.postFilter.json
+		}
+		return r, nil
 	}
 	if s.capture.state == nil {
 		return r, fmt.Errorf("goref: Schedule placed %s without running PreFilter", r.Pod)
 	}
-	if err := assumeOnHost(ctx, s.h.fwk, s.h.cache, s.capture.state, pod, *r.Host); err != nil {
+	if err := assumeOnHost(ctx, s.h.fwk, s.h.cache, s.h.nominator, s.capture.state, pod, *r.Host); err != nil {
 		msg := err.Error()
 		r.Host, r.Error = nil, &msg
+		if s.h.mirror != nil {
+			// scheduleOne: recordSchedulingFailure with SchedulerError, clearNominatedNode
+			r.postFilter = runPostFilter(ctx, s.h.fwk, nil, nil, pod, err)
+			r.preemptionJSON = r.postFilter.json
+		}
 	}
 	return r, nil
+}
+
+// enablePreemption prepares sequential mode for --preemption: the pending pods are
+// nominated as the queue's Add nominates them (their own status.nominatedNodeName), in
+// input order; the scheduler's pod writes come back as pkg/scheduler/eventhandlers.go
+// handles them: a deleted victim leaves the cache (deletePodFromCache), a pending pod's
+// status update reaches the nominator as the queue's Update hands it over.
+func (s *simulator) enablePreemption(pending []*v1.Pod, retry bool) {
+	s.latest, s.retry = map[types.UID]*v1.Pod{}, retry
+	for _, p := range pending {
+		s.h.nominator.AddNominatedPod(framework.NewPodInfo(p), nil)
+	}
+	s.h.mirror.hooks = podHooks{
+		deleted: func(p *v1.Pod) error {
+			if p.Spec.NodeName == "" {
+				return fmt.Errorf("goref: the scheduler deleted the pending pod %s", podKey(p))
+			}
+			if err := s.h.cache.RemovePod(p); err != nil {
+				return fmt.Errorf("goref: deleting victim %s: cache.RemovePod: %v", podKey(p), err)
+			}
+			if s.onDeleted != nil {
+				s.onDeleted(p)
+			}
+			return nil
+		},
+		updated: func(old, p *v1.Pod) error {
+			if p.Spec.NodeName != "" {
+				return fmt.Errorf("goref: the scheduler updated the bound pod %s", podKey(p))
+			}
+			s.h.nominator.UpdateNominatedPod(old, framework.NewPodInfo(p))
+			s.latest[p.UID] = p
+			return nil
+		},
+	}
+}
+
+// current is pod as the pod informer has it (with --preemption), else pod.
+func (s *simulator) current(pod *v1.Pod) *v1.Pod {
+	if p, ok := s.latest[pod.UID]; ok {
+		return p
+	}
+	return pod
+}
+
+// settle follows a step with --preemption: a pod placed is bound in the clientset; a
+// failure is recorded (recordSchedulingFailure: the nomination, the status update, and
+// the scheduler's pod events, the victims' deletions among them).
+func (s *simulator) settle(pod *v1.Pod, r *resultJSON) error {
+	if s.h.mirror == nil {
+		return nil
+	}
+	if r.Host != nil {
+		delete(s.latest, pod.UID)
+		return s.h.mirror.bind(pod, *r.Host)
+	}
+	return s.h.recordFailure(framework.NewPodInfo(pod), *r.Error, r.postFilter)
+}
+
+// attempt is one scheduling attempt of pod in sequential mode: step and settle, each
+// result to yield. With --retry-nominated, a pod whose PostFilter preempted is tried
+// once more at once (its victims gone, its nominatedNodeName set), result "retry": true.
+func (s *simulator) attempt(ctx context.Context, pod *v1.Pod, yield func(resultJSON) error) (placed bool, err error) {
+	for try := 0; ; try++ {
+		pod = s.current(pod)
+		r, err := s.step(ctx, pod)
+		if err != nil {
+			return false, err
+		}
+		if err := s.settle(pod, &r); err != nil {
+			return false, err
+		}
+		r.Retry = try > 0
+		if err := yield(r); err != nil {
+			return false, err
+		}
+		if r.Host != nil {
+			return true, nil
+		}
+		if !s.retry || try > 0 || r.preemptionJSON == nil || r.PostFilterCode == nil || *r.PostFilterCode != framework.Success.String() {
+			return false, nil
+		}
+	}
 }
 
 // takeFlags removes the boolean flags of bools and the valued flags of ints and strs
@@ -200,6 +306,21 @@ func simulationInputs(args []string, bools map[string]*bool, ints map[string]*in
 	if err != nil {
 		return nil, nil, err
 	}
+	if f.opts.Explain {
+		return nil, nil, usageErrorf("--explain is a flag of goref score")
+	}
+	// --preemption and the flags that need it (simulate, replay)
+	if p, ok := bools["--preemption"]; ok {
+		f.opts.Preemption = *p
+		if retry := bools["--retry-nominated"]; retry != nil && *retry && !*p {
+			return nil, nil, usageErrorf("--retry-nominated needs --preemption")
+		}
+		if f.opts.PreemptionTies != "" && !*p {
+			return nil, nil, usageErrorf("--preemption-ties needs --preemption")
+		}
+	} else if f.opts.PreemptionTies != "" {
+		return nil, nil, usageErrorf("--preemption-ties needs --preemption")
+	}
 	in, err := loadInputs(f.paths)
 	if err != nil {
 		return nil, nil, err
@@ -211,8 +332,9 @@ func simulationInputs(args []string, bools map[string]*bool, ints map[string]*in
 }
 
 func simulateMain(args []string) error {
-	metricsDraw, events := false, ""
-	f, in, err := simulationInputs(args, map[string]*bool{pluginMetricsDraw: &metricsDraw}, nil,
+	metricsDraw, events, preempt, retry := false, "", false, false
+	f, in, err := simulationInputs(args,
+		map[string]*bool{pluginMetricsDraw: &metricsDraw, "--preemption": &preempt, "--retry-nominated": &retry}, nil,
 		map[string]*string{"--events": &events})
 	if err != nil {
 		return err
@@ -229,6 +351,9 @@ func simulateMain(args []string) error {
 	}
 	defer h.close()
 	sim := newSimulator(h, metricsDraw)
+	if preempt {
+		sim.enablePreemption(in.PendingPods, retry)
+	}
 	ctx := context.Background()
 	run := func(yield func(resultJSON) error) error {
 		if events != "" {
@@ -239,11 +364,7 @@ func simulateMain(args []string) error {
 			return err
 		}
 		for _, pod := range pods {
-			r, err := sim.step(ctx, pod)
-			if err != nil {
-				return err
-			}
-			if err := yield(r); err != nil {
+			if _, err := sim.attempt(ctx, pod, yield); err != nil {
 				return err
 			}
 		}
@@ -348,7 +469,7 @@ func simbenchMain(args []string) error {
 			}
 			state := framework.NewCycleState()
 			sr, err := h.alg.Schedule(ctx, nil, h.plain, state, pod)
-			if err == nil && assumeOnHost(ctx, h.plain, h.cache, state, pod, sr.SuggestedHost) == nil {
+			if err == nil && assumeOnHost(ctx, h.plain, h.cache, h.nominator, state, pod, sr.SuggestedHost) == nil {
 				scheduled++
 			}
 		}

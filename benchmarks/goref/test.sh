@@ -96,6 +96,39 @@ check "replay: decreasing times exit 2" expect_exit 2 bin/goref replay testdata/
 printf '%s\n' '{"time":1,"op":"addPod","pod":{"metadata":{"name":"r"},"spec":{"priorityClassName":"nope","containers":[{"name":"c"}]}}}' > "$tmp/refused.jsonl"
 check "replay: a pod the Priority admission refuses exits 2 naming the line" bash -c \
   'bin/goref replay testdata/replay/cluster.yaml --events "$0/refused.jsonl" 2>&1 >/dev/null; [[ $? == 2 ]] && bin/goref replay testdata/replay/cluster.yaml --events "$0/refused.jsonl" 2>&1 | grep -q "line 1 (addPod): refused by the Priority admission plugin"' "$tmp"
+printf "%s\n" "kind: Node" "metadata: {name: a}" "status: {allocatable: {cpu: \"2\", pods: \"9\"}}" "---" \
+  "kind: Node" "metadata: {name: b}" "status: {allocatable: {cpu: \"2\", pods: \"9\"}}" "---" \
+  "kind: Pod" "metadata: {name: la, labels: {app: a}}" "spec: {nodeName: a, priority: 1, containers: [{name: c, resources: {requests: {cpu: 1500m}}}]}" "status: {startTime: \"2022-01-01T00:00:01Z\"}" "---" \
+  "kind: Pod" "metadata: {name: lb, labels: {app: b}}" "spec: {nodeName: b, priority: 1, containers: [{name: c, resources: {requests: {cpu: 1500m}}}]}" "status: {startTime: \"2022-01-01T00:00:01Z\"}" "---" \
+  "apiVersion: policy/v1" "kind: PodDisruptionBudget" "metadata: {name: keep-a}" "spec: {minAvailable: 1, selector: {matchLabels: {app: a}}}" "---" \
+  "kind: Pod" "metadata: {name: hi}" "spec: {priority: 100, containers: [{name: c, resources: {requests: {cpu: 1500m}}}]}" > "$tmp/pre.yaml"
+check "simulate --preemption --retry-nominated: hi evicts lb (la has a PDB), then lands on b" bash -c '
+  r=$(bin/goref simulate "$0/pre.yaml" --config testdata/filters/default-v1beta3.yaml.cfg --preemption --retry-nominated --scores none --quiet)
+  python3 -c "
+import json, sys
+r = json.loads(sys.argv[1])[\"results\"]
+assert [(x[\"pod\"], x[\"host\"]) for x in r] == [(\"default/hi\", None), (\"default/hi\", \"b\")], r
+f = r[0]
+assert f[\"nominatedNode\"] == \"b\" and f[\"victims\"] == [{\"namespace\": \"default\", \"name\": \"lb\", \"priority\": 1}], f
+assert f[\"pdbViolations\"] == 0 and f[\"postFilterCode\"] == \"Success\" and f[\"preemptionDraw\"] and f[\"preemptionTies\"] == [\"b\"], f
+assert r[1][\"retry\"] is True and \"victims\" not in r[1], r
+" "$r"' "$tmp"
+check "simulate without --preemption: no PostFilter fields" bash -c \
+  '! bin/goref simulate "$0/pre.yaml" --config testdata/filters/default-v1beta3.yaml.cfg --quiet | grep -q nominatedNode' "$tmp"
+check "score --explain: the same victims for every pod, nothing applied" bash -c '
+  cp "$0/pre.yaml" "$0/pre2.yaml" && printf "%s\n" "---" "kind: Pod" "metadata: {name: hi2}" "spec: {priority: 100, containers: [{name: c, resources: {requests: {cpu: 1500m}}}]}" >> "$0/pre2.yaml"
+  r=$(bin/goref score "$0/pre2.yaml" --config testdata/filters/default-v1beta3.yaml.cfg --explain --scores none --quiet)
+  python3 -c "
+import json, sys
+r = json.loads(sys.argv[1])[\"results\"]
+assert len(r) == 2 and all(x[\"nominatedNode\"] == \"b\" and [v[\"name\"] for v in x[\"victims\"]] == [\"lb\"] for x in r), r
+" "$r"' "$tmp"
+check "--retry-nominated without --preemption exits 2" expect_exit 2 bin/goref simulate "$tmp/pre.yaml" --retry-nominated
+check "score --explain without a PostFilter plugin exits 2" expect_exit 2 bin/goref score "$tmp/pre.yaml" --explain
+check "pdb-status: minAvailable 1 of 1 healthy pod allows nothing" bash -c \
+  'bin/goref pdb-status "$0/pre.yaml" | python3 -c "import json,sys; p=json.load(sys.stdin)[\"pdbs\"]; assert [(x[\"name\"], x[\"computed\"], x[\"disruptionsAllowed\"], x[\"currentHealthy\"]) for x in p] == [(\"keep-a\", True, 0, 1)], p"' "$tmp"
+check "bench-preemption --json is machine-readable" bash -c \
+  'bin/goref bench-preemption --nodes 10 --init-pods 40 --preemptors 10 --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"nominated\"]==10 and d[\"bound\"]==10 and d[\"victims\"]==30 and d[\"usPerPreemptor\"]>0, d"'
 check "simbench --json is machine-readable" bash -c \
   'bin/goref simbench testdata/filters --config testdata/filters/default-v1beta3.yaml.cfg --runs 2 --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"mode\"]==\"sequential\" and d[\"nodes\"]==6 and d[\"pods\"]==4 and d[\"scheduled\"]==3 and len(d[\"runsNsPerPod\"])==2 and d[\"minNsPerPod\"]>0, d"'
 check "bench --json is machine-readable" bash -c \
