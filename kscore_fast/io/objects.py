@@ -904,6 +904,8 @@ class ObjectReader(_Fields):
         spec, status = obj.spec or _NO_SPEC, obj.status
         ctx = Where(at[0], where_text(at[1]), f"{BUDGET_KIND} {at[2][1]}/{at[2][2]}")
         selector = label_selector(ctx, spec.selector, "spec.selector")
+        if obj.api_version == "policy/v1beta1" and selector == LabelSelector():
+            selector = None  # (the API server converts v1beta1's empty selector to "none")
         lowest, highest = spec.min_available, spec.max_unavailable
         for path, value in (("spec.minAvailable", lowest), ("spec.maxUnavailable", highest)):
             if value is not None and not _int_or_percent(value):
@@ -1028,7 +1030,7 @@ class ObjectReader(_Fields):
                      or self._new_values_valid(labels))):  # fmt: skip
             return False
         status = obj.status or _NO_STATUS
-        started, ready = None, False
+        started, ready = None, None
         if status.start_time is not None or status.conditions is not None:
             if (run := _pod_run(status)) is None:
                 return False  # (the general path names the field)
@@ -1163,14 +1165,15 @@ def _own_fields(obj: Mapping[Any, Any], kind: str) -> dict[Any, Any] | None:
     return out
 
 
-def _pod_run(status: schema.Status) -> tuple[int | None, bool] | None:
+def _pod_run(status: schema.Status) -> tuple[int | None, bool | None] | None:
     """A pod's ``status.startTime`` (nanoseconds since the epoch, None absent) and whether
-    its ``Ready`` condition is ``True``; None when either is malformed."""
+    its ``Ready`` condition is ``True`` (None: it has none); None when either is
+    malformed."""
     text, conditions = status.start_time, status.conditions
     started = None
     if text is not None and (started := rfc3339_ns(text)) is None:
         return None
-    ready = False
+    ready = None
     if conditions is not None:
         if not isinstance(conditions, list):
             return None

@@ -254,6 +254,7 @@ class Resource(msgspec.Struct, gc=False):
     metadata: Metadata | None = None
     spec: Spec | None = None
     status: Status | None = None
+    api_version: Any = msgspec.field(default=None, name="apiVersion")
     # PriorityClass (checked by the reader)
     value: Any = None
     global_default: Any = msgspec.field(default=None, name="globalDefault")

@@ -7,7 +7,9 @@ its status computed as the disruption controller would (pkg/controller/disruptio
 be computed from the input alone: an integer ``minAvailable``. Then the expected count
 is the number of pods the selector matches in the namespace, the desired healthy count
 is ``minAvailable``, a pod is healthy when it is not being deleted and its ``Ready``
-condition is ``True``, and ``disruptionsAllowed = currentHealthy - desiredHealthy`` (0
+condition is ``True`` (a pod without one: bound, and Running or without a phase, as the
+kubelet would leave it; the reference harness reads it the same way), and
+``disruptionsAllowed = currentHealthy - desiredHealthy`` (0
 when that or the expected count is not positive). A percentage or ``maxUnavailable``
 needs the scale of the pods' controllers, which the reader refuses without a status.
 """
@@ -35,6 +37,17 @@ class BudgetRecord(msgspec.Struct, frozen=True, gc=False):
     min_available: int | None = None
 
 
+def healthy_pod(pod: PodRecord) -> bool:
+    """``countHealthyPods``' test: not being deleted, and Ready. A pod given without a
+    ``Ready`` condition (an object written by hand, not printed by kubectl) is read as the
+    kubelet would leave it: Ready when it is bound and Running or without a phase."""
+    if pod.deleting:
+        return False
+    if pod.ready is not None:
+        return pod.ready
+    return bool(pod.node_name) and pod.phase in ("Running", "")
+
+
 def with_status(budgets: Iterable[BudgetRecord], pods: Iterable[PodRecord]) -> list[BudgetRecord]:
     """The budgets, each given without a status (``min_available`` set) given the one the
     disruption controller would compute over ``pods`` (the input's, as listed)."""
@@ -54,7 +67,7 @@ def with_status(budgets: Iterable[BudgetRecord], pods: Iterable[PodRecord]) -> l
             if not selector.matches(pod.labels):
                 continue
             expected += 1
-            if pod.ready and not pod.deleting:
+            if healthy_pod(pod):
                 healthy += 1
         allowed = healthy - b.min_available
         if expected <= 0 or allowed <= 0:

@@ -212,8 +212,9 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
     preemption_policy: str | None = None
     #: ``status.startTime`` in nanoseconds since the epoch (None when absent)
     start_time: int | None = None
-    #: ``status.conditions`` holds ``Ready`` ``True`` (``podutil.IsPodReady``)
-    ready: bool = False
+    #: the ``Ready`` condition of ``status.conditions`` is ``True`` (``podutil.IsPodReady``);
+    #: None when the pod has no ``Ready`` condition
+    ready: bool | None = None
 
     @property
     def key(self) -> str:

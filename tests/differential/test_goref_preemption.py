@@ -1,0 +1,97 @@
+"""kscore's DefaultPreemption == the real plugin of kube-scheduler v1.23.6 (goref ``score
+--explain``): random over-committed clusters (:mod:`tests.scenarios_preemption`) under
+the default profile, every pod that fits nowhere explained against the snapshot. Equal:
+whether the offset was drawn, the candidate nodes (as a set: the offsets are each side's
+own draw), the tie set of ``pickOneNodeForPreemption``, and, when it has one node, the
+nominated node, its victims in order and their PDB violations; else kscore's node is one
+of Go's ties. ``KSCORE_DIFF_PREEMPTION_SCENARIOS`` (default 60) scenarios; ``-m slow``:
+2,000 more, larger.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from kscore_fast.api import load_cluster, score
+
+from ..goref import GOREF, goref_missing, run_goref
+from ..scenarios_preemption import preemption_scenario
+
+pytestmark = [
+    pytest.mark.goref,
+    pytest.mark.skipif(goref_missing() is not None, reason=str(goref_missing())),
+]
+
+N_SCENARIOS = int(os.environ.get("KSCORE_DIFF_PREEMPTION_SCENARIOS", 60))
+SEEDS = 3_000_000
+DEFAULT_CONFIG = GOREF.parent.parent / "testdata" / "filters" / "default-v1beta3.yaml.cfg"
+
+
+def differences(tmp_path, seed: int, **sizes) -> list[str]:
+    path = tmp_path / f"scenario-{seed}.json"
+    objects = preemption_scenario(seed, **sizes)
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+    ours = score(load_cluster([path]), seed=seed, scores="none", explain=True).to_dict()
+    go = run_goref([path], ["--config", str(DEFAULT_CONFIG), "--seed", str(seed), "--explain",
+                            "--scores", "none"])  # fmt: skip
+    mine = {r["pod"]: r for r in ours["results"]}
+    diffs = []
+    for g in go["results"]:
+        k = mine.get(g["pod"])
+        if k is None:
+            diffs.append(f"{g['pod']}: missing")
+            continue
+        # (hosts are each side's own tie-break: only whether the pod fits is compared)
+        if (k["host"] is None, k["error"]) != (g["host"] is None, g["error"]):
+            diffs.append(f"{g['pod']}: {k['host']} {k['error']} != go {g['host']} {g['error']}")
+            continue
+        if "postFilterCode" not in g:
+            if "preemption" in k:
+                diffs.append(f"{g['pod']}: explained, go ran no PostFilter")
+            continue
+        diffs += _preemption_differences(g["pod"], k.get("preemption"), g)
+    return diffs
+
+
+def _preemption_differences(pod: str, k: dict | None, g: dict) -> list[str]:
+    if k is None:
+        return [f"{pod}: not explained, go: {g['postFilterCode']}"]
+    out = []
+    drew = k.get("reason") not in ("not eligible to preempt", "no node where preemption might help")
+    if drew != g["preemptionDraw"]:
+        out.append(f"{pod}: drew {drew} != go {g['preemptionDraw']}")
+    ties = sorted(k["ties"])
+    if ties != sorted(g.get("preemptionTies") or []):
+        out.append(f"{pod}: ties {ties} != go {g.get('preemptionTies')}")
+    if k["candidates"] != len(g.get("preemptionCandidates") or []):
+        out.append(f"{pod}: {k['candidates']} candidates != go {g.get('preemptionCandidates')}")
+    if len(ties) == 1:
+        if (k["nominatedNode"], k["victims"], k["pdbViolations"]) != (
+            g["nominatedNode"], g["victims"], g["pdbViolations"]
+        ):  # fmt: skip
+            out.append(f"{pod}: {k['nominatedNode']} {k['victims']} {k['pdbViolations']} != "
+                       f"go {g['nominatedNode']} {g['victims']} {g['pdbViolations']}")  # fmt: skip
+    elif ties and k["nominatedNode"] not in g["preemptionTies"]:
+        out.append(f"{pod}: {k['nominatedNode']} not among go's ties {g['preemptionTies']}")
+    if not ties and k["nominatedNode"] is not None:
+        out.append(f"{pod}: nominated {k['nominatedNode']}, go none")
+    return out
+
+
+def _check(tmp_path, seed: int, **sizes) -> None:
+    diffs = differences(tmp_path, seed, **sizes)
+    assert not diffs, f"preemption scenario {seed}:\n" + "\n".join(diffs[:20])
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS))
+def test_preemption_equals_go(tmp_path, seed):
+    _check(tmp_path, SEEDS + seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(2_000))
+def test_many_more_preemption_scenarios(tmp_path, seed):
+    _check(tmp_path, SEEDS + 50_000 + seed, max_nodes=16, max_pending=10)
