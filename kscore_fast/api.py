@@ -119,13 +119,16 @@ def _explain_preemption(framework: Framework, cluster: Cluster, result: ScoreRes
                         seed: int) -> None:  # fmt: skip
     """What DefaultPreemption would do for each pod that fits nowhere (a FitError): its
     nominated node and victims, kept in ``result.preemptions`` (nothing applied)."""
+    from .preemption.dryrun import DryRuns
     from .preemption.explain import explain_preemption, preemption_entry
 
     pct, absolute = framework.preemption  # type: ignore[misc]
+    runs = None
     for i, error in enumerate(result.errors):
         if error is None or not error.startswith("0/") or result.hosts[i] >= 0:
             continue
-        found = explain_preemption(framework, cluster, i, seed, cluster.budgets, pct, absolute)
+        runs = runs or DryRuns(framework, cluster)
+        found = explain_preemption(runs, i, seed, cluster.budgets, pct, absolute)
         result.preemptions[i] = preemption_entry(found, result.node_names)
 
 

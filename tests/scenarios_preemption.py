@@ -54,8 +54,12 @@ def _pod(name: str, rng: random.Random, node: str | None, start: int | None,
             "maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
             "whenUnsatisfiable": "DoNotSchedule",
             "labelSelector": {"matchLabels": {"app": app}}}]  # fmt: skip
-    pod: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
-                           "metadata": {"name": name, "labels": {"app": app}}, "spec": spec}
+    pod: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "labels": {"app": app}},
+        "spec": spec,
+    }
     if start is not None:
         pod["status"] = {"phase": "Running", "startTime": f"2024-01-01T00:{start // 60:02d}:"
                                                          f"{start % 60:02d}Z"}  # fmt: skip

@@ -217,12 +217,17 @@ def test_a_profile_without_default_preemption_explains_none(overcommitted, tmp_p
 def test_budget_status_is_computed_for_an_integer_min_available(tmp_path):
     ready = {"conditions": [{"type": "Ready", "status": "True"}]}
     pods = [{**_manifest(f"r{i}", "n1", "1", 0, {"app": "a"}), "status": ready} for i in range(3)]
-    pods.append(_manifest("unready", "n1", "1", 0, {"app": "a"}))
+    unready = {"conditions": [{"type": "Ready", "status": "False"}]}
+    pods.append({**_manifest("unready", "n1", "1", 0, {"app": "a"}), "status": unready})
+    pods.append(_manifest("bare", "n1", "1", 0, {"app": "a"}))  # no Ready condition: bound
+    pods.append({**_manifest("done", "n1", "1", 0, {"app": "a"}),
+                 "status": {"phase": "Succeeded"}})  # fmt: skip
+    pods.append(_manifest("waiting", None, "1", 0, {"app": "a"}))
     budget = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
               "metadata": {"name": "b"},
               "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "a"}}}}  # fmt: skip
     cluster = api.load_cluster(_write(tmp_path, [_node("n1"), *pods, budget]))
-    assert [b.disruptions_allowed for b in cluster.budgets] == [1]  # 3 healthy - 2
+    assert [b.disruptions_allowed for b in cluster.budgets] == [2]  # 4 healthy - 2
 
 
 @pytest.mark.parametrize(
