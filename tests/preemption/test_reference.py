@@ -274,3 +274,40 @@ def test_preemptions_table_in_every_format(overcommitted, tmp_path):
     # the directory is kscore's own: a second run replaces it
     assert main(["score", overcommitted, "--explain", "--quiet", "--format", "parquet",
                  "-o", str(out)]) == 0  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_dry_run_checks_equal_the_cluster_built_without_the_pods(tmp_path, seed):
+    """A dry-run check (remove kernels, filters, assume kernels back) gives the verdict of
+    the same pod on a cluster read without the removed pods; the state is whole again
+    after."""
+    import random
+
+    from kscore_fast.preemption.dryrun import DryRuns
+    from kscore_fast.profile import framework_for_profile
+
+    from ..scenarios_preemption import preemption_scenario
+
+    rng = random.Random(seed)
+    objects = preemption_scenario(4_000_000 + seed)
+    cluster = api.load_cluster(_write(tmp_path, objects))
+    fw = framework_for_profile(api._default_config().profiles[0], 0).framework
+    runs = DryRuns(fw, cluster)
+    for pod in range(len(cluster.batch)):
+        view = runs.view(pod)
+        before = view.statuses()
+        for _ in range(4):
+            node = rng.randrange(len(view.node_names()))
+            on = list(view.node_pods(node))
+            removed = rng.sample(on, rng.randint(0, len(on)))
+            got = view.filter(node, removed)
+            gone = {(p.namespace, p.name) for p in removed}
+            kept = [o for o in objects if o["kind"] != "Pod" or o["spec"].get("nodeName") is None
+                    or ("default", o["metadata"]["name"]) not in gone]  # fmt: skip
+            where = tmp_path / f"{pod}-{node}"
+            where.mkdir(exist_ok=True)
+            fresh = api.load_cluster(_write(where, kept))
+            want = DryRuns(fw, fresh).view(pod).statuses().get(node, Status(SUCCESS))
+            assert got == want, (pod, node, [p.name for p in removed])
+        view.restore()
+        assert view.statuses() == before
