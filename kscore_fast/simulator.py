@@ -622,6 +622,7 @@ class Simulator:
             seq.adopt_states(seq.owned(self._seq.states))  # (what binds change: copied)
             seq.cache = seq.empty_cache()  # (verdicts kept across cycles: made again)
             seq.bound = self._seq.bound.copy()
+            seq.override = self._seq.override.copy()
             seq.one = None  # (buffers of its own)
             other._seq = seq
         other._rng = self._rng.copy()

@@ -40,7 +40,7 @@ BLOCK = 256
 
 @inline_kernel
 def search_pod(fids, table, reps, cls, nominated, start, num_to_find, n_nodes, memo, done, block,
-               feasible, rej_node, rej_code, rej_pos):  # fmt: skip  # pragma: no cover
+               feasible, rej_node, rej_code, rej_pos, override):  # fmt: skip  # pragma: no cover
     """One cycle's search. Writes the feasible nodes to ``feasible`` (in the order Go
     finds them) and, when ``rej_node`` has room, every failed node and its verdict in
     examination order (from ``rej_pos`` on).
@@ -49,10 +49,16 @@ def search_pod(fids, table, reps, cls, nominated, start, num_to_find, n_nodes, m
     ``block`` nodes at a time (:func:`fill_block`; the callers' ``BLOCK``) when
     ``done[cls, b]`` is false.
 
+    ``override`` (int64[N], or empty: none): a node's verdict when it is not 0, whatever
+    the class's: ``RunFilterPluginsWithNominatedPods``' failure with the node's nominated
+    pods added, which Go reports before the verdict without them
+    (:mod:`kscore_fast.preemption.simulate`).
+
     Returns ``(n_feasible, n_failed, next_start, rej_end)``; ``n_failed`` is
     ``len(diagnosis.NodeToStatusMap)``.
     """
     keep = rej_node.shape[0] > 0
+    overridden = override.shape[0] > 0
     start = start % n_nodes  # (Go: nodes[(nextStartNodeIndex+i)%len(nodes)], this cycle's)
     n_failed = 0
     nominated_failed = False
@@ -60,6 +66,8 @@ def search_pod(fids, table, reps, cls, nominated, start, num_to_find, n_nodes, m
         if not done[cls, nominated // block]:
             fill_block(fids, table, reps, cls, nominated // block, block, memo, done)
         v = memo[cls, nominated]
+        if overridden and override[nominated] != 0:
+            v = override[nominated]
         if v == 0:
             feasible[0] = nominated
             return 1, 0, 0, rej_pos
@@ -82,6 +90,8 @@ def search_pod(fids, table, reps, cls, nominated, start, num_to_find, n_nodes, m
         left -= hi - lo
         for node in range(lo, hi):
             v = row[node]
+            if overridden and override[node] != 0:
+                v = override[node]
             if v == 0:
                 if found == num_to_find:  # the (K+1)-th passing node cancels the search
                     left = -1
@@ -124,6 +134,7 @@ def search_chunk(fids, table, pods, reps, classes, nominated, start, num_to_find
     next start.
     """
     no_room = rej_node[:0]
+    no_override = rej_code[:0]
     for i in range(pods.shape[0]):
         lo = ptr[i]
         out = feasible[lo : lo + max(num_to_find, 1)]
@@ -135,7 +146,7 @@ def search_chunk(fids, table, pods, reps, classes, nominated, start, num_to_find
             rn = rej_node if explain else no_room
             n, nf, start, end = search_pod(fids, table, reps, classes[i], nominated[i], start,
                                            num_to_find, n_nodes, memo, done, block, out, rn,
-                                           rej_code, rej_ptr[i])  # fmt: skip
+                                           rej_code, rej_ptr[i], no_override)  # fmt: skip
             failed[i] = nf
             rej_ptr[i + 1] = end
         ptr[i + 1] = lo + n

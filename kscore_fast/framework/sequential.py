@@ -50,7 +50,7 @@ def _pick(tie, total, lo, hi, best, count, seed, stream, rng):  # pragma: no cov
 
 @unrefcounted_kernel
 def _search(fids, table, cache, pod, g, nominated, start, num_to_find, n_nodes, out, rej_node,
-            rej_code, rej_pos):  # fmt: skip  # pragma: no cover - compiled
+            rej_code, rej_pos, override):  # fmt: skip  # pragma: no cover - compiled
     """One cycle's search (``framework.search.search_pod``) on the verdicts the cache holds
     for twin group ``g``, made current (:func:`.cycle_cache.slot_for`): ``(slot,
     n_feasible, n_failed, next_start, rej_end)``. Without reference counting: numba would
@@ -58,7 +58,7 @@ def _search(fids, table, cache, pod, g, nominated, start, num_to_find, n_nodes, 
     s = cycle_cache.slot_for(fids, table, cache, pod, g)
     n, nf, start, end = search.search_pod(
         fids, table, cache[2], s, nominated, start, num_to_find, n_nodes, cache[0], cache[1],
-        search.BLOCK, out, rej_node, rej_code, rej_pos,
+        search.BLOCK, out, rej_node, rej_code, rej_pos, override,
     )  # fmt: skip
     return s, n, nf, start, end
 
@@ -119,7 +119,7 @@ def simulate_chunk(
     nominated, streams, prescore_bad, start, num_to_find, n_nodes, tie, seed, rng, explain, keep,
     commit,
     hosts, feasible, failed, bad_plugin, bad_value, ptr, nodes, raw, norm_u8, total,
-    rej_ptr, rej_node, rej_code, fail_row, fail_rows,
+    rej_ptr, rej_node, rej_code, fail_row, fail_rows, override,
 ):  # pragma: no cover - compiled  # fmt: skip
     """Schedule ``pods`` one after the other (see the module docstring). Returns the next
     ``nextStartNodeIndex``.
@@ -139,7 +139,8 @@ def simulate_chunk(
     Verdicts come from ``cache`` (:mod:`.cycle_cache`; ``groups``: each batch pod's twin
     group), made current for each cycle and told of every change; without ``keep``, so do
     the raw scores of the plugins ``kinds`` marks kept for the pod (:mod:`.cached_scoring`;
-    ``const_ok``: the plugin normalizes equal raw scores equally).
+    ``const_ok``: the plugin normalizes equal raw scores equally). ``override``: verdicts
+    that replace the cache's on some nodes (``search.search_pod``; empty: none).
     """
     memo = cache[0]
     n_plugins = sids.shape[0]
@@ -191,7 +192,7 @@ def simulate_chunk(
             rn = rej_node if explain else no_room
             s, n, nf, start, end = _search(fids, table, cache, pod, groups[pod], nominated[i],
                                            start, num_to_find, n_nodes, out, rn, rej_code,
-                                           rej_ptr[i])  # fmt: skip
+                                           rej_ptr[i], override)  # fmt: skip
             failed[i] = nf
             rej_ptr[i + 1] = end
         feasible[i] = n
@@ -247,7 +248,7 @@ CHUNK_ARGS = types.Tuple((
     _I64, _I64, _I64, _I64, types.uint64, _array(_I64), _B, _B, _B,
     _array(_I64), _array(_I64), _array(_I64), _array(_I64), _array(_I64), _array(_I64),
     _array(_I32), _array(_I64, 2), _array(types.uint8, 2), _array(_I64), _array(_I64),
-    _array(_I32), _array(_I64), _array(_I64), _array(_I64, 2),
+    _array(_I32), _array(_I64), _array(_I64), _array(_I64, 2), _array(_I64),
 ))  # fmt: skip
 _load_chunk_args = state_loader(CHUNK_ARGS)
 _call_chunk = call(CHUNK_ARGS.types)

@@ -85,6 +85,9 @@ class _Sequence(_Run):
         #: whether it normalizes equal scores equally
         self.kinds = cached_scoring.kinds(self.score_plugins, self.score_states, len(batch))
         self.const_ok = normalizes_equal_equally(self.score_plugins)
+        #: verdicts replacing the cache's on some nodes in the next cycles (int64[N], 0:
+        #: none; :mod:`kscore_fast.preemption.simulate` sets them, in place)
+        self.override = np.zeros(self.n_nodes, dtype=np.int64)
         #: one step's buffers (:meth:`step`), made at the first
         self.one: _Out | None = None
         self._remove: _native.PackedCall | None = None
@@ -166,7 +169,7 @@ class _Sequence(_Run):
             self.fids, self.sids, self.weights, self.kinds, self.const_ok, self.aids, self.table,
             self.cache, self.groups, pods, ops, self.bound, nominated, pods, bad, self.start,
             self.num_to_find, self.n_nodes, tie, np.uint64(seed % 2**64), rng, self.explain,
-            keep, commit, *out.arrays(),
+            keep, commit, *out.arrays(), self.override,
         )  # fmt: skip
 
     def step(self, pod: int, tie: int, seed: int, rng: np.ndarray, commit: bool) -> int:
@@ -182,13 +185,14 @@ class _Sequence(_Run):
         one.nominated[0] = self.batch.nominated[pod]
         one.bad[0] = pod in self.prescore_errors
         call = one.call
-        if call is None or not call.current(self.table, self.cache, self.bound, rng):
+        if call is None or not call.current(self.table, self.cache, self.bound, rng,
+                                            self.override):  # fmt: skip
             # (packed once: a step from Python then passes one integer, not 39 arguments)
             args = self.chunk_args(one.pods, one.ops, one.nominated, one.bad, tie, seed, rng,
                                    False, commit, one)  # fmt: skip
             call = one.call = _native.PackedCall(
                 sequential.simulate_packed, args, sequential.CHUNK_ARGS, _STEP_SCALARS,
-                (self.table, self.cache, self.bound, rng),
+                (self.table, self.cache, self.bound, rng, self.override),
                 (sequential.simulate_chunk_address(),))  # fmt: skip
         self.start = call(self.start, tie, seed % 2**64, commit)
         return int(one.hosts[0])
