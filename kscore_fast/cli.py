@@ -21,7 +21,7 @@ from typing import Any
 
 from . import __version__
 from ._signals import STOP_SIGNALS
-from .errors import InputError
+from .errors import InputError, UnsupportedError
 
 EXIT_USAGE = 2
 
@@ -75,6 +75,13 @@ def _parser() -> argparse.ArgumentParser:
         default="uniform",
         help="uniform: seeded choice per pod (default); go-rand: Go's selectHost with "
         "math/rand seeded by rand.Seed(--seed), reproducing a real run pod for pod",
+    )
+    m.add_argument(
+        "--preemption",
+        action="store_true",
+        help="a pod that fits nowhere runs the profile's DefaultPreemption, applied: its "
+        "victims are deleted and it is nominated (not retried in the same pass; "
+        "docs/preemption.md)",
     )
 
     c = sub.add_parser(
@@ -410,6 +417,9 @@ def _score(args: argparse.Namespace) -> int:
                          "not apply)")  # fmt: skip
     if args.command == "simulate" and args.until is not None and not timed:
         raise InputError("--until applies with --events only")
+    if timed and args.preemption:
+        raise UnsupportedError("--events with --preemption: the queue does not preempt yet "
+                               "(simulate --preemption without --events does)")  # fmt: skip
     args.scores = "all" if args.scores is None else args.scores
     parse_scores_mode(args.scores, "--scores")
     if args.command == "simulate":
@@ -448,7 +458,8 @@ def _score(args: argparse.Namespace) -> int:
                     print(f"kscore: {line}", file=sys.stderr)
             what = "scheduling pods" if sequential else "scoring pods"
             bar = Progress(len(cluster.batch), what, quiet=args.quiet)
-            run = (partial(simulate, tie_break=args.tie_break) if sequential
+            run = (partial(simulate, tie_break=args.tie_break, preemption=args.preemption)
+                   if sequential
                    else partial(score, preemption=args.explain and not kss))  # fmt: skip
             try:
                 result = run(

@@ -481,6 +481,13 @@ class GoRand:
         """``rand.Seed(seed)``: any int64."""
         _seed_kernel(self.state, _int64("seed", seed))
 
+    @classmethod
+    def over(cls, state: np.ndarray) -> GoRand:
+        """The source whose state is ``state`` (shared, not copied: draws advance it)."""
+        out = cls.__new__(cls)
+        out.state = state
+        return out
+
     def copy(self) -> GoRand:
         other = GoRand.__new__(GoRand)
         other.state = self.state.copy()

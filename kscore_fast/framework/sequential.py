@@ -201,6 +201,9 @@ def simulate_chunk(
             fail_row[i] = n_fail
             for node in range(memo.shape[1]):  # (no slice assignment: see _jit)
                 fail_rows[n_fail, node] = memo[s, node]
+            for node in range(override.shape[0]):  # (the verdicts the search read)
+                if override[node] != 0:
+                    fail_rows[n_fail, node] = override[node]
             n_fail += 1
             continue
         if n == 1:  # Schedule returns before PreScore: no scoring, no draw

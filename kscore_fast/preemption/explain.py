@@ -23,8 +23,8 @@ def explain_preemption(runs: DryRuns, pod: int, seed: int, budgets: Sequence[Bud
     """DefaultPreemption's PostFilter for batch pod ``pod`` after its FitError, against the
     snapshot (``runs``: the dry runs' state of the cluster; the candidates' offset drawn
     with ``seed``, per pod)."""
-    view = runs.view(pod)
-    record = runs.seq.batch.pods[view.pod]
+    view = runs.view(runs.offset + pod)
+    record = runs.records[view.pod]
 
     def offset(n: int) -> int:
         return draw(seed, OFFSET_STREAM + pod, n)

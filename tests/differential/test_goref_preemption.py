@@ -15,7 +15,8 @@ import os
 
 import pytest
 
-from kscore_fast.api import load_cluster, score
+from benchmarks.timing import timing_free
+from kscore_fast.api import load_cluster, score, simulate
 
 from ..goref import GOREF, goref_missing, run_goref
 from ..scenarios_preemption import preemption_scenario
@@ -95,3 +96,49 @@ def test_preemption_equals_go(tmp_path, seed):
 @pytest.mark.parametrize("seed", range(2_000))
 def test_many_more_preemption_scenarios(tmp_path, seed):
     _check(tmp_path, SEEDS + 50_000 + seed, max_nodes=16, max_pending=10)
+
+
+def simulate_differences(tmp_path, seed: int, **sizes) -> list[str]:
+    """Whole ``simulate --preemption`` runs with Go's tie-breaks: every host, error and
+    nomination, every victim in order (``--preemption-ties first``: both nominate the
+    first tied candidate in the dry run's order, which the shared offset makes equal)."""
+    path = tmp_path / f"scenario-{seed}.json"
+    objects = preemption_scenario(seed, **sizes)
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+    ours = simulate(load_cluster([path]), seed=seed, scores="none", tie_break="go-rand",
+                    preemption=True).to_dict()  # fmt: skip
+    go = run_goref([path], ["--config", str(DEFAULT_CONFIG), "--seed", str(seed), "--scores",
+                            "none", "--plugin-metrics-draw", "--preemption",
+                            "--preemption-ties", "first"], command="simulate")  # fmt: skip
+    n = timing_free(go["results"])
+    diffs = []
+    for k, g in zip(ours["results"][:n], go["results"][:n], strict=True):
+        if (k["pod"], k["host"], k["error"]) != (g["pod"], g["host"], g["error"]):
+            diffs.append(f"{g['pod']}: {k['pod']} {k['host']} {k['error']} != go {g['host']} "
+                         f"{g['error']}")  # fmt: skip
+            continue
+        if "postFilterCode" not in g:
+            continue
+        pre = k.get("preemption")
+        if pre is None:
+            diffs.append(f"{g['pod']}: no preemption, go {g['postFilterCode']}")
+            continue
+        mine = (pre["nominatedNode"], pre["victims"], pre["pdbViolations"], sorted(pre["ties"]))
+        theirs = (g["nominatedNode"], g["victims"], g["pdbViolations"],
+                  sorted(g.get("preemptionTies") or []))  # fmt: skip
+        if mine != theirs:
+            diffs.append(f"{g['pod']}: {mine} != go {theirs}")
+    return diffs
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS))
+def test_simulate_with_preemption_equals_go(tmp_path, seed):
+    diffs = simulate_differences(tmp_path, SEEDS + 100_000 + seed)
+    assert not diffs, f"preemption simulate {seed}:\n" + "\n".join(diffs[:20])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(2_000))
+def test_many_more_simulate_preemption_scenarios(tmp_path, seed):
+    diffs = simulate_differences(tmp_path, SEEDS + 200_000 + seed, max_nodes=16, max_pending=12)
+    assert not diffs, f"preemption simulate {seed}:\n" + "\n".join(diffs[:20])

@@ -294,7 +294,7 @@ def test_dry_run_checks_equal_the_cluster_built_without_the_pods(tmp_path, seed)
     fw = framework_for_profile(api._default_config().profiles[0], 0).framework
     runs = DryRuns(fw, cluster)
     for pod in range(len(cluster.batch)):
-        view = runs.view(pod)
+        view = runs.view(runs.offset + pod)
         before = view.statuses()
         for _ in range(4):
             node = rng.randrange(len(view.node_names()))
@@ -307,7 +307,8 @@ def test_dry_run_checks_equal_the_cluster_built_without_the_pods(tmp_path, seed)
             where = tmp_path / f"{pod}-{node}"
             where.mkdir(exist_ok=True)
             fresh = api.load_cluster(_write(where, kept))
-            want = DryRuns(fw, fresh).view(pod).statuses().get(node, Status(SUCCESS))
+            fresh_runs = DryRuns(fw, fresh)
+            want = fresh_runs.view(fresh_runs.offset + pod).statuses().get(node, Status(SUCCESS))
             assert got == want, (pod, node, [p.name for p in removed])
         view.restore()
         assert view.statuses() == before

@@ -1,0 +1,127 @@
+"""``simulate`` with DefaultPreemption applied (``kscore simulate --preemption``): the
+pending pods scheduled one after the other, each cycle's filters counting the nominated
+pods (``RunFilterPluginsWithNominatedPods``), and after a ``FitError`` the profile's
+PostFilter run and applied as ``scheduleOne`` applies it:
+
+* the victims are deleted (``RemovePod``: the plugins' ``remove`` kernels; the node's
+  last pod takes a victim's place in ``NodeInfo.Pods``);
+* pods of lower priority nominated to that node lose their nomination, and the preemptor
+  is nominated to it (``AddNominatedPod``); a pod whose PostFilter nominates nothing keeps
+  the nomination it had;
+* the preemptor is not tried again in the same pass (as ``goref simulate --preemption``
+  without ``--retry-nominated``): it stays pending, nominated, and the later pods' filters
+  count it on its node;
+* a pod that binds leaves the nominator.
+
+The pods' own ``status.nominatedNodeName`` counts from the start, as the real queue's
+``Add`` nominates them. With ``--tie-break go-rand`` the candidates' offset is
+``rand.Int31n`` drawn from the same source as the hosts' ties, only when PostFilter draws
+it; otherwise kscore's seeded draw per pod.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..framework.gorand import GoRand
+from ..framework.result import ScoreResult, ScoresMode
+from ..framework.runtime import Framework
+from ..framework.selection import draw
+from ..framework.sequential import TIE_GO_RAND
+from ..framework.simulation import random_source
+from ..model.disruption import BudgetRecord
+from ..model.snapshot import Cluster
+from .dryrun import DryRuns
+from .explain import OFFSET_STREAM, preemption_entry
+from .reference import Preemption, preempt, priority
+
+
+def simulate_preemption(
+    fw: Framework,
+    cluster: Cluster,
+    *,
+    seed: int = 0,
+    tie_break: str = "uniform",
+    scores: ScoresMode = "all",
+    explain: bool = False,
+    progress: Callable[[int], None] | None = None,
+    refused: Mapping[int, str] | None = None,
+) -> ScoreResult:
+    """Schedule the pods of ``cluster``'s batch in order with preemption (see the module
+    docstring); each failed pod's result holds what PostFilter did (``preemptions``)."""
+    assert fw.preemption is not None
+    pct, absolute = fw.preemption
+    snapshot, batch = cluster.snapshot, cluster.batch
+    result, skip, num_to_find = fw.begin(snapshot, batch, scores, explain, refused)
+    result.mode = "simulate"
+    if num_to_find == 0:
+        return result
+    result.reserve(len(batch) * (num_to_find if result.keep is None
+                                 else min(result.keep, num_to_find)))  # fmt: skip
+    runs = DryRuns(fw, cluster, num_to_find, explain)
+    seq, first = runs.seq, runs.offset
+    for i in np.flatnonzero(batch.nominated >= 0).tolist():  # (the queue's Add)
+        runs.nominated[first + i] = int(batch.nominated[i])
+    tie, rng = random_source(tie_break, seed)
+    source = GoRand.over(rng) if tie == TIE_GO_RAND else None
+    ops = np.zeros(1, dtype=np.int8)
+    for i in np.flatnonzero(~skip).tolist():
+        pod = first + i
+        runs.view(pod)
+        seq.override[:] = runs.nominated_verdicts()
+        seq.batch.nominated[pod] = runs.nominated.get(pod, -1)
+        seq.chunk(np.array([pod], np.int64), tie, seed, rng, result, np.array([i], np.int64),
+                  True, ops)  # fmt: skip
+        seq.override[:] = 0
+        host = int(result.hosts[i])
+        if host >= 0:
+            runs.bound_to(pod, host)
+        elif result.feasible[i] == 0 and (result.errors[i] or "").startswith("0/"):
+            result.preemptions[i] = _post_filter(runs, pod, i, seed, source, cluster.budgets,
+                                                 pct, absolute, result.node_names)  # fmt: skip
+        if progress is not None:
+            progress(1)
+    if progress is not None and skip.any():
+        progress(int(skip.sum()))
+    result.finish()
+    return result
+
+
+def _post_filter(runs: DryRuns, pod: int, row: int, seed: int, source: GoRand | None,
+                 budgets: Sequence[BudgetRecord], pct: int, absolute: int,
+                 names: Sequence[str]) -> dict[str, Any]:  # fmt: skip
+    """PostFilter of ``pod`` (result row ``row``) after its FitError, applied."""
+
+    def offset(n: int) -> int:
+        if source is not None:
+            return int(source.draw("int31n", np.array([n], dtype=np.int64))[0])
+        return draw(seed, OFFSET_STREAM + row, n)
+
+    view = runs.view(pod)
+    record = runs.records[pod]
+    try:
+        found = preempt(record, view.statuses(), view, budgets, offset, pct, absolute)
+    finally:
+        view.restore()
+    _apply(runs, pod, found)
+    entry = preemption_entry(found, names)
+    node = runs.nominated.get(pod, -1)
+    entry["nominatedNode"] = names[node] if node >= 0 else None
+    return entry
+
+
+def _apply(runs: DryRuns, pod: int, found: Preemption) -> None:
+    """``prepareCandidate`` and ``recordSchedulingFailure``: the victims deleted, the
+    lower-priority nominations on the node cleared, the preemptor nominated."""
+    if found.node < 0:
+        return
+    for victim in found.victims:
+        runs.evict(runs.position(victim))
+    mine = priority(runs.records[pod])
+    for other, node in list(runs.nominated.items()):
+        if node == found.node and priority(runs.records[other]) < mine:
+            del runs.nominated[other]
+    runs.nominated[pod] = found.node
