@@ -145,21 +145,25 @@ def simulate(
     progress: Callable[[int], None] | None = None,
     notice: Callable[[str], None] | None = None,
     preemption: bool = False,
+    retry_nominated: bool = False,
 ) -> ScoreResult:
     """Schedule the pending pods of ``cluster`` one after the other, in kube-scheduler's
     queue order (higher ``spec.priority`` first, then input order), each assumed on its
     host before the next; the result lists the pods in that order. ``tie_break``:
     ``"uniform"`` (seeded, per pod) or ``"go-rand"`` (Go's ``selectHost`` with
     ``rand.Seed(seed)``). ``preemption``: a pod that fits nowhere runs the profile's
-    DefaultPreemption, applied (victims deleted, the pod nominated; docs/preemption.md).
-    Other arguments as :func:`score`."""
+    DefaultPreemption, applied (victims deleted, the pod nominated; docs/preemption.md);
+    ``retry_nominated``: a pod that preempted is tried again at once. Other arguments as
+    :func:`score`."""
     from .framework.simulation import queue_order
     from .framework.simulation import simulate as run
 
     _check("simulate", cluster, plugins=plugins, config=config, seed=seed, scores=scores,
            explain=explain, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-           progress=progress, notice=notice, tie_break=tie_break,
-           preemption=preemption)  # fmt: skip
+           progress=progress, notice=notice, tie_break=tie_break, preemption=preemption,
+           retry_nominated=retry_nominated)  # fmt: skip
+    if retry_nominated and not preemption:
+        raise ConfigError("simulate: retry_nominated needs preemption")
     cluster = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
     cluster = in_order(cluster, queue_order(cluster.batch.pods))
     framework, refused = _framework(cluster, plugins, config, percentage_of_nodes_to_score,
@@ -170,7 +174,7 @@ def simulate(
         return simulate_preemption(
             framework, cluster, seed=seed, tie_break=tie_break, scores=scores,
             explain=scores == "all" if explain is None else explain, progress=progress,
-            refused=refused,
+            refused=refused, retry=retry_nominated,
         )  # fmt: skip
     return run(
         framework, cluster.snapshot, cluster.batch, seed=seed, tie_break=tie_break,

@@ -83,6 +83,12 @@ def _parser() -> argparse.ArgumentParser:
         "victims are deleted and it is nominated (not retried in the same pass; "
         "docs/preemption.md)",
     )
+    m.add_argument(
+        "--retry-nominated",
+        action="store_true",
+        help="with --preemption: a pod that preempted is tried again at once (its row then "
+        "holds that cycle)",
+    )
 
     c = sub.add_parser(
         "capacity",
@@ -417,6 +423,8 @@ def _score(args: argparse.Namespace) -> int:
                          "not apply)")  # fmt: skip
     if args.command == "simulate" and args.until is not None and not timed:
         raise InputError("--until applies with --events only")
+    if args.command == "simulate" and args.retry_nominated and not args.preemption:
+        raise InputError("--retry-nominated needs --preemption")
     if timed and args.preemption:
         raise UnsupportedError("--events with --preemption: the queue does not preempt yet "
                                "(simulate --preemption without --events does)")  # fmt: skip
@@ -458,8 +466,8 @@ def _score(args: argparse.Namespace) -> int:
                     print(f"kscore: {line}", file=sys.stderr)
             what = "scheduling pods" if sequential else "scoring pods"
             bar = Progress(len(cluster.batch), what, quiet=args.quiet)
-            run = (partial(simulate, tie_break=args.tie_break, preemption=args.preemption)
-                   if sequential
+            run = (partial(simulate, tie_break=args.tie_break, preemption=args.preemption,
+                           retry_nominated=args.retry_nominated) if sequential
                    else partial(score, preemption=args.explain and not kss))  # fmt: skip
             try:
                 result = run(

@@ -103,6 +103,7 @@ def run_options(call: str, options: Mapping[str, Any]) -> None:
         "seed": integer,
         "explain": lambda c, n, v: boolean(c, n, v, optional=True),
         "preemption": lambda c, n, v: boolean(c, n, v, optional=True),
+        "retry_nominated": boolean,
         "percentage_of_nodes_to_score": lambda c, n, v: integer(c, n, v, optional=True),
         "progress": function,
         "notice": function,

@@ -10,7 +10,9 @@ PostFilter run and applied as ``scheduleOne`` applies it:
   the nomination it had;
 * the preemptor is not tried again in the same pass (as ``goref simulate --preemption``
   without ``--retry-nominated``): it stays pending, nominated, and the later pods' filters
-  count it on its node;
+  count it on its node; with ``retry``, it is tried once more at once, its victims gone,
+  its nominated node first (the pod's row then holds that second cycle, and its
+  ``preemption`` the first one's error, ``firstError``);
 * a pod that binds leaves the nominator.
 
 The pods' own ``status.nominatedNodeName`` counts from the start, as the real queue's
@@ -49,6 +51,7 @@ def simulate_preemption(
     explain: bool = False,
     progress: Callable[[int], None] | None = None,
     refused: Mapping[int, str] | None = None,
+    retry: bool = False,
 ) -> ScoreResult:
     """Schedule the pods of ``cluster``'s batch in order with preemption (see the module
     docstring); each failed pod's result holds what PostFilter did (``preemptions``)."""
@@ -68,7 +71,7 @@ def simulate_preemption(
     tie, rng = random_source(tie_break, seed)
     source = GoRand.over(rng) if tie == TIE_GO_RAND else None
     ops = np.zeros(1, dtype=np.int8)
-    for i in np.flatnonzero(~skip).tolist():
+    def cycle(i: int) -> int:
         pod = first + i
         runs.view(pod)
         seq.override[:] = runs.nominated_verdicts()
@@ -79,9 +82,17 @@ def simulate_preemption(
         host = int(result.hosts[i])
         if host >= 0:
             runs.bound_to(pod, host)
-        elif result.feasible[i] == 0 and (result.errors[i] or "").startswith("0/"):
-            result.preemptions[i] = _post_filter(runs, pod, i, seed, source, cluster.budgets,
-                                                 pct, absolute, result.node_names)  # fmt: skip
+        return host
+
+    for i in np.flatnonzero(~skip).tolist():
+        pod = first + i
+        if cycle(i) < 0 and result.feasible[i] == 0 and (result.errors[i] or "").startswith("0/"):
+            entry = result.preemptions[i] = _post_filter(
+                runs, pod, i, seed, source, cluster.budgets, pct, absolute, result.node_names)
+            if retry and entry["victims"]:  # (PostFilter's Success: the node nominated)
+                entry["retried"], entry["firstError"] = True, result.errors[i]
+                result.errors[i] = None
+                cycle(i)
         if progress is not None:
             progress(1)
     if progress is not None and skip.any():

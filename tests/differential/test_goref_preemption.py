@@ -98,21 +98,43 @@ def test_many_more_preemption_scenarios(tmp_path, seed):
     _check(tmp_path, SEEDS + 50_000 + seed, max_nodes=16, max_pending=10)
 
 
-def simulate_differences(tmp_path, seed: int, **sizes) -> list[str]:
+def simulate_differences(tmp_path, seed: int, retry: bool = False, **sizes) -> list[str]:
     """Whole ``simulate --preemption`` runs with Go's tie-breaks: every host, error and
     nomination, every victim in order (``--preemption-ties first``: both nominate the
-    first tied candidate in the dry run's order, which the shared offset makes equal)."""
+    first tied candidate in the dry run's order, which the shared offset makes equal).
+    ``retry``: ``--retry-nominated``, whose second cycle goref prints as a row of its own
+    and kscore in the pod's row (the first cycle's error in ``firstError``)."""
     path = tmp_path / f"scenario-{seed}.json"
     objects = preemption_scenario(seed, **sizes)
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
     ours = simulate(load_cluster([path]), seed=seed, scores="none", tie_break="go-rand",
-                    preemption=True).to_dict()  # fmt: skip
+                    preemption=True, retry_nominated=retry).to_dict()  # fmt: skip
     go = run_goref([path], ["--config", str(DEFAULT_CONFIG), "--seed", str(seed), "--scores",
                             "none", "--plugin-metrics-draw", "--preemption",
-                            "--preemption-ties", "first"], command="simulate")  # fmt: skip
+                            "--preemption-ties", "first",
+                            *(["--retry-nominated"] if retry else [])],
+                   command="simulate")  # fmt: skip
     n = timing_free(go["results"])
+    go_rows, retried = [], {}
+    for g in go["results"][:n]:
+        if g.get("retry"):
+            retried[g["pod"]] = g
+        else:
+            go_rows.append(g)
+    ours_rows = ours["results"][: len(go_rows)]
     diffs = []
-    for k, g in zip(ours["results"][:n], go["results"][:n], strict=True):
+    for k in ours_rows:
+        pre = k.get("preemption") or {}
+        if pre.get("retried"):
+            again = retried.pop(k["pod"], None)
+            if again is None:
+                diffs.append(f"{k['pod']}: retried, go did not (or past the timing-free part)")
+                continue
+            if (k["host"], k["error"]) != (again["host"], again["error"]):
+                diffs.append(f"{k['pod']}: retry {k['host']} {k['error']} != go {again['host']} "
+                             f"{again['error']}")  # fmt: skip
+            k = {**k, "host": None, "error": pre["firstError"]}
+        g = go_rows.pop(0)
         if (k["pod"], k["host"], k["error"]) != (g["pod"], g["host"], g["error"]):
             diffs.append(f"{g['pod']}: {k['pod']} {k['host']} {k['error']} != go {g['host']} "
                          f"{g['error']}")  # fmt: skip
@@ -131,14 +153,17 @@ def simulate_differences(tmp_path, seed: int, **sizes) -> list[str]:
     return diffs
 
 
+@pytest.mark.parametrize("retry", [False, True])
 @pytest.mark.parametrize("seed", range(N_SCENARIOS))
-def test_simulate_with_preemption_equals_go(tmp_path, seed):
-    diffs = simulate_differences(tmp_path, SEEDS + 100_000 + seed)
+def test_simulate_with_preemption_equals_go(tmp_path, seed, retry):
+    diffs = simulate_differences(tmp_path, SEEDS + 100_000 + seed, retry)
     assert not diffs, f"preemption simulate {seed}:\n" + "\n".join(diffs[:20])
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(2_000))
-def test_many_more_simulate_preemption_scenarios(tmp_path, seed):
-    diffs = simulate_differences(tmp_path, SEEDS + 200_000 + seed, max_nodes=16, max_pending=12)
+@pytest.mark.parametrize("retry", [False, True])
+@pytest.mark.parametrize("seed", range(1_000))
+def test_many_more_simulate_preemption_scenarios(tmp_path, seed, retry):
+    diffs = simulate_differences(tmp_path, SEEDS + 200_000 + seed, retry, max_nodes=16,
+                                 max_pending=12)  # fmt: skip
     assert not diffs, f"preemption simulate {seed}:\n" + "\n".join(diffs[:20])
