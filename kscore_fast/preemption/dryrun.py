@@ -70,6 +70,9 @@ class DryRuns:
         self._memo = np.zeros((1, n), dtype=np.int64)
         self._reps = np.zeros(1, dtype=np.int64)
         self._all = np.arange(len(self.names), dtype=np.int64)
+        self._one = np.zeros(1, dtype=np.int64)
+        #: verdict → status (reasons read only what a plugin keeps for the whole run)
+        self._statuses: dict[int, Status] = {0: Status(SUCCESS)}
         #: the pods removed for the node whose dry run is under way, and that node
         self._out: set[int] = set()
         self._node = -1
@@ -121,7 +124,13 @@ class DryRuns:
         for i in sorted(want - self._out):  # off the node (RemovePod)
             self.seq.remove(i, node)
         self._out = want
-        return self.statuses(np.array([node], dtype=np.int64)).get(node, Status(SUCCESS))
+        one = self._one
+        one[0] = node
+        v = int(self.nominated_verdicts(one)[node]) if self.nominated else 0
+        if v == 0:
+            self._fill(one)
+            v = int(self._memo[0, node])
+        return self._status(v)
 
     def restore(self) -> None:
         """Every pod removed for a dry run bound again."""
@@ -178,6 +187,12 @@ class DryRuns:
         fill_nodes(seq.fids, seq.table, self._reps, np.int64(0), nodes, self._memo)
 
     def _status(self, verdict: int) -> Status:
+        found = self._statuses.get(verdict)
+        if found is None:
+            found = self._statuses[verdict] = self._new_status(verdict)
+        return found
+
+    def _new_status(self, verdict: int) -> Status:
         slot, code = unpack(verdict)
         plugin = self.fw.filter_plugins[slot]
         state = self.seq.states[int(self.seq.fids[slot])]
