@@ -17,6 +17,7 @@ is the node's status; else the verdict without them is.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -24,9 +25,19 @@ import numpy as np
 from ..framework.runtime import Framework
 from ..framework.search import fill_nodes, unpack
 from ..framework.simulation import _Sequence
+from ..model.disruption import BudgetRecord
 from ..model.objects import NamespaceRecord, PodRecord
+from ..model.selectors import label_selector_as_selector
 from ..model.snapshot import Cluster, build_cluster
-from .reference import SUCCESS, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, Status, priority
+from . import kernels
+from .reference import (
+    SUCCESS,
+    UNSCHEDULABLE,
+    UNSCHEDULABLE_AND_UNRESOLVABLE,
+    Status,
+    Victims,
+    priority,
+)
 
 
 class DryRuns:
@@ -56,6 +67,9 @@ class DryRuns:
         self.offset = len(bound)
         self._position = {id(p): i for i, p in enumerate(self.records)}
         self._priority = np.array([priority(p) for p in self.records], dtype=np.int64)
+        self._start = np.array([kernels.NO_START if p.start_time is None else p.start_time
+                                for p in self.records], dtype=np.int64)  # fmt: skip
+        self._budgets: tuple[Any, ...] | None = None
         #: ``NodeInfo.Pods`` of each node: batch positions, in Go's order
         self._on_node: dict[int, list[int]] = {}
         at = np.array([snap.node_index[p.node_name] for p in bound], dtype=np.int64)
@@ -105,6 +119,100 @@ class DryRuns:
 
     def position(self, pod: PodRecord) -> int:
         return self._position[id(pod)]
+
+    # -- the compiled walk ----------------------------------------------------------------
+
+    def dry_run(self, pod: PodRecord, potential: list[int], offset: int, wanted: int,
+                cluster: Any, budgets: Sequence[BudgetRecord]
+                ) -> tuple[list[Victims], list[Victims], dict[int, Status]]:  # fmt: skip
+        """:func:`.reference.dry_run_preemption` of the view's pod in one compiled call
+        (:func:`.kernels.dry_run`)."""
+        self.restore()
+        seq, n = self.seq, len(potential)
+        node_ptr, node_pods = self._node_lists()
+        pdb_ptr, pdb_idx, allowed = self._budget_lists(budgets)
+        nom_ptr, nom_pods = self._nominated_lists()
+        order = np.empty(n, dtype=np.int64)
+        status = np.empty(n, dtype=np.int64)
+        vptr = np.zeros(n + 1, dtype=np.int64)
+        victims = np.empty(max(len(node_pods), 1), dtype=np.int64)
+        violations = np.zeros(n, dtype=np.int64)
+        walked = kernels.dry_run(
+            seq.fids, seq.table, seq.aids, seq.cache, np.int64(self.pod),
+            np.asarray(potential, dtype=np.int64), np.int64(offset), np.int64(wanted), node_ptr,
+            node_pods, self._priority, self._start, pdb_ptr, pdb_idx, allowed, nom_ptr,
+            nom_pods, self._memo, order, status, vptr, victims, violations,
+        )  # fmt: skip
+        clean: list[Victims] = []
+        dirty: list[Victims] = []
+        statuses: dict[int, Status] = {}
+        for k in range(walked):
+            node, code = int(order[k]), int(status[k])
+            if code == kernels.CANDIDATE:
+                found = Victims(node, [self.records[i] for i in victims[vptr[k] : vptr[k + 1]]],
+                                int(violations[k]))  # fmt: skip
+                group = clean if found.pdb_violations == 0 else dirty
+                if len(group) < wanted:
+                    group.append(found)
+            elif code == kernels.NO_VICTIMS:
+                statuses[node] = Status(UNSCHEDULABLE_AND_UNRESOLVABLE, (
+                    f"No victims found on node {self.names[node]} for preemptor pod "
+                    f"{pod.name}",))  # fmt: skip
+            elif code == kernels.NO_VICTIM_NEEDED:
+                statuses[node] = Status(1, (f"expected at least one victim pod on node "
+                                            f'"{self.names[node]}"',))  # fmt: skip
+            else:
+                statuses[node] = self._status(code)
+        return clean, dirty, statuses
+
+    def _node_lists(self) -> tuple[np.ndarray, np.ndarray]:
+        """``NodeInfo.Pods`` of every node as CSR (batch positions)."""
+        n = len(self.names)
+        sizes = np.zeros(n + 1, dtype=np.int64)
+        for node, pods in self._on_node.items():
+            sizes[node + 1] = len(pods)
+        ptr = np.cumsum(sizes)
+        flat = [i for node in range(n) for i in self._on_node.get(node, ())]
+        return ptr, np.asarray(flat, dtype=np.int64)
+
+    def _nominated_lists(self) -> tuple[np.ndarray, np.ndarray]:
+        """The nominated pods ``RunFilterPluginsWithNominatedPods`` adds for the view's pod,
+        per node, as CSR."""
+        n = len(self.names)
+        by_node: dict[int, list[int]] = {}
+        p = self._priority[self.pod]
+        for q, node in self.nominated.items():
+            if q != self.pod and self._priority[q] >= p:
+                by_node.setdefault(node, []).append(q)
+        sizes = np.zeros(n + 1, dtype=np.int64)
+        for node, pods in by_node.items():
+            sizes[node + 1] = len(pods)
+        flat = [q for node in range(n) for q in by_node.get(node, ())]
+        return np.cumsum(sizes), np.asarray(flat, dtype=np.int64)
+
+    def _budget_lists(self, budgets: Sequence[BudgetRecord]
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+        """Per batch pod, the budgets that count it (``filterPodsWithPDBViolation``'s
+        namespace, selector and disrupted-pods tests) as CSR, and the budgets'
+        ``disruptionsAllowed`` (made once per list of budgets)."""
+        key = id(budgets)
+        if self._budgets is not None and self._budgets[0] == key:
+            return self._budgets[1]
+        selectors = [label_selector_as_selector(b.selector) for b in budgets]
+        pairs = list(enumerate(zip(budgets, selectors, strict=True)))
+        rows: list[list[int]] = []
+        for pod in self.records:
+            rows.append([
+                j for j, (b, sel) in pairs
+                if pod.labels and b.namespace == pod.namespace and not sel.empty()
+                and sel.matches(pod.labels) and pod.name not in b.disrupted_pods
+            ])  # fmt: skip
+        ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(r) for r in rows], out=ptr[1:])
+        flat = np.asarray([j for r in rows for j in r], dtype=np.int64)
+        allowed = np.asarray([b.disruptions_allowed for b in budgets], dtype=np.int64)
+        self._budgets = (key, (ptr, flat, allowed), budgets)
+        return self._budgets[1]
 
     # -- the reference's Cluster ----------------------------------------------------------
 

@@ -30,7 +30,8 @@ def explain_preemption(runs: DryRuns, pod: int, seed: int, budgets: Sequence[Bud
         return draw(seed, OFFSET_STREAM + pod, n)
 
     try:
-        return preempt(record, view.statuses(), view, budgets, offset, percentage, absolute)
+        return preempt(record, view.statuses(), view, budgets, offset, percentage, absolute,
+                       view.dry_run)  # fmt: skip
     finally:
         view.restore()
 

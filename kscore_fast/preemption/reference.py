@@ -223,12 +223,48 @@ class Preemption:
     reason: str = ""
 
 
+DryRun = Callable[[PodRecord, list[int], int, int, Cluster, Sequence[BudgetRecord]],
+                  tuple[list[Victims], list[Victims], dict[int, Status]]]
+
+
+def dry_run_preemption(pod: PodRecord, potential: list[int], offset: int, wanted: int,
+                       cluster: Cluster, budgets: Sequence[BudgetRecord]
+                       ) -> tuple[list[Victims], list[Victims], dict[int, Status]]:  # fmt: skip
+    """``DryRunPreemption`` with one worker: ``SelectVictimsOnNode`` on the potential
+    nodes from ``offset`` on, until ``wanted`` candidates with one at least free of PDB
+    violations. (candidates free of violations, those with, the failed nodes' statuses),
+    each list capped at ``wanted`` as Go's ``candidateList``."""
+    names = list(cluster.node_names())
+    clean: list[Victims] = []
+    violating: list[Victims] = []
+    statuses: dict[int, Status] = {}
+    clock = _Clock()
+    for i in range(len(potential)):  # ParallelizeUntil with one worker, cancelled early
+        node = potential[(offset + i) % len(potential)]
+        victims, status = select_victims_on_node(pod, node, cluster, budgets, clock,
+                                                 names[node])  # fmt: skip
+        if victims is not None and victims.pods:
+            group = clean if victims.pdb_violations == 0 else violating
+            if len(group) < wanted:
+                group.append(victims)
+            if clean and len(clean) + len(violating) >= wanted:
+                break
+            continue
+        if victims is not None:  # (success with no victims: Go's internal error)
+            status = Status(1, (f'expected at least one victim pod on node "{names[node]}"',))
+        statuses[node] = status
+    return clean, violating, statuses
+
+
 def preempt(pod: PodRecord, statuses: dict[int, Status], cluster: Cluster,
             budgets: Sequence[BudgetRecord], draw: Callable[[int], int],
-            percentage: int = 10, absolute: int = 100) -> Preemption:  # fmt: skip
+            percentage: int = 10, absolute: int = 100,
+            dry_run: DryRun | None = None) -> Preemption:  # fmt: skip
     """``Evaluator.Preempt`` of ``pod`` after its FitError (``statuses``: the diagnosis,
     node → status, for the nodes the filters rejected). ``draw(n)`` is
-    ``rand.Int31n(n)``. Nothing is applied: the victims are the caller's to delete."""
+    ``rand.Int31n(n)``; ``dry_run``: the walk over the candidates (default: the scalar
+    :func:`dry_run_preemption`). Nothing is applied: the victims are the caller's to
+    delete."""
     names = list(cluster.node_names())
     nominated = None
     if pod.nominated_node_name in names:
@@ -249,28 +285,14 @@ def preempt(pod: PodRecord, statuses: dict[int, Status], cluster: Cluster,
     out.drew = True
     offset = draw(len(potential))
     wanted = num_candidates(len(potential), percentage, absolute)
-    clean: list[Victims] = []
-    violating: list[Victims] = []
-    clock = _Clock()
-    for i in range(len(potential)):  # ParallelizeUntil with one worker, cancelled early
-        node = potential[(offset + i) % len(potential)]
-        victims, status = select_victims_on_node(pod, node, cluster, budgets, clock,
-                                                 names[node])  # fmt: skip
-        if victims is not None and victims.pods:
-            group = clean if victims.pdb_violations == 0 else violating
-            if len(group) < wanted:
-                group.append(victims)
-            if clean and len(clean) + len(violating) >= wanted:
-                break
-            continue
-        if victims is not None:  # (success with no victims: Go's internal error)
-            status = Status(1, (f'expected at least one victim pod on node "{names[node]}"',))
-        out.statuses[node] = status
+    walk = dry_run or dry_run_preemption
+    clean, violating, statuses = walk(pod, potential, offset, wanted, cluster, budgets)
+    out.statuses.update(statuses)
     out.candidates = clean + violating
     if not out.candidates:
         out.reason = "no candidate node"
         return out
-    ties = pick_ties(out.candidates, clock)
+    ties = pick_ties(out.candidates, _Clock())
     best = next(c for c in out.candidates if c.node in ties)
     out.node, out.victims, out.pdb_violations = best.node, best.pods, best.pdb_violations
     out.ties = [c.node for c in out.candidates if c.node in ties]
@@ -282,16 +304,15 @@ def pick_ties(candidates: Sequence[Victims], clock: _Clock) -> set[int]:
     would return (one candidate: itself)."""
     if len(candidates) == 1:
         return {candidates[0].node}
-    steps: list[Callable[[Victims], tuple[int, ...]]] = [
-        lambda v: (v.pdb_violations,),
-        lambda v: (priority(v.pods[0]),),
-        lambda v: (sum(priority(p) + MAX_INT32 + 1 for p in v.pods),),
-        lambda v: (len(v.pods),),
-    ]
+    # the criteria in order: PDB violations, the first victim's priority, the sum of the
+    # victims' priorities (each + MaxInt32 + 1), the number of victims
+    keys = {v.node: (v.pdb_violations, priority(v.pods[0]),
+                     sum(priority(p) for p in v.pods) + len(v.pods) * (MAX_INT32 + 1),
+                     len(v.pods)) for v in candidates}  # fmt: skip
     left = list(candidates)
-    for key in steps:
-        low = min(key(v) for v in left)
-        left = [v for v in left if key(v) == low]
+    for step in range(4):
+        low = min(keys[v.node][step] for v in left)
+        left = [v for v in left if keys[v.node][step] == low]
         if len(left) == 1:
             return {left[0].node}
     # the latest earliest start: "now" readings (pods without a start time) grow along

@@ -114,7 +114,8 @@ def _post_filter(runs: DryRuns, pod: int, row: int, seed: int, source: GoRand | 
     view = runs.view(pod)
     record = runs.records[pod]
     try:
-        found = preempt(record, view.statuses(), view, budgets, offset, pct, absolute)
+        found = preempt(record, view.statuses(), view, budgets, offset, pct, absolute,
+                        view.dry_run)  # fmt: skip
     finally:
         view.restore()
     _apply(runs, pod, found)

@@ -312,3 +312,37 @@ def test_dry_run_checks_equal_the_cluster_built_without_the_pods(tmp_path, seed)
             assert got == want, (pod, node, [p.name for p in removed])
         view.restore()
         assert view.statuses() == before
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_compiled_dry_run_equals_the_reference_walk(tmp_path, seed):
+    """``kernels.dry_run`` (the whole walk in one call) gives the candidates, victims,
+    violations and node statuses of ``reference.dry_run_preemption`` (node by node through
+    the view's ``filter``), nominated pods and budgets included."""
+    import random
+
+    from kscore_fast.preemption.dryrun import DryRuns
+    from kscore_fast.preemption.reference import dry_run_preemption
+    from kscore_fast.profile import framework_for_profile
+
+    from ..scenarios_preemption import preemption_scenario
+
+    rng = random.Random(seed)
+    cluster = api.load_cluster(_write(tmp_path, preemption_scenario(5_000_000 + seed, 10, 8)))
+    fw = framework_for_profile(api._default_config().profiles[0], 0).framework
+    runs = DryRuns(fw, cluster)
+    pending = list(range(runs.offset, len(runs.records)))
+    for q in rng.sample(pending, len(pending) // 3):  # some pods nominated somewhere
+        runs.nominated[q] = rng.randrange(len(runs.names))
+    for pod in pending:
+        view = runs.view(pod)
+        potential = list(range(len(runs.names)))
+        offset, wanted = rng.randrange(len(potential)), rng.randint(1, len(potential))
+        args = (runs.records[pod], potential, offset, wanted, view, cluster.budgets)
+        want = dry_run_preemption(*args)
+        view.restore()
+        got = view.dry_run(*args)
+        assert [(v.node, [p.name for p in v.pods], v.pdb_violations) for v in got[0] + got[1]] == [
+            (v.node, [p.name for p in v.pods], v.pdb_violations) for v in want[0] + want[1]
+        ]
+        assert got[2] == want[2]

@@ -1,0 +1,394 @@
+"""Compiled dry runs of DefaultPreemption: ``DryRunPreemption``'s walk over the candidate
+nodes, each node's ``SelectVictimsOnNode``, in one kernel call per preemptor, on the
+plugins' state of a sequential run (:mod:`.dryrun`). The scalar specification is
+:mod:`.reference` (``select_victims_on_node``, ``pdb_violations``, ``preempt``'s walk);
+the victims' sort is :mod:`kscore_fast.framework.gosort` step for step, with
+``MoreImportantPod``'s reading of missing start times (a clock of readings, see
+``reference._Clock``), and without recursion (an explicit stack runs the smaller part
+first, as Go's recursive call does).
+
+Per batch pod: ``prio`` (int64), ``start`` (int64; ``NO_START``: none, read as "now"),
+``pdb_ptr``/``pdb_idx``: the budgets that count the pod (its namespace, a non-empty
+selector matching it, not among their disrupted pods). Per node: ``node_ptr``/
+``node_pods``: ``NodeInfo.Pods`` in order; ``nom_ptr``/``nom_pods``: the pods nominated
+there that ``RunFilterPluginsWithNominatedPods`` adds for this preemptor.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import inline_kernel, kernel
+from ..framework.search import fill_verdicts
+from ..framework.sequential import _change
+
+#: a pod without ``status.startTime``
+NO_START = np.iinfo(np.int64).max
+#: ``status`` of a node without lower-priority pods (``No victims found on node ...``)
+NO_VICTIMS = -1
+#: the ``status`` of a node that gave a candidate
+CANDIDATE = -2
+#: the ``status`` of a node where the pod fits with every pod back (Go's internal error
+#: ``expected at least one victim pod on node``)
+NO_VICTIM_NEEDED = -3
+
+
+@inline_kernel
+def _time(pod, start, clock):  # pragma: no cover - compiled
+    """``GetPodStartTime`` as (kind, value): a given time, or the next reading of now."""
+    if start[pod] != NO_START:
+        return 0, start[pod]
+    clock[0] += 1
+    return 1, clock[0]
+
+
+@inline_kernel
+def _less(a, b, prio, start, clock):  # pragma: no cover - compiled
+    """``util.MoreImportantPod(a, b)`` (a's start read first, as Go does)."""
+    if prio[a] != prio[b]:
+        return prio[a] > prio[b]
+    ka, va = _time(a, start, clock)
+    kb, vb = _time(b, start, clock)
+    return ka < kb or (ka == kb and va < vb)
+
+
+@inline_kernel
+def _lt(x, i, j, prio, start, clock):  # pragma: no cover - compiled
+    return _less(x[i], x[j], prio, start, clock)
+
+
+@inline_kernel
+def _swap(x, i, j):  # pragma: no cover - compiled
+    t = x[i]
+    x[i] = x[j]
+    x[j] = t
+
+
+@inline_kernel
+def _insertion(x, a, b, prio, start, clock):  # pragma: no cover - compiled
+    for i in range(a + 1, b):
+        j = i
+        while j > a and _lt(x, j, j - 1, prio, start, clock):
+            _swap(x, j, j - 1)
+            j -= 1
+
+
+@inline_kernel
+def _sift_down(x, lo, hi, first, prio, start, clock):  # pragma: no cover - compiled
+    root = lo
+    while True:
+        child = 2 * root + 1
+        if child >= hi:
+            return
+        if child + 1 < hi and _lt(x, first + child, first + child + 1, prio, start, clock):
+            child += 1
+        if not _lt(x, first + root, first + child, prio, start, clock):
+            return
+        _swap(x, first + root, first + child)
+        root = child
+
+
+@inline_kernel
+def _heap_sort(x, a, b, prio, start, clock):  # pragma: no cover - compiled
+    first = a
+    hi = b - a
+    for i in range((hi - 1) // 2, -1, -1):
+        _sift_down(x, i, hi, first, prio, start, clock)
+    for i in range(hi - 1, -1, -1):
+        _swap(x, first, first + i)
+        _sift_down(x, 0, i, first, prio, start, clock)
+
+
+@inline_kernel
+def _median(x, a, b, c, swaps, prio, start, clock):  # pragma: no cover - compiled
+    if _lt(x, b, a, prio, start, clock):
+        swaps[0] += 1
+        a, b = b, a
+    if _lt(x, c, b, prio, start, clock):
+        swaps[0] += 1
+        b, c = c, b
+    if _lt(x, b, a, prio, start, clock):
+        swaps[0] += 1
+        a, b = b, a
+    return b
+
+
+@inline_kernel
+def _choose_pivot(x, a, b, swaps, prio, start, clock):  # pragma: no cover - compiled
+    """(pivot, hint: 0 increasing, 1 decreasing, 2 unknown)."""
+    n = b - a
+    swaps[0] = 0
+    i = a + n // 4 * 1
+    j = a + n // 4 * 2
+    k = a + n // 4 * 3
+    if n >= 8:
+        if n >= 50:
+            i = _median(x, i - 1, i, i + 1, swaps, prio, start, clock)
+            j = _median(x, j - 1, j, j + 1, swaps, prio, start, clock)
+            k = _median(x, k - 1, k, k + 1, swaps, prio, start, clock)
+        j = _median(x, i, j, k, swaps, prio, start, clock)
+    if swaps[0] == 0:
+        return j, 0
+    if swaps[0] == 12:
+        return j, 1
+    return j, 2
+
+
+@inline_kernel
+def _partial_insertion(x, a, b, prio, start, clock):  # pragma: no cover - compiled
+    i = a + 1
+    for _ in range(5):
+        while i < b and not _lt(x, i, i - 1, prio, start, clock):
+            i += 1
+        if i == b:
+            return True
+        if b - a < 50:
+            return False
+        _swap(x, i, i - 1)
+        if i - a >= 2:
+            for j in range(i - 1, 0, -1):
+                if not _lt(x, j, j - 1, prio, start, clock):
+                    break
+                _swap(x, j, j - 1)
+        if b - i >= 2:
+            for j in range(i + 1, b):
+                if not _lt(x, j, j - 1, prio, start, clock):
+                    break
+                _swap(x, j, j - 1)
+    return False
+
+
+@inline_kernel
+def _break_patterns(x, a, b):  # pragma: no cover - compiled
+    length = b - a
+    if length >= 8:
+        random = np.uint64(length)
+        bits = 0
+        while (1 << bits) <= length:
+            bits += 1
+        modulus = np.uint64(1) << np.uint64(bits)
+        for idx in range(a + (length // 4) * 2 - 1, a + (length // 4) * 2 + 2):
+            random ^= random << np.uint64(13)
+            random ^= random >> np.uint64(7)
+            random ^= random << np.uint64(17)
+            other = np.int64(random & (modulus - np.uint64(1)))
+            if other >= length:
+                other -= length
+            _swap(x, idx, a + other)
+
+
+@inline_kernel
+def _partition(x, a, b, pivot, prio, start, clock):  # pragma: no cover - compiled
+    _swap(x, a, pivot)
+    i, j = a + 1, b - 1
+    while i <= j and _lt(x, i, a, prio, start, clock):
+        i += 1
+    while i <= j and not _lt(x, j, a, prio, start, clock):
+        j -= 1
+    if i > j:
+        _swap(x, j, a)
+        return j, True
+    _swap(x, i, j)
+    i += 1
+    j -= 1
+    while True:
+        while i <= j and _lt(x, i, a, prio, start, clock):
+            i += 1
+        while i <= j and not _lt(x, j, a, prio, start, clock):
+            j -= 1
+        if i > j:
+            break
+        _swap(x, i, j)
+        i += 1
+        j -= 1
+    _swap(x, j, a)
+    return j, False
+
+
+@inline_kernel
+def _partition_equal(x, a, b, pivot, prio, start, clock):  # pragma: no cover - compiled
+    _swap(x, a, pivot)
+    i, j = a + 1, b - 1
+    while True:
+        while i <= j and not _lt(x, a, i, prio, start, clock):
+            i += 1
+        while i <= j and _lt(x, a, j, prio, start, clock):
+            j -= 1
+        if i > j:
+            return i
+        _swap(x, i, j)
+        i += 1
+        j -= 1
+
+
+@kernel
+def go_sort(x, prio, start, clock):  # pragma: no cover - compiled
+    """``sort.Slice`` of ``x`` (batch positions) by ``MoreImportantPod``: Go's
+    ``pdqsort_func`` with its recursion on the smaller part kept on a stack of
+    continuations (each frame: a, b, limit, wasBalanced, wasPartitioned)."""
+    n = x.shape[0]
+    bits = 0
+    while (1 << bits) <= n:
+        bits += 1
+    stack = np.empty((2 * bits + 8, 5), dtype=np.int64)
+    swaps = np.zeros(1, dtype=np.int64)
+    top = 0
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = 0, n, bits, 1, 1
+    top = 1
+    while top > 0:
+        top -= 1
+        a, b, limit = stack[top, 0], stack[top, 1], stack[top, 2]
+        balanced, partitioned = stack[top, 3] == 1, stack[top, 4] == 1
+        while True:  # one call of pdqsort_func, from where it resumes
+            length = b - a
+            if length <= 12:
+                _insertion(x, a, b, prio, start, clock)
+                break
+            if limit == 0:
+                _heap_sort(x, a, b, prio, start, clock)
+                break
+            if not balanced:
+                _break_patterns(x, a, b)
+                limit -= 1
+            pivot, hint = _choose_pivot(x, a, b, swaps, prio, start, clock)
+            if hint == 1:
+                i, j = a, b - 1
+                while i < j:
+                    _swap(x, i, j)
+                    i += 1
+                    j -= 1
+                pivot = (b - 1) - (pivot - a)
+                hint = 0
+            likely_sorted = balanced and partitioned and hint == 0
+            if likely_sorted and _partial_insertion(x, a, b, prio, start, clock):
+                break
+            if a > 0 and not _lt(x, a - 1, pivot, prio, start, clock):
+                a = _partition_equal(x, a, b, pivot, prio, start, clock)
+                continue
+            mid, partitioned = _partition(x, a, b, pivot, prio, start, clock)
+            left, right = mid - a, b - mid
+            threshold = length // 8
+            if left < right:
+                balanced = left >= threshold
+                # the continuation (a = mid + 1), then the recursive call on a:mid
+                stack[top, 0], stack[top, 1], stack[top, 2] = mid + 1, b, limit
+                stack[top, 3], stack[top, 4] = balanced, partitioned
+                top += 1
+                b = mid
+            else:
+                balanced = right >= threshold
+                stack[top, 0], stack[top, 1], stack[top, 2] = a, mid, limit
+                stack[top, 3], stack[top, 4] = balanced, partitioned
+                top += 1
+                a = mid + 1
+            balanced = partitioned = True  # (the recursive call starts afresh)
+
+
+@inline_kernel
+def _check(fids, table, aids, cache, pod, node, one, nom_ptr, nom_pods, memo
+           ):  # fmt: skip  # pragma: no cover - compiled
+    """``RunFilterPluginsWithNominatedPods`` of ``pod`` on ``node`` in the state as it is:
+    with the node's nominated pods added first (a failure there is the verdict), then
+    without them."""
+    one[0] = node
+    lo, hi = nom_ptr[node], nom_ptr[node + 1]
+    if hi > lo:
+        for e in range(lo, hi):
+            _change(aids, table, cache, nom_pods[e], node, np.bool_(True))
+        fill_verdicts(fids, table, pod, np.int64(0), 0, 1, one, memo)
+        for e in range(lo, hi):
+            _change(aids, table, cache, nom_pods[e], node, np.bool_(False))
+        if memo[0, node] != 0:
+            return memo[0, node]
+    fill_verdicts(fids, table, pod, np.int64(0), 0, 1, one, memo)
+    return memo[0, node]
+
+
+@kernel
+def dry_run(fids, table, aids, cache, pod, potential, offset, wanted, node_ptr, node_pods, prio,
+            start, pdb_ptr, pdb_idx, pdb_allowed, nom_ptr, nom_pods, memo, order, status,
+            vptr, victims, violations):  # fmt: skip  # pragma: no cover - compiled
+    """``DryRunPreemption`` of ``pod`` with one worker: the ``potential`` nodes from
+    ``offset`` on, each ``SelectVictimsOnNode`` in turn, until ``wanted`` candidates with
+    at least one free of PDB violations. Per node walked (``order[k]``): ``status[k]``
+    (``CANDIDATE``, ``NO_VICTIMS``, or the failing verdict with every lower-priority pod
+    removed), its victims ``victims[vptr[k]:vptr[k+1]]`` in Go's order and
+    ``violations[k]``. Returns how many nodes were walked. Every pod is bound again after
+    (the plugins' state is as before)."""
+    p = prio[pod]
+    n = potential.shape[0]
+    one = np.zeros(1, dtype=np.int64)
+    clock = np.zeros(1, dtype=np.int64)
+    scratch = np.empty(node_pods.shape[0] + 1, dtype=np.int64)
+    allowed = np.empty(pdb_allowed.shape[0], dtype=np.int64)
+    late = np.empty(node_pods.shape[0] + 1, dtype=np.int64)
+    clean = dirty = 0
+    vptr[0] = 0
+    walked = 0
+    for i in range(n):
+        node = potential[(offset + i) % n]
+        order[walked] = node
+        violations[walked] = 0
+        vptr[walked + 1] = vptr[walked]
+        cnt = 0
+        for e in range(node_ptr[node], node_ptr[node + 1]):
+            q = node_pods[e]
+            if prio[q] < p:
+                scratch[cnt] = q
+                cnt += 1
+        walked += 1
+        if cnt == 0:
+            status[walked - 1] = NO_VICTIMS
+            continue
+        for e in range(cnt):
+            _change(aids, table, cache, scratch[e], node, np.bool_(False))
+        v = _check(fids, table, aids, cache, pod, node, one, nom_ptr, nom_pods, memo)
+        if v != 0:
+            for e in range(cnt):
+                _change(aids, table, cache, scratch[e], node, np.bool_(True))
+            status[walked - 1] = v
+            continue
+        sorted_pods = scratch[:cnt]
+        go_sort(sorted_pods, prio, start, clock)
+        for b in range(allowed.shape[0]):
+            allowed[b] = pdb_allowed[b]
+        n_first = n_late = 0
+        for e in range(cnt):  # filterPodsWithPDBViolation: violating first, in order
+            q = sorted_pods[e]
+            violated = False
+            for r in range(pdb_ptr[q], pdb_ptr[q + 1]):
+                allowed[pdb_idx[r]] -= 1
+                if allowed[pdb_idx[r]] < 0:
+                    violated = True
+            if violated:
+                sorted_pods[n_first] = q
+                n_first += 1
+            else:
+                late[n_late] = q
+                n_late += 1
+        for e in range(n_late):
+            sorted_pods[n_first + e] = late[e]
+        w = vptr[walked - 1]
+        for e in range(cnt):  # reprievePod: back on the node while the pod still fits
+            q = sorted_pods[e]
+            _change(aids, table, cache, q, node, np.bool_(True))
+            if _check(fids, table, aids, cache, pod, node, one, nom_ptr, nom_pods, memo) != 0:
+                _change(aids, table, cache, q, node, np.bool_(False))
+                victims[w] = q
+                w += 1
+                if e < n_first:
+                    violations[walked - 1] += 1
+        vptr[walked] = w
+        for e in range(vptr[walked - 1], w):  # (the victims bound again: the state as before)
+            _change(aids, table, cache, victims[e], node, np.bool_(True))
+        if w == vptr[walked - 1]:
+            status[walked - 1] = NO_VICTIM_NEEDED
+            continue
+        status[walked - 1] = CANDIDATE
+        if violations[walked - 1] == 0:
+            clean = min(clean + 1, wanted)
+        else:
+            dirty = min(dirty + 1, wanted)
+        if clean > 0 and clean + dirty >= wanted:
+            break
+    return walked
