@@ -223,8 +223,10 @@ class Preemption:
     reason: str = ""
 
 
-DryRun = Callable[[PodRecord, list[int], int, int, Cluster, Sequence[BudgetRecord]],
-                  tuple[list[Victims], list[Victims], dict[int, Status]]]
+DryRun = Callable[
+    [PodRecord, list[int], int, int, Cluster, Sequence[BudgetRecord]],
+    tuple[list[Victims], list[Victims], dict[int, Status]],
+]
 
 
 def dry_run_preemption(pod: PodRecord, potential: list[int], offset: int, wanted: int,

@@ -71,6 +71,7 @@ def simulate_preemption(
     tie, rng = random_source(tie_break, seed)
     source = GoRand.over(rng) if tie == TIE_GO_RAND else None
     ops = np.zeros(1, dtype=np.int8)
+
     def cycle(i: int) -> int:
         pod = first + i
         runs.view(pod)
@@ -88,7 +89,8 @@ def simulate_preemption(
         pod = first + i
         if cycle(i) < 0 and result.feasible[i] == 0 and (result.errors[i] or "").startswith("0/"):
             entry = result.preemptions[i] = _post_filter(
-                runs, pod, i, seed, source, cluster.budgets, pct, absolute, result.node_names)
+                runs, pod, i, seed, source, cluster.budgets, pct, absolute, result.node_names
+            )
             if retry and entry["victims"]:  # (PostFilter's Success: the node nominated)
                 entry["retried"], entry["firstError"] = True, result.errors[i]
                 result.errors[i] = None
