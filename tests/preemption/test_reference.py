@@ -346,3 +346,20 @@ def test_compiled_dry_run_equals_the_reference_walk(tmp_path, seed):
             (v.node, [p.name for p in v.pods], v.pdb_violations) for v in want[0] + want[1]
         ]
         assert got[2] == want[2]
+
+
+def test_simulate_preemption_from_the_command_line(overcommitted, tmp_path, capsys):
+    out = tmp_path / "out.json"
+    assert main(["simulate", overcommitted, "--preemption", "--quiet", "-o", str(out)]) == 0
+    rows = {r["pod"]: r for r in json.loads(out.read_text())["results"]}
+    # hi evicts b1 on n2 and is nominated there (not retried: it waits)
+    assert rows["default/hi"]["preemption"]["nominatedNode"] == "n2"
+    assert rows["default/hi"]["host"] is None
+    assert main(["simulate", overcommitted, "--preemption", "--retry-nominated", "--quiet",
+                 "-o", str(out)]) == 0  # fmt: skip
+    rows = {r["pod"]: r for r in json.loads(out.read_text())["results"]}
+    assert rows["default/hi"]["host"] == "n2" and rows["default/hi"]["preemption"]["retried"]
+    for argv, says in ((["--retry-nominated"], "--retry-nominated needs --preemption"),
+                       (["--preemption", "--events", overcommitted], "--events")):  # fmt: skip
+        assert main(["simulate", overcommitted, *argv, "--quiet", "-o", str(out)]) == 2
+        assert says in capsys.readouterr().err
