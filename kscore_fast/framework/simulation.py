@@ -347,6 +347,19 @@ class _Out:
                 self.rej_node, self.rej_code, self.fail_row, self.fail_rows)  # fmt: skip
 
 
+def begin_sequential(fw: Framework, snapshot: ClusterSnapshot, batch: PodBatch,
+                     scores: ScoresMode, explain: bool, refused: Mapping[int, str] | None
+                     ) -> tuple[ScoreResult, np.ndarray, int]:  # fmt: skip
+    """``Framework.begin`` for a sequential run: its result (room reserved for every pod's
+    kept scores), the pods to skip, ``numFeasibleNodesToFind`` (0: no nodes, finished)."""
+    result, skip, num_to_find = fw.begin(snapshot, batch, scores, explain, refused)
+    result.mode = "simulate"
+    if num_to_find:
+        per_pod = num_to_find if result.keep is None else min(result.keep, num_to_find)
+        result.reserve(len(batch) * per_pod)
+    return result, skip, num_to_find
+
+
 def simulate(
     fw: Framework,
     snapshot: ClusterSnapshot,
@@ -362,13 +375,9 @@ def simulate(
     """Schedule the pods of ``batch`` in order, each assumed on its host before the next
     (the snapshot itself is never modified: the plugins' states are copies)."""
     tie_break_code(tie_break)
-    n_pods = len(batch)
-    result, skip, num_to_find = fw.begin(snapshot, batch, scores, explain, refused)
-    result.mode = "simulate"
+    result, skip, num_to_find = begin_sequential(fw, snapshot, batch, scores, explain, refused)
     if num_to_find == 0:
         return result
-    per_pod = num_to_find if result.keep is None else min(result.keep, num_to_find)
-    result.reserve(n_pods * per_pod)
     run = _Sequence(fw, snapshot, batch, num_to_find, explain)
     tie, rng = random_source(tie_break, seed)
     pods = np.flatnonzero(~skip).astype(np.int64)

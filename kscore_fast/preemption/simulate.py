@@ -33,7 +33,7 @@ from ..framework.result import ScoreResult, ScoresMode
 from ..framework.runtime import Framework
 from ..framework.selection import draw
 from ..framework.sequential import TIE_GO_RAND
-from ..framework.simulation import random_source
+from ..framework.simulation import begin_sequential, random_source
 from ..model.disruption import BudgetRecord
 from ..model.snapshot import Cluster
 from .dryrun import DryRuns
@@ -57,13 +57,11 @@ def simulate_preemption(
     docstring); each failed pod's result holds what PostFilter did (``preemptions``)."""
     assert fw.preemption is not None
     pct, absolute = fw.preemption
-    snapshot, batch = cluster.snapshot, cluster.batch
-    result, skip, num_to_find = fw.begin(snapshot, batch, scores, explain, refused)
-    result.mode = "simulate"
+    batch = cluster.batch
+    result, skip, num_to_find = begin_sequential(fw, cluster.snapshot, batch, scores, explain,
+                                                 refused)  # fmt: skip
     if num_to_find == 0:
         return result
-    result.reserve(len(batch) * (num_to_find if result.keep is None
-                                 else min(result.keep, num_to_find)))  # fmt: skip
     runs = DryRuns(fw, cluster, num_to_find, explain)
     seq, first = runs.seq, runs.offset
     for i in np.flatnonzero(batch.nominated >= 0).tolist():  # (the queue's Add)
