@@ -429,7 +429,7 @@ def _read_only(path: str, st: os.stat_result, mode: int) -> bool:
 
 
 #: every table kscore writes into an output directory
-_TABLES = ("scores", "placements", "rejected", "attempts", "pods", "timeline", "metrics")
+_TABLES = ("scores", "placements", "rejected", "attempts", "pods", "timeline", "metrics", "pending")
 
 
 def _dir_state(path: str, fmt: str) -> str:
@@ -450,8 +450,10 @@ def _dir_state(path: str, fmt: str) -> str:
         tables.add(f"rejected.{fmt}")
     if f"attempts.{fmt}" in entries:  # (a timed replay's)
         tables = {f"attempts.{fmt}", f"pods.{fmt}", f"timeline.{fmt}"}
-    if f"metrics.{fmt}" in entries:  # (a sweep's)
+    if f"metrics.{fmt}" in entries:  # (a sweep's; pending since issue 26's item 3)
         tables = {f"metrics.{fmt}", f"placements.{fmt}"}
+        if f"pending.{fmt}" in entries:
+            tables.add(f"pending.{fmt}")
     if set(entries) == tables and all(
         entries[n].is_file(follow_symlinks=False) and _has_magic(entries[n].path, fmt)
         for n in tables
