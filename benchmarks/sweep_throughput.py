@@ -1,28 +1,34 @@
 """A sweep's throughput on one process, a pool of processes and Ray, with its setup
 cost apart from the cost of a run.
 
-    python benchmarks/sweep_throughput.py [DIR] [--runs 20] [--jobs 2] [--no-ray]
+    python benchmarks/sweep_throughput.py [DIR] [--runs 40] [--jobs 2] [--no-ray]
 
 ``DIR``: a cluster (default: openb's full node list and its ``default`` pod list,
 imported into a temporary folder, ``KSCORE_OPENB``; else ``data/embedded``). Each run
-simulates its pending pods (the default profile, or NodeResourcesFit's MostAllocated, a
-seed each). Every engine sweeps once with 1 run and once with ``--runs`` runs, each in a
-fresh process timed from before ``import kscore_fast`` to the sweep's result (a local
-Ray started and stopped inside it): the difference, over ``runs - 1``, is the marginal
-cost of a run on that engine, and what is left of the 1-run sweep is setup (imports,
-starting processes or Ray, loading kernels and the snapshot). The kernel cache is
-warmed first, so no engine compiles. "own" is the runs' own time as each worker
-measured it (the sweep's ``seconds`` column), mean per run: with ``N`` workers, a
-marginal cost of about own / N says that a run costs its own work and nothing more.
+simulates its pending pods, with the default profile or NodeResourcesFit's
+MostAllocated, a seed each. Every engine runs the sweep in a fresh process, timed from
+before ``import kscore_fast``, with the time of each run's result (the sweep's
+``progress``): the first result comes after the setup (imports, starting processes or
+Ray, putting the snapshot in its object store, loading the kernels and the snapshot in
+each worker) and a first run; from the first result to the last, results come at the
+engine's marginal cost of a run; after the last, the engine stops (a pool's processes, a
+local Ray). The kernel cache is warmed first, so no engine compiles, and each engine
+sweeps once (2 runs) before it is timed. "own" is a run's own time as its worker
+measured it (the sweep's ``seconds`` column, mean): with ``N`` workers, a marginal cost
+of own / N says that a run costs its own work and nothing more. The first line says how
+much of ``N`` cores ``N`` processes at once get: a pure-Python loop's time alone over its
+time with ``N - 1`` others beside it, × N.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,25 +40,23 @@ from benchmarks.datasets import OPENB, openb_missing  # noqa: E402
 MOST = {"name": "most-allocated", "patch": {"profiles": [{"pluginConfig": [{
     "name": "NodeResourcesFit",
     "args": {"scoringStrategy": {"type": "MostAllocated"}}}]}]}}  # fmt: skip
-#: the child: one sweep, timed from before kscore_fast's import
+#: the child: one sweep, timed from before kscore_fast's import, each result's time
 CHILD = """
 import json, sys, time
 t0 = time.perf_counter()
 from kscore_fast import sweep
 spec, engine, jobs = json.loads(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 options = {"one": {"jobs": 1}, "pool": {"jobs": jobs}, "ray": {"jobs": jobs, "ray": True}}
-result = sweep(spec, **options[engine])
+done = []
+result = sweep(spec, progress=lambda n: done.append(time.perf_counter() - t0), **options[engine])
 wall = time.perf_counter() - t0
-print(json.dumps({"wall": wall, "seconds": result.metrics.column("seconds").to_pylist(),
-                  "pods": result.metrics.column("pods").to_pylist()}))
+print(json.dumps({"wall": wall, "done": done, "seconds": result.metrics["seconds"].to_pylist(),
+                  "pods": result.metrics["pods"].to_pylist()}))
 """
 
 
 def spec(cluster: str, runs: int) -> dict:
-    """``runs`` simulate runs of ``cluster``: one, or two configurations × ``runs / 2``
-    seeds."""
-    if runs == 1:
-        return {"snapshots": [cluster], "configs": ["default"], "seeds": [1], "mode": "simulate"}
+    """``runs`` simulate runs of ``cluster``: two configurations × ``runs / 2`` seeds."""
     return {"snapshots": [cluster], "configs": ["default", MOST],
             "seeds": list(range(1, runs // 2 + 1)), "mode": "simulate"}  # fmt: skip
 
@@ -63,15 +67,31 @@ def child(doc: dict, engine: str, jobs: int) -> dict:
     return json.loads(proc.stdout.splitlines()[-1])
 
 
+def _loop(n: int) -> float:
+    t0 = time.perf_counter()
+    x = 0
+    for i in range(n):
+        x += i * i
+    return time.perf_counter() - t0
+
+
+def parallel_speedup(jobs: int, n: int = 10_000_000) -> float:
+    """How many times one process's work ``jobs`` processes at once do."""
+    alone = _loop(n)
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        together = pool.map(_loop, [n] * jobs)
+    return jobs * alone / max(together)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("cluster", nargs="?", help="a cluster directory (default: openb)")
-    ap.add_argument("--runs", type=int, default=20, help="runs of the larger sweep (even)")
+    ap.add_argument("--runs", type=int, default=40, help="runs of the sweep (even)")
     ap.add_argument("--jobs", type=int, default=2, help="processes, and a local Ray's CPUs")
     ap.add_argument("--no-ray", action="store_true", help="leave Ray out")
     args = ap.parse_args()
-    if args.runs < 2 or args.runs % 2:
-        ap.error("--runs: an even number, at least 2")
+    if args.runs < 4 or args.runs % 2:
+        ap.error("--runs: an even number, at least 4")
     with tempfile.TemporaryDirectory(prefix="kscore-sweep-") as tmp:
         cluster = args.cluster
         if cluster is None and openb_missing() is None:
@@ -79,33 +99,28 @@ def main() -> int:
 
             cluster = str(openb_trace(OPENB, None, Path(tmp)))
         cluster = cluster or str(ROOT / "data" / "embedded")
-        small, large = spec(cluster, 1), spec(cluster, args.runs)
-        child(small, "one", 1)  # (the kernel cache warm: no engine compiles)
-        child({**small, "configs": [MOST]}, "one", 1)
+        child(spec(cluster, 2), "one", 1)  # (the kernel cache warm: no engine compiles)
+        speedup = parallel_speedup(args.jobs)
         engines = ["one", "pool"] + ([] if args.no_ray else ["ray"])
         rows = []
         for engine in engines:
-            one, many = child(small, engine, args.jobs), child(large, engine, args.jobs)
-            n, pods = len(many["seconds"]), many["pods"][0]
-            marginal = (many["wall"] - one["wall"]) / (n - 1)
-            own = sum(many["seconds"]) / n
-            rows.append((engine, one["wall"], many["wall"], one["wall"] - marginal, marginal,
-                         n / many["wall"], 1 / marginal, marginal / pods * 1e6, own))  # fmt: skip
-    print(f"{machine()}; {cluster}: {pods} pending pods a run, {args.runs} runs, -j {args.jobs}\n")
-    print(
-        "| engine | 1 run | 20 runs | setup | a run, marginal | runs/s (20 runs) "
-        "| runs/s, marginal | µs/pod, marginal | a run's own time |".replace("20", str(n))
-    )
-    print("|---|---|---|---|---|---|---|---|---|")
-    names = {
-        "one": "one process",
-        "pool": f"{args.jobs} processes",
-        "ray": f"Ray, {args.jobs} CPUs",
-    }
-    for engine, t1, tn, setup, marginal, rate, steady, us, own in rows:
-        print(f"| {names[engine]} | {t1:.2f} s | {tn:.2f} s | {setup:.2f} s | "
-              f"{marginal * 1e3:.0f} ms | {rate:.1f} | {steady:.1f} | {us:.1f} | "
-              f"{own * 1e3:.0f} ms |")  # fmt: skip
+            child(spec(cluster, 2), engine, args.jobs)  # (its files in the page cache)
+            got = child(spec(cluster, args.runs), engine, args.jobs)
+            done, n, pods = got["done"], args.runs, got["pods"][0]
+            marginal = (done[-1] - done[0]) / (n - 1)
+            own = sum(got["seconds"]) / n
+            rows.append((engine, got["wall"], done[0], marginal, 1 / marginal,
+                         marginal / pods * 1e6, own, got["wall"] - done[-1]))  # fmt: skip
+    print(f"{machine()} ({args.jobs} processes at once: {speedup:.2f}x one); {cluster}: "
+          f"{pods} pending pods a run, {args.runs} runs, -j {args.jobs}\n")  # fmt: skip
+    print("| engine | the sweep | first result at | a run, marginal | runs/s, marginal "
+          "| µs/pod, marginal | a run's own time | stopping |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    names = {"one": "one process", "pool": f"{args.jobs} processes",
+             "ray": f"Ray, {args.jobs} CPUs"}  # fmt: skip
+    for engine, wall, first, marginal, rate, us, own, stop in rows:
+        print(f"| {names[engine]} | {wall:.2f} s | {first:.2f} s | {marginal * 1e3:.0f} ms | "
+              f"{rate:.1f} | {us:.1f} | {own * 1e3:.0f} ms | {stop:.2f} s |")  # fmt: skip
     return 0
 
 

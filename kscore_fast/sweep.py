@@ -433,8 +433,9 @@ def _pending_table(done: Iterable[RunOutput]) -> Any:
 
     parts: list[list[np.ndarray]] = [[] for _ in PENDING]
     for row, placements in done:
+        placed = np.fromiter((h is not None for _, h in placements), bool, len(placements))
         bound = np.zeros(len(placements) + 1, dtype=np.int64)
-        np.cumsum([h is not None for _, h in placements], out=bound[1:])
+        np.cumsum(placed, out=bound[1:])
         step = np.arange(len(placements) + 1, dtype=np.int64)
         columns = (np.full_like(step, row["run"]), step, len(placements) - bound, step - bound)
         for part, column in zip(parts, columns, strict=True):
