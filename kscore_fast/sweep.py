@@ -267,7 +267,7 @@ class SweepResult:
 
 
 def sweep(spec: str | os.PathLike[str] | Mapping[str, Any] | Spec, *, jobs: int | None = None,
-          executor: Executor | None = None, ray: bool | str | None = None,
+          executor: Executor | Any | None = None, ray: bool | str | None = None,
           progress: Callable[[int], None] | None = None) -> SweepResult:  # fmt: skip
     """Every run of ``spec`` (:func:`read_spec`): on ``executor``, on Ray (``ray=True``: a
     local Ray of ``jobs`` CPUs, or this process's connection; ``ray="host:port"``: that
@@ -314,9 +314,10 @@ def sweep(spec: str | os.PathLike[str] | Mapping[str, Any] | Spec, *, jobs: int 
 def _check_options(jobs: Any, executor: Any, ray: Any, progress: Any) -> None:
     if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
         raise params.fail("sweep", "jobs", "an integer >= 1 or None", jobs)
-    if executor is not None and not isinstance(executor, Executor):
-        raise params.fail("sweep", "executor", "a concurrent.futures.Executor or None",
-                          executor)  # fmt: skip
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        # (duck-typed: a Dask Client's submit gives futures with result(), as an Executor's)
+        raise params.fail("sweep", "executor", "a concurrent.futures.Executor (or a Dask "
+                          "Client) or None", executor)  # fmt: skip
     if not (ray is None or isinstance(ray, bool) or (isinstance(ray, str) and ray)):
         raise params.fail("sweep", "ray", "True, an address (host:port) or None", ray)
     if executor is not None and ray not in (None, False):
@@ -325,7 +326,7 @@ def _check_options(jobs: Any, executor: Any, ray: Any, progress: Any) -> None:
 
 
 def _local_results(spec: Spec, work: Sequence[Work], jobs: int | None,
-                   executor: Executor | None) -> Iterator[RunOutput]:  # fmt: skip
+                   executor: Any) -> Iterator[RunOutput]:  # fmt: skip
     """The runs' results, in order: on ``executor``, a pool of ``jobs`` processes of its
     own, or this process."""
     token = uuid.uuid4().hex  # (this sweep's snapshots, in each worker's memo)

@@ -179,7 +179,8 @@ def test_any_executor(tmp_path):
 
 @pytest.mark.parametrize(("options", "message"), [
     ({"jobs": 0}, "sweep: jobs must be an integer >= 1 or None, got int 0"),
-    ({"executor": 3}, "sweep: executor must be a concurrent.futures.Executor or None"),
+    ({"executor": 3}, "sweep: executor must be a concurrent.futures.Executor (or a Dask "
+                      "Client) or None, got int 3"),
     ({"ray": 1}, "sweep: ray must be True, an address (host:port) or None, got int 1"),
     ({"ray": True, "executor": ThreadPoolExecutor(1)},
      "sweep: give an executor or ray, not both"),
