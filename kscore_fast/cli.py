@@ -127,16 +127,26 @@ def _parser() -> argparse.ArgumentParser:
     w = sub.add_parser(
         "sweep",
         help="one table of metrics over snapshots × configurations × seeds",
+        usage="kscore sweep [-h] SPEC [--format {json,parquet,arrow,csv}] [-o FILE|DIR] "
+        "[-j N] [--ray [ADDRESS]] [--quiet]",
         description="Run every (snapshot, configuration, seed) of a sweep file (see "
-        "kscore_fast/sweep.py) in parallel processes: one row of metrics per run (pods "
-        "placed and unschedulable, nodes used, CPU/memory/GPU allocation per node, idle "
-        "GPUs on used nodes, FitError reasons) and every run's placements.",
+        "kscore_fast/sweep.py) in parallel processes, or on Ray: one row of metrics per run "
+        "(pods placed and unschedulable, nodes used, CPU/memory/GPU allocation per node, "
+        "idle GPUs on used nodes, FitError reasons), every run's placements and, in "
+        "simulate mode, its pending pods after each scheduling cycle (tables metrics, "
+        "placements, pending).",
     )
-    w.add_argument("spec", metavar="SPEC", help="the sweep file (YAML or JSON)")
+    w.add_argument("spec", metavar="SPEC", nargs="?", help="the sweep file (YAML or JSON)")
     w.add_argument("--format", choices=("json", "parquet", "arrow", "csv"), default="json")
     w.add_argument("-o", "--output", metavar="FILE|DIR", help="output (stdout for JSON)")
     w.add_argument("-j", "--jobs", type=_integer, default=None, metavar="N",
-                   help="processes (default: one per core)")  # fmt: skip
+                   help="processes (default: one per core); with --ray, workers at most "
+                   "(a local Ray's CPUs)")  # fmt: skip
+    w.add_argument("--ray", nargs="?", const=True, default=None, metavar="ADDRESS",
+                   help="run on Ray (pip install 'kscore_fast[ray]'): a local Ray, or the "
+                   "cluster at ADDRESS (host:port, as `ray start --head` prints it); each "
+                   "snapshot is put in its object store once, each worker loads the "
+                   "kernels once")  # fmt: skip
     w.add_argument("--quiet", action="store_true", help="no progress bar")
 
     _report_parser(sub)
@@ -570,15 +580,24 @@ def _sweep(args: argparse.Namespace) -> int:
     from .io.output import prepare_output
     from .sweep import read_spec, sweep
 
-    spec = read_spec(args.spec)
+    path, ray = args.spec, args.ray
+    if path is None and isinstance(ray, str) and os.path.exists(ray):  # (--ray SPEC)
+        path, ray = ray, True
+    if path is None:
+        raise InputError("sweep: give the sweep file SPEC")
+    if ray is not None:
+        from .sweep_ray import ray_module
+
+        ray_module()  # (installed?)
+    spec = read_spec(path)
     if args.jobs is not None and args.jobs < 1:
         raise InputError(f"-j {args.jobs}: expected at least 1 process")
-    inputs = [args.spec, *(p for snap in spec.snapshots for p in snap)]
+    inputs = [path, *(p for snap in spec.snapshots for p in snap)]
     with prepare_output(args.format, args.output, inputs) as out:
         n = len(spec.snapshots) * len(spec.configs) * len(spec.seeds)
         bar = Progress(n, "runs", quiet=args.quiet)
         try:
-            result = sweep(spec, jobs=args.jobs, progress=bar.update)
+            result = sweep(spec, jobs=args.jobs, ray=ray, progress=bar.update)
         finally:
             bar.close()
         out.write(result)

@@ -18,28 +18,42 @@ A sweep file (YAML or JSON)::
 
 A patch is merged into its base document (mappings key by key, anything else replaced)
 and read as a KubeSchedulerConfiguration file is: weights, scoring strategies, disabled
-plugins, ``percentageOfNodesToScore``. Each (snapshot, configuration, seed) is one run;
-runs go to a process pool (``jobs`` processes, or any ``concurrent.futures.Executor``).
-Each run gives one row of :data:`METRICS` and its placements (pod, host);
-:meth:`SweepResult.diff` lists the pods two runs placed differently. Paths in the file
-are relative to the file.
+plugins, ``percentageOfNodesToScore``. Each (snapshot, configuration, seed) is one run.
+Each run gives one row of :data:`METRICS`, its placements (pod, host) and, in simulate
+mode, its pending pods over time (:data:`PENDING`: after each scheduling cycle, the pods
+not bound yet); :meth:`SweepResult.diff` lists the pods two runs placed differently.
+Paths in the file are relative to the file.
+
+Where runs go: this process (``jobs=1``), a pool of ``jobs`` spawned processes (default:
+one per core), any ``concurrent.futures.Executor`` (a Dask client too), or Ray
+(``ray=True`` or an address; :mod:`kscore_fast.sweep_ray`). The configurations are read
+and checked here, before any run, and go to the workers as their documents' bytes; a
+worker parses each once. A worker loads each snapshot once per sweep (from its paths;
+on Ray from the object store, where this process put it) and keeps it for its later
+runs, so that a run's cost is its own scheduling: the kernels are loaded at a worker's
+first run, the snapshot's plugin preparations at its first run on that snapshot.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import os
+import threading
 import time
+import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from . import params
 from .capacity import capacity, read_object, template_pod
 from .errors import InputError
 
@@ -51,6 +65,10 @@ METRICS = ("pods", "placed", "unschedulable", "nodes", "nodes_used",
            "memory_mean", "memory_min", "memory_max", "memory_std",
            "gpu_mean", "gpu_min", "gpu_max", "gpu_std", "gpu_idle_on_used_nodes",
            "fit_error_reasons", "seconds")  # fmt: skip
+#: the pending table's columns (simulate runs): after ``step`` scheduling cycles, the
+#: pods not bound yet (``pending``: waiting for their cycle, or found unschedulable) and,
+#: of them, those found unschedulable (``unschedulable``)
+PENDING = ("run", "step", "pending", "unschedulable")
 
 
 DEFAULT_DOCUMENT = {"apiVersion": "kubescheduler.config.k8s.io/v1beta3",
@@ -78,14 +96,19 @@ class ConfigPatch:
                 raise InputError(f"sweep: config {self.name!r}: base {self.base}: {exc}") from None
         return _merged(base, self.patch)
 
-    def load(self) -> Any:
-        """The effective configuration (checked as kube-scheduler checks a file)."""
+    @property
+    def where(self) -> str:
+        return f"sweep config {self.name!r}"
+
+    def text(self) -> bytes:
+        """The merged document as a configuration file's bytes."""
         import yaml
 
-        from .config.load import parse_config
+        return yaml.safe_dump(self.document()).encode()
 
-        text = yaml.safe_dump(self.document()).encode()
-        return parse_config(text, f"sweep config {self.name!r}")
+    def load(self) -> Any:
+        """The effective configuration (checked as kube-scheduler checks a file)."""
+        return parsed_config(self.where, self.text())
 
 
 def _merged(base: Any, patch: Any) -> Any:
@@ -201,21 +224,35 @@ class Run:
     seed: int
 
 
+#: one run's results: its metrics row and its (pod, host) placements, in scheduling order
+RunOutput = tuple[dict[str, Any], list[tuple[str, str | None]]]
+#: a configuration as the workers get it: (name for messages, the file's bytes); None:
+#: v1.23.6's defaults
+ConfigText = tuple[str, bytes] | None
+#: one run to do: the run, the position of its snapshot in the spec, its configuration
+Work = tuple[Run, int, ConfigText]
+
+
 @dataclass
 class SweepResult:
-    """The metrics (a row per run) and the placements (a row per pod per run)."""
+    """The metrics (a row per run), the placements (a row per pod per run) and, in
+    simulate mode, the pending pods over time (a row per scheduling cycle per run, and
+    one before the first: :data:`PENDING`)."""
 
     metrics: Any
     placements: Any
+    pending: Any
     runs: list[Run] = field(default_factory=list)
 
     def tables(self) -> dict[str, Any]:
-        return {"metrics": self.metrics, "placements": self.placements}
+        return {"metrics": self.metrics, "placements": self.placements,
+                "pending": self.pending}  # fmt: skip
 
     def json_pieces(self) -> Any:
-        """The JSON document: ``{"metrics": [rows], "placements": [rows]}``."""
-        yield json.dumps({"metrics": self.metrics.to_pylist(),
-                          "placements": self.placements.to_pylist()}) + "\n"  # fmt: skip
+        """The JSON document: ``{"metrics": [rows], "placements": [rows], "pending":
+        [rows]}``."""
+        yield json.dumps({name: table.to_pylist() for name, table in self.tables().items()})
+        yield "\n"
 
     def diff(self, a: int, b: int) -> Any:
         """The pods runs ``a`` and ``b`` placed differently: pod, host in a, host in b."""
@@ -230,34 +267,34 @@ class SweepResult:
 
 
 def sweep(spec: str | os.PathLike[str] | Mapping[str, Any] | Spec, *, jobs: int | None = None,
-          executor: Executor | None = None,
+          executor: Executor | Any | None = None, ray: bool | str | None = None,
           progress: Callable[[int], None] | None = None) -> SweepResult:  # fmt: skip
-    """Every run of ``spec`` (:func:`read_spec`), on ``executor`` or a pool of ``jobs``
-    processes (default: the machine's cores; 1: in this process)."""
+    """Every run of ``spec`` (:func:`read_spec`): on ``executor``, on Ray (``ray=True``: a
+    local Ray of ``jobs`` CPUs, or this process's connection; ``ray="host:port"``: that
+    cluster's, at most ``jobs`` workers), or on a pool of ``jobs`` processes (default: the
+    machine's cores; 1: in this process). ``progress(1)`` after each run."""
     import pyarrow as pa
 
+    _check_options(jobs, executor, ray, progress)
     spec = spec if isinstance(spec, Spec) else read_spec(spec)
-    runs = [Run(k, snap, cfg, seed) for k, (snap, cfg, seed) in enumerate(
-        (s, c, d) for s in spec.snapshots for c in spec.configs for d in spec.seeds)]  # fmt: skip
-    own = executor is None and jobs != 1 and len(runs) > 1
-    pool = executor
-    if own:  # spawned, not forked: a fork copies numba's worker threads' locks mid-use,
-        # and whatever files and processes the caller holds
-        pool = ProcessPoolExecutor(max_workers=jobs,
-                                   mp_context=multiprocessing.get_context("spawn"))  # fmt: skip
-    try:
-        if pool is None:  # (in this process)
-            results: Iterator[Any] = (run_one(spec, run) for run in runs)
-        else:
-            results = (f.result() for f in [pool.submit(run_one, spec, run) for run in runs])
-        done = []
+    combos = [(s, c, seed) for s in range(len(spec.snapshots))
+              for c in range(len(spec.configs)) for seed in spec.seeds]  # fmt: skip
+    documents = [_document(c) for c in spec.configs]
+    work = [(Run(k, spec.snapshots[s], spec.configs[c], seed), s, documents[c])
+            for k, (s, c, seed) in enumerate(combos)]  # fmt: skip
+    if ray is not None and ray is not False:
+        from .sweep_ray import ray_results
+
+        results = ray_results(spec, work, ray, jobs)
+    else:
+        results = _local_results(spec, work, jobs, executor)
+    done: list[RunOutput] = []
+    with closing(results):
         for one in results:
             done.append(one)
             if progress is not None:
                 progress(1)
-    finally:
-        if own and pool is not None:
-            pool.shutdown(cancel_futures=True)
+    done.sort(key=lambda one: one[0]["run"])
     rows = [row for row, _ in done]
     metrics = pa.table(
         {
@@ -270,16 +307,100 @@ def sweep(spec: str | os.PathLike[str] | Mapping[str, Any] | Spec, *, jobs: int 
     placements = pa.table({"run": pa.array([p[0] for p in placed], pa.int64()),
                            "pod": pa.array([p[1] for p in placed], pa.string()),
                            "host": pa.array([p[2] for p in placed], pa.string())})  # fmt: skip
-    return SweepResult(metrics, placements, runs)
+    pending = _pending_table(done if spec.mode == "simulate" else [])
+    return SweepResult(metrics, placements, pending, [w[0] for w in work])
 
 
-def run_one(spec: Spec, run: Run) -> tuple[dict[str, Any], list[tuple[str, str | None]]]:
-    """One run: its metrics row and its (pod, host) placements."""
-    from .api import load_cluster, score, simulate
+def _check_options(jobs: Any, executor: Any, ray: Any, progress: Any) -> None:
+    if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
+        raise params.fail("sweep", "jobs", "an integer >= 1 or None", jobs)
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        # (duck-typed: a Dask Client's submit gives futures with result(), as an Executor's)
+        raise params.fail("sweep", "executor", "a concurrent.futures.Executor (or a Dask "
+                          "Client) or None", executor)  # fmt: skip
+    if not (ray is None or isinstance(ray, bool) or (isinstance(ray, str) and ray)):
+        raise params.fail("sweep", "ray", "True, an address (host:port) or None", ray)
+    if executor is not None and ray not in (None, False):
+        raise InputError("sweep: give an executor or ray, not both")
+    params.function("sweep", "progress", progress)
+
+
+def _local_results(spec: Spec, work: Sequence[Work], jobs: int | None,
+                   executor: Any) -> Iterator[RunOutput]:  # fmt: skip
+    """The runs' results, in order: on ``executor``, a pool of ``jobs`` processes of its
+    own, or this process."""
+    token = uuid.uuid4().hex  # (this sweep's snapshots, in each worker's memo)
+    own = executor is None and jobs != 1 and len(work) > 1
+    pool = executor
+    if own:  # spawned, not forked: a fork copies numba's worker threads' locks mid-use,
+        # and whatever files and processes the caller holds
+        pool = ProcessPoolExecutor(max_workers=jobs,
+                                   mp_context=multiprocessing.get_context("spawn"))  # fmt: skip
+    try:
+        if pool is None:  # (in this process)
+            for one in work:
+                yield run_from_paths(spec, *one, token)
+            return
+        futures = [pool.submit(run_from_paths, spec, *one, token) for one in work]
+        for future in futures:
+            yield future.result()
+    finally:
+        _memo.__dict__.pop("clusters", None)  # (this thread's: the caller's memory back)
+        if own and pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def _document(config: str | ConfigPatch | None) -> ConfigText:
+    """A configuration's document, read (and checked) once, before any run: workers
+    then need no file, and a bad one fails before the first run."""
+    if config is None:
+        return None
+    if isinstance(config, ConfigPatch):
+        text = (config.where, config.text())
+    else:
+        from .config.load import read_config_file
+
+        text = (config, read_config_file(config))
+    parsed_config(*text)
+    return text
+
+
+@functools.lru_cache(maxsize=16)
+def parsed_config(name: str, data: bytes) -> Any:
+    """The configuration of a document's bytes (parsed once per process)."""
+    from .config.load import parse_config
+
+    return parse_config(data, name)
+
+
+#: per thread, the snapshots it loaded for the sweep it last ran runs of:
+#: ``clusters = (sweep token, {paths: Cluster})``
+_memo = threading.local()
+
+
+def run_from_paths(spec: Spec, run: Run, snapshot: int, config: ConfigText,
+                   token: str) -> RunOutput:  # fmt: skip
+    """:func:`run_one` in a worker (or this process): the snapshot loaded from its paths
+    the first time a run of sweep ``token`` needs it in this thread, and kept."""
+    from .api import load_cluster
+
+    memo = getattr(_memo, "clusters", None)
+    if memo is None or memo[0] != token:
+        memo = _memo.clusters = (token, {})
+    key = tuple(run.snapshot)
+    cluster = memo[1].get(key)
+    if cluster is None:
+        cluster = memo[1][key] = load_cluster(run.snapshot,
+                                              expand_workloads=spec.expand_workloads)  # fmt: skip
+    return run_one(spec, run, None if config is None else parsed_config(*config), cluster)
+
+
+def run_one(spec: Spec, run: Run, config: Any, cluster: Any) -> RunOutput:
+    """One run on ``cluster`` (loaded from ``run.snapshot``) with ``config`` (a parsed
+    configuration or None): its metrics row and its (pod, host) placements."""
+    from .api import score, simulate
 
     t0 = time.perf_counter()
-    cluster = load_cluster(run.snapshot, expand_workloads=spec.expand_workloads)
-    config = run.config.load() if isinstance(run.config, ConfigPatch) else run.config
     options = {"config": config, "seed": run.seed}
     template = spec.pod
     if template is not None:  # (capacity mode)
@@ -293,9 +414,9 @@ def run_one(spec: Spec, run: Run) -> tuple[dict[str, Any], list[tuple[str, str |
         run_fn = simulate if spec.mode == "simulate" else score
         kwargs = {"tie_break": spec.tie_break} if spec.mode == "simulate" else {}
         res = run_fn(cluster, scores="none", **options, **kwargs)
-        doc = res.to_dict()["results"]
-        placements = [(r["pod"], r["host"]) for r in doc]
-        errors = [r["error"] for r in doc if r["host"] is None and r["error"]]
+        placements = list(zip(res.pod_names, res.host_names, strict=True))
+        errors = [e for h, e in zip(res.host_names, res.errors, strict=True)
+                  if h is None and e]  # fmt: skip
     row = {"run": run.number, "snapshot": ",".join(run.snapshot),
            "config": _label(run.config), "seed": run.seed, "mode": spec.mode,
            "pods": len(placements), "placed": sum(h is not None for _, h in placements),
@@ -304,6 +425,24 @@ def run_one(spec: Spec, run: Run) -> tuple[dict[str, Any], list[tuple[str, str |
     row["fit_error_reasons"] = json.dumps(_reasons(errors), sort_keys=True)
     row["seconds"] = time.perf_counter() - t0
     return row, placements
+
+
+def _pending_table(done: Iterable[RunOutput]) -> Any:
+    """:data:`PENDING` of simulate runs: their placements are in scheduling order, one
+    cycle each."""
+    import pyarrow as pa
+
+    parts: list[list[np.ndarray]] = [[] for _ in PENDING]
+    for row, placements in done:
+        placed = np.fromiter((h is not None for _, h in placements), bool, len(placements))
+        bound = np.zeros(len(placements) + 1, dtype=np.int64)
+        np.cumsum(placed, out=bound[1:])
+        step = np.arange(len(placements) + 1, dtype=np.int64)
+        columns = (np.full_like(step, row["run"]), step, len(placements) - bound, step - bound)
+        for part, column in zip(parts, columns, strict=True):
+            part.append(column)
+    return pa.table({name: pa.array(np.concatenate(part) if part else np.zeros(0, np.int64))
+                     for name, part in zip(PENDING, parts, strict=True)})  # fmt: skip
 
 
 def _label(config: str | ConfigPatch | None) -> str:

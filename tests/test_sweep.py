@@ -4,6 +4,10 @@ done one by one."""
 from __future__ import annotations
 
 import json
+import re
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -11,6 +15,8 @@ import pytest
 from kscore_fast import capacity, load_cluster, simulate, sweep
 from kscore_fast.cli import main
 from kscore_fast.errors import InputError
+
+EMBEDDED = Path(__file__).resolve().parents[1] / "data" / "embedded"
 
 
 def _cluster(tmp_path) -> str:
@@ -136,3 +142,63 @@ def test_csv_tables(tmp_path):
     assert pcsv.read_csv(out / "placements.csv").num_rows == 20
     (out / "metrics.csv").write_text("mine\n")  # not kscore's: never replaced
     assert main(["sweep", str(spec), "--format", "csv", "-o", str(out), "--quiet"]) == 2
+
+
+def test_pending_pods_after_each_cycle(tmp_path, capsys):
+    cluster = _cluster(tmp_path)
+    spec = {"snapshots": [cluster], "seeds": [1, 2], "tie_break": "go-rand"}
+    result = sweep(spec, jobs=1)
+    rows = result.pending.to_pylist()
+    assert result.pending.column_names == ["run", "step", "pending", "unschedulable"]
+    for run in (0, 1):
+        mine = [r for r in rows if r["run"] == run]
+        hosts = [p["host"] for p in result.placements.to_pylist() if p["run"] == run]
+        assert [r["step"] for r in mine] == list(range(11))  # (before the first cycle too)
+        for r in mine:  # the pods of the cycles not come yet, and those that fit nowhere
+            done = hosts[: r["step"]]
+            assert r["pending"] == 10 - sum(h is not None for h in done)
+            assert r["unschedulable"] == sum(h is None for h in done)
+        assert mine[-1]["pending"] == mine[-1]["unschedulable"] == 4
+    assert sweep({**spec, "mode": "score"}, jobs=1).pending.num_rows == 0  # (no cycles)
+    file, out = tmp_path / "sweep.json", tmp_path / "out"
+    file.write_text(json.dumps(spec))
+    assert main(["sweep", str(file), "-j", "1", "--format", "parquet", "-o", str(out)]) == 0
+    assert pq.read_table(out / "pending.parquet").to_pylist() == rows
+    assert main(["sweep", str(file), "-j", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["pending"] == rows
+
+
+def test_any_executor(tmp_path):
+    spec = {"snapshots": [_cluster(tmp_path), str(EMBEDDED)], "seeds": [1, 2]}
+    here = sweep(spec, jobs=1)
+    with ThreadPoolExecutor(2) as pool:
+        there = sweep(spec, executor=pool)
+    assert here.metrics.drop(["seconds"]).equals(there.metrics.drop(["seconds"]))
+    assert here.placements.equals(there.placements) and here.pending.equals(there.pending)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"jobs": 0}, "sweep: jobs must be an integer >= 1 or None, got int 0"),
+    ({"executor": 3}, "sweep: executor must be a concurrent.futures.Executor (or a Dask "
+                      "Client) or None, got int 3"),
+    ({"ray": 1}, "sweep: ray must be True, an address (host:port) or None, got int 1"),
+    ({"ray": True, "executor": ThreadPoolExecutor(1)},
+     "sweep: give an executor or ray, not both"),
+])  # fmt: skip
+def test_bad_options_name_the_parameter(options, message, tmp_path):
+    with pytest.raises(InputError, match=re.escape(message)):
+        sweep({"snapshots": [_cluster(tmp_path)]}, **options)
+
+
+def test_ray_not_installed_is_one_clear_error(tmp_path, capsys, monkeypatch):
+    spec = tmp_path / "sweep.yaml"
+    spec.write_text(f"snapshots: [{_cluster(tmp_path)}]\n")
+    monkeypatch.setitem(sys.modules, "ray", None)  # (what `import ray` does without Ray)
+    for args in (["sweep", str(spec), "--ray"], ["sweep", "--ray", str(spec)],
+                 ["sweep", str(spec), "--ray", "10.0.0.1:6379"]):  # fmt: skip
+        assert main(args) == 2
+        assert capsys.readouterr().err == (
+            "kscore: error: Ray is not installed: pip install 'kscore_fast[ray]' "
+            "(or run without --ray)\n")  # fmt: skip
+    with pytest.raises(InputError, match=r"Ray is not installed"):
+        sweep(str(spec), ray=True)

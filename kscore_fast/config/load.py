@@ -50,12 +50,17 @@ _SCHEME = "pkg/runtime/scheme.go:100"  # the name runtime.NewScheme gives the sc
 
 def load_config(path: str | os.PathLike[str]) -> SchedulerConfiguration:
     """The effective configuration of a ``--config`` file (YAML or JSON)."""
+    return parse_config(read_config_file(path), os.fspath(path))
+
+
+def read_config_file(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a configuration file, for :func:`parse_config` (an error names the
+    file)."""
     name = os.fspath(path)
     try:
-        data = _read_regular_file(name)
+        return _read_regular_file(name)
     except OSError as exc:
         raise ConfigError(exc.strerror or str(exc), file=name) from None
-    return parse_config(data, name)
 
 
 def _read_regular_file(name: str) -> bytes:

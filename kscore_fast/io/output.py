@@ -472,6 +472,7 @@ _TABLES = (
     "timeline",
     "nodes",
     "metrics",
+    "pending",
 )
 
 
@@ -497,8 +498,10 @@ def _dir_state(path: str, fmt: str) -> str:
         tables = {f"attempts.{fmt}", f"pods.{fmt}", f"timeline.{fmt}"}
         if f"nodes.{fmt}" in entries:
             tables.add(f"nodes.{fmt}")
-    if f"metrics.{fmt}" in entries:  # (a sweep's)
+    if f"metrics.{fmt}" in entries:  # (a sweep's; pending since issue 26's item 3)
         tables = {f"metrics.{fmt}", f"placements.{fmt}"}
+        if f"pending.{fmt}" in entries:
+            tables.add(f"pending.{fmt}")
     if set(entries) == tables and all(
         entries[n].is_file(follow_symlinks=False) and _has_magic(entries[n].path, fmt)
         for n in tables
