@@ -13,6 +13,7 @@ A sweep file (YAML or JSON)::
     seeds: [1, 2, 3]
     mode: simulate            # score | simulate (default) | capacity
     tie_break: go-rand        # simulate and capacity (default uniform)
+    preemption: true          # simulate: DefaultPreemption applied, preemptors retried
     pod: web.yaml             # capacity: the template (a Pod or a workload)
     expand_workloads: false   # add the pods the snapshots' workloads lack
 
@@ -60,7 +61,7 @@ from .errors import InputError
 MODES = ("score", "simulate", "capacity")
 GPU = "nvidia.com/gpu"
 #: the metrics table's columns (besides run, snapshot, config, seed, mode)
-METRICS = ("pods", "placed", "unschedulable", "nodes", "nodes_used",
+METRICS = ("pods", "placed", "unschedulable", "preempted", "nodes", "nodes_used",
            "cpu_mean", "cpu_min", "cpu_max", "cpu_std",
            "memory_mean", "memory_min", "memory_max", "memory_std",
            "gpu_mean", "gpu_min", "gpu_max", "gpu_std", "gpu_idle_on_used_nodes",
@@ -130,6 +131,8 @@ class Spec:
     #: capacity mode: the template pod (read and checked with the file)
     pod: dict[str, Any] | None = None
     expand_workloads: bool = False
+    #: simulate mode: DefaultPreemption applied, each preemptor tried again at once
+    preemption: bool = False
 
 
 def read_spec(spec: str | os.PathLike[str] | Mapping[str, Any]) -> Spec:
@@ -206,10 +209,15 @@ def read_spec(spec: str | os.PathLike[str] | Mapping[str, Any]) -> Spec:
     expand = spec.get("expand_workloads", False)
     if not isinstance(expand, bool):
         raise InputError(f"{where}: expand_workloads: expected true or false")
+    preemption = spec.get("preemption", False)
+    if not isinstance(preemption, bool):
+        raise InputError(f"{where}: preemption: expected true or false")
+    if preemption and mode != "simulate":
+        raise InputError(f"{where}: preemption: applies in simulate mode only")
     return Spec(
         [paths(s, f"snapshots[{i}]") for i, s in enumerate(snaps)],
         resolved,
-        list(seeds), mode, tie, template, expand,
+        list(seeds), mode, tie, template, expand, preemption,
     )  # fmt: skip
 
 
@@ -403,6 +411,7 @@ def run_one(spec: Spec, run: Run, config: Any, cluster: Any) -> RunOutput:
     t0 = time.perf_counter()
     options = {"config": config, "seed": run.seed}
     template = spec.pod
+    victims: list[str] = []
     if template is not None:  # (capacity mode)
         result = capacity(cluster, template, tie_break=spec.tie_break, **options)
         pods = [f"{result.template}-capacity-{k}" for k in range(len(result.hosts))]
@@ -412,16 +421,25 @@ def run_one(spec: Spec, run: Run, config: Any, cluster: Any) -> RunOutput:
             placements.append((f"{result.template}-capacity-{len(pods)}", None))
     else:
         run_fn = simulate if spec.mode == "simulate" else score
-        kwargs = {"tie_break": spec.tie_break} if spec.mode == "simulate" else {}
+        kwargs: dict[str, Any] = {}
+        if spec.mode == "simulate":
+            kwargs = {"tie_break": spec.tie_break}
+            if spec.preemption:
+                kwargs.update(preemption=True, retry_nominated=True)
         res = run_fn(cluster, scores="none", **options, **kwargs)
+        victims = [f"{v['namespace']}/{v['name']}" for entry in res.preemptions.values()
+                   for v in entry["victims"]]  # fmt: skip
         placements = list(zip(res.pod_names, res.host_names, strict=True))
         errors = [e for h, e in zip(res.host_names, res.errors, strict=True)
                   if h is None and e]  # fmt: skip
+    gone = set(victims)  # (bound pods preemption evicted: a placed pod among them is not)
     row = {"run": run.number, "snapshot": ",".join(run.snapshot),
            "config": _label(run.config), "seed": run.seed, "mode": spec.mode,
-           "pods": len(placements), "placed": sum(h is not None for _, h in placements),
-           "unschedulable": sum(h is None for _, h in placements)}  # fmt: skip
-    row.update(_allocation(cluster, placements, spec.mode, template))
+           "pods": len(placements),
+           "placed": sum(h is not None and p not in gone for p, h in placements),
+           "unschedulable": sum(h is None for _, h in placements),
+           "preempted": len(victims)}  # fmt: skip
+    row.update(_allocation(cluster, placements, spec.mode, template, victims))
     row["fit_error_reasons"] = json.dumps(_reasons(errors), sort_keys=True)
     row["seconds"] = time.perf_counter() - t0
     return row, placements
@@ -452,10 +470,11 @@ def _label(config: str | ConfigPatch | None) -> str:
 
 
 def _allocation(cluster: Any, placements: Sequence[tuple[str, str | None]], mode: str,
-                template: Any = None) -> dict[str, Any]:  # fmt: skip
+                template: Any = None, victims: Sequence[str] = ()) -> dict[str, Any]:  # fmt: skip
     """Per-node allocation (requested / allocatable of CPU, memory, GPUs) after the
     bound pods and, in the sequential modes, the placed ones (capacity: copies of
-    ``template``); nodes holding a pod; idle GPUs on nodes with some GPU in use."""
+    ``template``), without the bound pods preemption evicted (``victims``); nodes holding
+    a pod; idle GPUs on nodes with some GPU in use."""
     from .plugins.noderesources.resources import columns
 
     snap, batch = cluster.snapshot, cluster.batch
@@ -463,12 +482,17 @@ def _allocation(cluster: Any, placements: Sequence[tuple[str, str | None]], mode
     r = len(cols.names)
     used = cols.used[:, :r].astype(np.float64)
     count = cols.pod_count.astype(np.int64)
+    evicted = set(victims)
     if mode == "simulate":
         index = {name: i for i, name in enumerate(batch.names)}
         for pod, host in placements:
-            if host is not None:
+            if host is not None and pod not in evicted:
                 used[snap.node_index[host]] += cols.pod_add[index[pod], :r]
                 count[snap.node_index[host]] += 1
+        for pod in snap.pods:
+            if pod.key in evicted:
+                used[snap.node_index[pod.node_name]] -= _record_vector(pod, cols.names)
+                count[snap.node_index[pod.node_name]] -= 1
     elif mode == "capacity":
         request = _request_vector(template, cols.names)
         for _, host in placements:
@@ -496,10 +520,17 @@ def _request_vector(template: dict[str, Any], names: Sequence[str]) -> np.ndarra
     """The requests (``computePodResourceRequest``) of a template pod
     (:func:`~kscore_fast.capacity.template_pod`), per resource column."""
     from .io.load import read_inputs
-    from .plugins.noderesources.fit_reference import compute_pod_resource_request
 
     objs, _ = read_inputs([], [template])
-    request = compute_pod_resource_request(objs.pods[0])
+    return _record_vector(objs.pods[0], names)
+
+
+def _record_vector(pod: Any, names: Sequence[str]) -> np.ndarray:
+    """The requests (``computePodResourceRequest``) of a pod's record, per resource
+    column."""
+    from .plugins.noderesources.fit_reference import compute_pod_resource_request
+
+    request = compute_pod_resource_request(pod)
     fixed = {"cpu": request.milli_cpu, "memory": request.memory,
              "ephemeral-storage": request.ephemeral_storage}  # fmt: skip
     return np.array(

@@ -73,7 +73,8 @@ def cluster_objects() -> list[dict[str, Any]]:
     """Nodes in two zones (taints, an unschedulable node, images, extended resources),
     bound pods with host ports, and pending pods with tolerations, node selectors and node
     affinity, host ports, topology spread constraints (hard and soft), pod affinity and
-    anti-affinity (required and preferred), a nominated node, and twins."""
+    anti-affinity (required and preferred), a nominated node, twins, and a pod that fits
+    only by preempting."""
     spread = [
         {"maxSkew": 1, "topologyKey": _ZONE, "whenUnsatisfiable": "DoNotSchedule",
          "labelSelector": _selector("web")},
@@ -117,6 +118,8 @@ def cluster_objects() -> list[dict[str, Any]]:
     nominated = _pod("late", {"app": "late"})
     nominated["status"]["nominatedNodeName"] = "n0"
     objs.append(nominated)
+    urgent = [{"name": "c", "image": "img0:1", "resources": {"requests": {"cpu": "4"}}}]
+    objs += [_pod("urgent", {"app": "urgent"}, containers=urgent, priority=1000)]  # preempts
     objs.append({"apiVersion": "v1", "kind": "Service",
                  "metadata": {"name": "web", "namespace": "default"},
                  "spec": {"selector": {"app": "web"}}})  # fmt: skip
@@ -165,6 +168,7 @@ def _simulate() -> None:
     for tie in ("uniform", "go-rand"):
         for scores in ("all", "none"):
             simulate(cluster, tie_break=tie, scores=scores, explain=scores == "all")
+        simulate(cluster, tie_break=tie, scores="none", preemption=True, retry_nominated=True)
     for name in _score_plugins():
         if name != "SelectorSpread":  # (not simulated: its counts are not incremental)
             simulate(cluster, plugins=name, scores="none")

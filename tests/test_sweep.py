@@ -202,3 +202,35 @@ def test_ray_not_installed_is_one_clear_error(tmp_path, capsys, monkeypatch):
             "(or run without --ray)\n")  # fmt: skip
     with pytest.raises(InputError, match=r"Ray is not installed"):
         sweep(str(spec), ray=True)
+
+
+def test_preemption_in_simulate_mode(tmp_path):
+    """``preemption: true``: each run is ``simulate --preemption --retry-nominated``; the
+    victims are counted (``preempted``) and leave the allocation."""
+    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"},
+              "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}}
+             for i in range(2)]  # fmt: skip
+
+    def pod(name: str, cpu: str, priority: int, node: str | None = None) -> dict:
+        spec = {
+            "priority": priority,
+            "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}],
+        }
+        if node:
+            spec["nodeName"] = node
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
+
+    pods = [pod("low-0", "1500m", 0, "n0"), pod("low-1", "1500m", 0, "n1"),
+            pod("high", "1", 100)]  # fmt: skip
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": nodes + pods}))
+    spec = {"snapshots": [str(path)], "seeds": [1], "mode": "simulate"}
+    plain = sweep({**spec}, jobs=1).metrics.to_pylist()[0]
+    assert (plain["placed"], plain["unschedulable"], plain["preempted"]) == (0, 1, 0)
+    row = sweep({**spec, "preemption": True}, jobs=1).metrics.to_pylist()[0]
+    assert (row["placed"], row["unschedulable"], row["preempted"]) == (1, 0, 1)
+    # one low pod evicted (1.5 of 2 CPUs gone), high bound in its place (1 of 2)
+    assert sorted([plain["cpu_min"], plain["cpu_max"]]) == [0.75, 0.75]
+    assert sorted([row["cpu_min"], row["cpu_max"]]) == [0.5, 0.75]
+    with pytest.raises(InputError, match="preemption: applies in simulate mode only"):
+        sweep({**spec, "mode": "score", "preemption": True})
