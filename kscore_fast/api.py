@@ -120,12 +120,18 @@ def _explain_preemption(framework: Framework, cluster: Cluster, result: ScoreRes
     """What DefaultPreemption would do for each pod that fits nowhere (a FitError): its
     nominated node and victims, kept in ``result.preemptions`` (nothing applied)."""
     from .preemption.dryrun import DryRuns
-    from .preemption.explain import explain_preemption, preemption_entry
+    from .preemption.explain import explain_preemption, no_victims_entry, preemption_entry
 
     pct, absolute = framework.preemption  # type: ignore[misc]
     runs = None
+    lowest = min((p.priority or 0 for p in cluster.snapshot.pods), default=None)
     for i, error in enumerate(result.errors):
         if error is None or not error.startswith("0/") or result.hosts[i] >= 0:
+            continue
+        pod = cluster.batch.pods[i]
+        nothing_lower = lowest is None or lowest >= (pod.priority or 0)
+        if nothing_lower and i in result.unresolvable:  # (no pod to evict anywhere)
+            result.preemptions[i] = no_victims_entry(pod, result.unresolvable[i])
             continue
         runs = runs or DryRuns(framework, cluster)
         found = explain_preemption(runs, i, seed, cluster.budgets, pct, absolute)

@@ -75,6 +75,8 @@ class ScoreResult:
     #: reasons) for every examined node a filter rejected, in examination order
     explained: bool = False
     rejected: dict[int, tuple[np.ndarray, list[int], list[str]]] = field(default_factory=dict)
+    #: pod → per node of ``rejected``, its failure is ``UnschedulableAndUnresolvable``
+    unresolvable: dict[int, np.ndarray] = field(default_factory=dict)
     #: pod → what DefaultPreemption would do for it (``explain``, pods that fit nowhere:
     #: :func:`kscore_fast.preemption.explain.preemption_entry`)
     preemptions: dict[int, dict[str, Any]] = field(default_factory=dict)

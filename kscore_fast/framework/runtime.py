@@ -256,6 +256,7 @@ class _Run:
         for them."""
         self.states = states
         self.__dict__.pop("_reasons", None)  # (remembered for the former states)
+        self.__dict__.pop("_unresolvable", None)
         self.plugin_table = PluginTable(self.plugins, states, self.COLUMNS)
         self.table = self.plugin_table.table
         self.score_states = [states[p] for p in self.sids.tolist()]
@@ -400,6 +401,21 @@ class _Run:
                 [unpack(v)[0] for v in verdicts],
                 [", ".join(self.reasons(v)) for v in verdicts],
             )
+            if hi > lo:
+                result.unresolvable[pod] = np.array([self.unresolvable(v) for v in verdicts],
+                                                    dtype=np.bool_)  # fmt: skip
+
+    def unresolvable(self, verdict: int) -> bool:
+        """The failing plugin's status for ``verdict`` is ``UnschedulableAndUnresolvable``
+        (remembered for the run, as :meth:`reasons`)."""
+        memo = self.__dict__.setdefault("_unresolvable", {})
+        found = memo.get(verdict)
+        if found is None:
+            slot, code = unpack(verdict)
+            plugin = self.fw.filter_plugins[slot]
+            state = self.states[int(self.fids[slot])]
+            found = memo[verdict] = bool(plugin.unresolvable(state, code))
+        return found
 
     def score(self, chunk: Chunk, seed: np.uint64, result: ScoreResult, scratch: _Scratch) -> None:
         """``prioritizeNodes`` and ``selectHost`` for the chunk's pods, then keep scores."""

@@ -9,8 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..framework.selection import draw
 from ..model.disruption import BudgetRecord
+from ..model.objects import PodRecord
 from .dryrun import DryRuns
 from .reference import Preemption, preempt, priority
 
@@ -34,6 +37,21 @@ def explain_preemption(runs: DryRuns, pod: int, seed: int, budgets: Sequence[Bud
                        view.dry_run)  # fmt: skip
     finally:
         view.restore()
+
+
+def no_victims_entry(pod: PodRecord, unresolvable: np.ndarray) -> dict[str, Any]:
+    """The entry of a pod no bound pod has a lower priority than (what :func:`preempt`
+    gives without a dry run: every potential node has no victims), from its FitError's
+    nodes (``unresolvable``: each rejected node's status is UnschedulableAndUnresolvable;
+    all nodes were rejected)."""
+    found = Preemption()
+    if pod.preemption_policy == "Never":
+        found.reason = "not eligible to preempt"
+    elif unresolvable.all():
+        found.reason = "no node where preemption might help"
+    else:
+        found.reason = "no candidate node"
+    return preemption_entry(found, ())
 
 
 def preemption_entry(found: Preemption, names: Sequence[str]) -> dict[str, Any]:
