@@ -139,6 +139,9 @@ class Plugin:
     kernels_allocate: ClassVar[tuple[str, ...]] = ()
     #: binding or deleting a pod changes nothing this plugin reads (no ``assume`` needed)
     bind_independent: ClassVar[bool] = False
+    #: every failure of ``filter_node`` is ``UnschedulableAndUnresolvable`` (see
+    #: :meth:`unresolvable`, which a plugin with both kinds overrides)
+    all_unresolvable: ClassVar[bool] = False
     #: ``EventsToRegister``: the cluster events that may make a pod this plugin rejected
     #: schedulable (:mod:`.cluster_events`); None: every event, as for a Go plugin without
     #: ``EnqueueExtensions``. The scheduling queue retries a pod on these events only.
@@ -180,9 +183,9 @@ class Plugin:
 
     def unresolvable(self, state: CycleState, code: int) -> bool:
         """Failure ``code`` of ``filter_node`` is ``UnschedulableAndUnresolvable`` (removing
-        pods cannot help: preemption leaves such nodes out); the default, ``False``, is
-        a plain ``Unschedulable``."""
-        return False
+        pods cannot help: preemption leaves such nodes out); by default every failure is
+        (``all_unresolvable``) or none is, a plain ``Unschedulable``."""
+        return self.all_unresolvable
 
     def filter_key(self, state: CycleState) -> np.ndarray | None:
         """int64[B]: pods with equal keys get equal codes from ``filter_node`` on every

@@ -358,6 +358,8 @@ class NodeAffinity(Plugin):
     normalizes = True
     #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/nodeaffinity)
     extension_points = frozenset({"preFilter", "filter", "preScore", "score"})
+    #: every failure is UnschedulableAndUnresolvable
+    all_unresolvable = True
     kernels = k
     #: a raw score depends on the pod and the node only
     row_independent = True
@@ -414,7 +416,3 @@ class NodeAffinity(Plugin):
     def reasons(state: tuple, code: int) -> list[str]:
         """``Status.Reasons()`` of a failure code (both UnschedulableAndUnresolvable)."""
         return list(_REASONS[code])
-
-    def unresolvable(self, state: tuple, code: int) -> bool:
-        """Every failure is ``UnschedulableAndUnresolvable``."""
-        return True

@@ -28,6 +28,8 @@ class NodeName(NoArgs):
     normalizes = False
     #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/nodename)
     extension_points = frozenset({"filter"})
+    #: every failure is UnschedulableAndUnresolvable
+    all_unresolvable = True
     kernels = kernels
     #: no node aggregates: binding a pod changes nothing it reads
     bind_independent = True
@@ -45,10 +47,6 @@ class NodeName(NoArgs):
     def reasons(self, state: tuple, code: int) -> list[str]:
         assert code == MISMATCH, code
         return [ERR_REASON]
-
-    def unresolvable(self, state: tuple, code: int) -> bool:
-        """Every failure is ``UnschedulableAndUnresolvable``."""
-        return True
 
 
 def _state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:

@@ -28,6 +28,8 @@ class NodeUnschedulable(NoArgs):
     normalizes = False
     #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/nodeunschedulable)
     extension_points = frozenset({"filter"})
+    #: every failure is UnschedulableAndUnresolvable
+    all_unresolvable = True
     kernels = kernels
     #: no node aggregates: binding a pod changes nothing it reads
     bind_independent = True
@@ -47,7 +49,3 @@ class NodeUnschedulable(NoArgs):
     def reasons(self, state: tuple, code: int) -> list[str]:
         assert code == UNSCHEDULABLE, code
         return [ERR_REASON_UNSCHEDULABLE]
-
-    def unresolvable(self, state: tuple, code: int) -> bool:
-        """Every failure is ``UnschedulableAndUnresolvable``."""
-        return True

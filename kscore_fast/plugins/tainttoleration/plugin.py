@@ -27,6 +27,8 @@ class TaintToleration(NoArgs):
     normalizes = True
     #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/tainttoleration)
     extension_points = frozenset({"filter", "preScore", "score"})
+    #: every failure is UnschedulableAndUnresolvable
+    all_unresolvable = True
     kernels = kernels
     #: a raw score depends on the pod and the node only
     row_independent = True
@@ -60,7 +62,3 @@ class TaintToleration(NoArgs):
         e = code - 1
         key, value = (string_at(state[10], state[11], int(state[col][e])) for col in (1, 2))
         return [reason(Taint(key=key, value=value))]
-
-    def unresolvable(self, state: tuple, code: int) -> bool:
-        """Every failure is ``UnschedulableAndUnresolvable``."""
-        return True

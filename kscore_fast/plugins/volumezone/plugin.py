@@ -48,6 +48,8 @@ class VolumeZone(NoArgs):
     normalizes = False
     #: its interfaces in v1.23.6 (pkg/scheduler/framework/plugins/volumezone)
     extension_points = frozenset({"filter"})
+    #: every failure is UnschedulableAndUnresolvable
+    all_unresolvable = True
     kernels = kernels
     #: no node aggregates: binding a pod changes nothing it reads
     bind_independent = True
@@ -65,10 +67,6 @@ class VolumeZone(NoArgs):
 
     def reasons(self, state: tuple, code: int) -> list[str]:
         return [text_at(state[3], state[4], code - 1)]
-
-    def unresolvable(self, state: tuple, code: int) -> bool:
-        """Every failure is ``UnschedulableAndUnresolvable``."""
-        return True
 
 
 def _state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
