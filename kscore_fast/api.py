@@ -133,7 +133,9 @@ def _explain_preemption(framework: Framework, cluster: Cluster, result: ScoreRes
         if nothing_lower and i in result.unresolvable:  # (no pod to evict anywhere)
             result.preemptions[i] = no_victims_entry(pod, result.unresolvable[i])
             continue
-        runs = runs or DryRuns(framework, cluster)
+        # (the dry runs run filters only: the profile's score plugins are left out, so
+        # that one without assume kernels, SelectorSpread, does not stop them)
+        runs = runs or DryRuns(Framework([], 0, framework.filter_plugins), cluster)
         found = explain_preemption(runs, i, seed, cluster.budgets, pct, absolute)
         result.preemptions[i] = preemption_entry(found, result.node_names)
 

@@ -363,3 +363,15 @@ def test_simulate_preemption_from_the_command_line(overcommitted, tmp_path, caps
                        (["--preemption", "--events", overcommitted], "--events")):  # fmt: skip
         assert main(["simulate", overcommitted, *argv, "--quiet", "-o", str(out)]) == 2
         assert says in capsys.readouterr().err
+
+
+def test_explain_with_a_score_plugin_the_sequential_mode_refuses(overcommitted, tmp_path):
+    """The dry runs run the profile's filters only: SelectorSpread at Score (no assume
+    kernels, refused by simulate) does not stop score --explain."""
+    config = tmp_path / "config.yaml"
+    config.write_text("apiVersion: kubescheduler.config.k8s.io/v1beta3\n"
+                      "kind: KubeSchedulerConfiguration\nprofiles:\n"
+                      "- schedulerName: default-scheduler\n  plugins:\n    score:\n"
+                      "      enabled:\n      - name: SelectorSpread\n")  # fmt: skip
+    got = api.score(overcommitted, config=config, scores="none", explain=True).to_dict()
+    assert got["results"][0]["preemption"]["nominatedNode"] == "n2"
