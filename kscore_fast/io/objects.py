@@ -23,12 +23,10 @@ is not: kubectl prints objects already defaulted.
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from itertools import chain
 from typing import Any, TypeVar
 
@@ -76,6 +74,7 @@ from ..model.storage import (
     StorageRecord,
     VolumeRecord,
 )
+from ..model.times import rfc3339_problem
 from ..model.validation import valid_dns1123_subdomain, valid_label_value
 from . import schema
 from .validate import (
@@ -1030,7 +1029,7 @@ class ObjectReader(_Fields):
                      or self._new_values_valid(labels))):  # fmt: skip
             return False
         status = obj.status or _NO_STATUS
-        started, ready = None, None
+        started, ready = "", None
         if status.start_time is not None or status.conditions is not None:
             if (run := _pod_run(status)) is None:
                 return False  # (the general path names the field)
@@ -1063,12 +1062,8 @@ class ObjectReader(_Fields):
         run = _pod_run(status)
         if run is None:
             ctx = Where(at[0], where_text(at[1]), f"Pod {key[1]}/{key[2]}")
-            if status.start_time is not None and rfc3339_ns(status.start_time) is None:
-                raise ctx.error("status.startTime", f"expected an RFC 3339 time, found "
-                                                    f"{found(status.start_time)}")  # fmt: skip
-            raise ctx.error("status.conditions",
-                            "expected a list of conditions (mappings with string type and "
-                            "status)")  # fmt: skip
+            problem = rfc3339_problem(status.start_time)
+            raise ctx.error("status.startTime", f"{problem}, found {found(status.start_time)}")
         self.objects.pods.append(
             PodRecord(
                 key[1],
@@ -1165,54 +1160,20 @@ def _own_fields(obj: Mapping[Any, Any], kind: str) -> dict[Any, Any] | None:
     return out
 
 
-def _pod_run(status: schema.Status) -> tuple[int | None, bool | None] | None:
-    """A pod's ``status.startTime`` (nanoseconds since the epoch, None absent) and whether
-    its ``Ready`` condition is ``True`` (None: it has none); None when either is
-    malformed."""
-    text, conditions = status.start_time, status.conditions
-    started = None
-    if text is not None and (started := rfc3339_ns(text)) is None:
+def _pod_run(status: schema.Status) -> tuple[str, bool | None] | None:
+    """A pod's ``status.startTime`` ("" absent; checked) and whether its ``Ready``
+    condition is ``True`` (None: it has none); None when the time is malformed."""
+    started = status.start_time
+    if started is None:
+        started = ""
+    elif rfc3339_problem(started) is not None:
         return None
     ready = None
-    if conditions is not None:
-        if not isinstance(conditions, list):
-            return None
-        for c in conditions:
-            if not isinstance(c, dict):
-                return None
-            kind, value = c.get("type"), c.get("status")
-            if not isinstance(kind, str | None) or not isinstance(value, str | None):
-                return None
-            if kind == "Ready":  # (GetPodCondition: the first of the type)
-                ready = value == "True"
-                break
+    for c in status.conditions or ():
+        if c is not None and c.type == "Ready":  # (GetPodCondition: the first of the type)
+            ready = c.status == "True"
+            break
     return started, ready
-
-
-_RFC3339 = re.compile(
-    r"(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(\.\d+)?"
-    r"([Zz]|[+-]\d\d:\d\d)"
-)
-
-
-def rfc3339_ns(text: Any) -> int | None:
-    """A ``metav1.Time`` as JSON gives it (Go's ``time.RFC3339``, fraction allowed), in
-    nanoseconds since the epoch; None when it is not one."""
-    if not isinstance(text, str) or (m := _RFC3339.fullmatch(text)) is None:
-        return None
-    fraction = m.group(7) or ""
-    try:
-        when = datetime.fromisoformat(text[: m.start(7)] if fraction else text[: m.end(6)])
-    except ValueError:
-        return None
-    zone = m.group(8)
-    offset = (
-        0
-        if zone in "Zz"
-        else (1 if zone[0] == "+" else -1) * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
-    )
-    seconds = calendar.timegm(when.timetuple()) - offset
-    return seconds * 10**9 + int((fraction[1:] + "000000000")[:9] or 0)
 
 
 def _int_or_percent(value: Any) -> bool:

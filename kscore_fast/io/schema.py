@@ -231,12 +231,19 @@ class Spec(msgspec.Struct, rename="camel", gc=False):
     max_unavailable: Any = None
 
 
+class Condition(msgspec.Struct, frozen=True, gc=False):
+    """A pod condition: what ``podutil.IsPodReady`` reads."""
+
+    type: str | None = None
+    status: str | None = None
+
+
 class Status(msgspec.Struct, rename="camel", gc=False):
     # Pod
     phase: str | None = None
     nominated_node_name: str | None = None
-    start_time: Any = None
-    conditions: Any = None
+    start_time: str | None = None
+    conditions: tuple[Condition | None, ...] | None = None
     # PodDisruptionBudget (checked by the reader)
     disruptions_allowed: Any = None
     disrupted_pods: Any = None

@@ -210,8 +210,9 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
     priority_class_name: str = ""
     #: ``spec.preemptionPolicy`` (None when absent)
     preemption_policy: str | None = None
-    #: ``status.startTime`` in nanoseconds since the epoch (None when absent)
-    start_time: int | None = None
+    #: ``status.startTime`` as given (RFC 3339, checked by the reader; "" when absent):
+    #: :func:`kscore_fast.model.times.start_ns` reads it
+    start_time: str = ""
     #: the ``Ready`` condition of ``status.conditions`` is ``True`` (``podutil.IsPodReady``);
     #: None when the pod has no ``Ready`` condition
     ready: bool | None = None

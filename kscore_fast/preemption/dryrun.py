@@ -29,6 +29,7 @@ from ..model.disruption import BudgetRecord
 from ..model.objects import NamespaceRecord, PodRecord
 from ..model.selectors import label_selector_as_selector
 from ..model.snapshot import Cluster, build_cluster
+from ..model.times import start_ns
 from . import kernels
 from .reference import (
     SUCCESS,
@@ -67,8 +68,9 @@ class DryRuns:
         self.offset = len(bound)
         self._position = {id(p): i for i, p in enumerate(self.records)}
         self._priority = np.array([priority(p) for p in self.records], dtype=np.int64)
-        self._start = np.array([kernels.NO_START if p.start_time is None else p.start_time
-                                for p in self.records], dtype=np.int64)  # fmt: skip
+        starts = (start_ns(p.start_time) for p in self.records)
+        self._start = np.array([kernels.NO_START if s is None else s for s in starts],
+                               dtype=np.int64)  # fmt: skip
         self._budgets: tuple[Any, ...] | None = None
         #: ``NodeInfo.Pods`` of each node: batch positions, in Go's order
         self._on_node: dict[int, list[int]] = {}

@@ -40,6 +40,7 @@ from ..framework.gosort import sort_slice
 from ..model.disruption import BudgetRecord
 from ..model.objects import PodRecord
 from ..model.selectors import label_selector_as_selector
+from ..model.times import start_ns
 
 #: framework.Code values the plugin reads
 SUCCESS, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE = 0, 2, 3
@@ -83,8 +84,9 @@ class _Clock:
 
     def start_time(self, pod: PodRecord) -> tuple[int, int]:
         """``GetPodStartTime`` as a comparable (given times before every reading)."""
-        if pod.start_time is not None:
-            return (0, pod.start_time)
+        started = start_ns(pod.start_time)
+        if started is not None:
+            return (0, started)
         self.readings += 1
         return (1, self.readings)
 

@@ -5,6 +5,7 @@ shows of it."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 
 import pytest
@@ -32,8 +33,11 @@ from kscore_fast.preemption.reference import (
 
 def _pod(name: str, priority: int = 0, start: int | None = None, labels=None, node: str = "",
          deleting: bool = False, **kw) -> PodRecord:  # fmt: skip
+    """A pod record; ``start``: its start time, seconds after 2024-01-01 (None: none)."""
+    at = time.gmtime(1_704_067_200 + (start or 0))
+    started = "" if start is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", at)
     return PodRecord("default", name, labels or {}, node_name=node, priority=priority,
-                     start_time=start, deleting=deleting, **kw)  # fmt: skip
+                     start_time=started, deleting=deleting, **kw)  # fmt: skip
 
 
 class _Cpu:
@@ -375,3 +379,28 @@ def test_explain_with_a_score_plugin_the_sequential_mode_refuses(overcommitted, 
                       "      enabled:\n      - name: SelectorSpread\n")  # fmt: skip
     got = api.score(overcommitted, config=config, scores="none", explain=True).to_dict()
     assert got["results"][0]["preemption"]["nominatedNode"] == "n2"
+
+
+@pytest.mark.parametrize(
+    "text, ns",
+    [
+        ("2024-01-01T00:00:00Z", 1_704_067_200 * 10**9),
+        ("2024-01-01T00:00:00.5Z", 1_704_067_200 * 10**9 + 500_000_000),
+        ("2024-01-01T01:00:00+01:00", 1_704_067_200 * 10**9),
+        ("2024-02-29T00:00:00Z", 1_709_164_800 * 10**9),
+        ("", None),
+    ],
+)
+def test_start_times(text, ns):
+    from kscore_fast.model.times import rfc3339_problem, start_ns
+
+    assert start_ns(text) == ns
+    assert (rfc3339_problem(text) is None) == bool(text)
+
+
+@pytest.mark.parametrize("text", ["yesterday", "2024-13-01T00:00:00Z", "2023-02-29T00:00:00Z",
+                                  "2024-01-01T24:00:00Z", "2024-01-01 00:00:00Z", 5])  # fmt: skip
+def test_bad_start_times_are_refused(text):
+    from kscore_fast.model.times import rfc3339_problem
+
+    assert rfc3339_problem(text) is not None
