@@ -37,6 +37,7 @@ from .reference import (
     UNSCHEDULABLE_AND_UNRESOLVABLE,
     Status,
     Victims,
+    counting_budgets,
     priority,
 )
 
@@ -169,27 +170,20 @@ class DryRuns:
 
     def _node_lists(self) -> tuple[np.ndarray, np.ndarray]:
         """``NodeInfo.Pods`` of every node as CSR (batch positions)."""
-        n = len(self.names)
-        sizes = np.zeros(n + 1, dtype=np.int64)
-        for node, pods in self._on_node.items():
-            sizes[node + 1] = len(pods)
-        ptr = np.cumsum(sizes)
-        flat = [i for node in range(n) for i in self._on_node.get(node, ())]
-        return ptr, np.asarray(flat, dtype=np.int64)
+        return self._csr(self._on_node)
 
     def _nominated_lists(self) -> tuple[np.ndarray, np.ndarray]:
         """The nominated pods ``RunFilterPluginsWithNominatedPods`` adds for the view's pod,
         per node, as CSR."""
+        return self._csr(self._nominated_by_node())
+
+    def _csr(self, by_node: dict[int, list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Lists of batch positions per node as CSR (pointer, positions)."""
         n = len(self.names)
-        by_node: dict[int, list[int]] = {}
-        p = self._priority[self.pod]
-        for q, node in self.nominated.items():
-            if q != self.pod and self._priority[q] >= p:
-                by_node.setdefault(node, []).append(q)
         sizes = np.zeros(n + 1, dtype=np.int64)
         for node, pods in by_node.items():
             sizes[node + 1] = len(pods)
-        flat = [q for node in range(n) for q in by_node.get(node, ())]
+        flat = [i for node in range(n) for i in by_node.get(node, ())]
         return np.cumsum(sizes), np.asarray(flat, dtype=np.int64)
 
     def _budget_lists(self, budgets: Sequence[BudgetRecord]
@@ -201,14 +195,7 @@ class DryRuns:
         if self._budgets is not None and self._budgets[0] == key:
             return self._budgets[1]
         selectors = [label_selector_as_selector(b.selector) for b in budgets]
-        pairs = list(enumerate(zip(budgets, selectors, strict=True)))
-        rows: list[list[int]] = []
-        for pod in self.records:
-            rows.append([
-                j for j, (b, sel) in pairs
-                if pod.labels and b.namespace == pod.namespace and not sel.empty()
-                and sel.matches(pod.labels) and pod.name not in b.disrupted_pods
-            ])  # fmt: skip
+        rows = [counting_budgets(pod, budgets, selectors) for pod in self.records]
         ptr = np.zeros(len(rows) + 1, dtype=np.int64)
         np.cumsum([len(r) for r in rows], out=ptr[1:])
         flat = np.asarray([j for r in rows for j in r], dtype=np.int64)
@@ -272,14 +259,12 @@ class DryRuns:
         out = np.zeros(len(self.names), dtype=np.int64)
         if not self.nominated:
             return out
+        by_node = self._nominated_by_node()
         wanted = None if nodes is None else set(nodes.tolist())
-        by_node: dict[int, list[int]] = {}
-        p = self._priority[self.pod]
-        for q, node in self.nominated.items():
-            if q != self.pod and self._priority[q] >= p and (wanted is None or node in wanted):
-                by_node.setdefault(node, []).append(q)
         seq = self.seq
         for node, pods in sorted(by_node.items()):
+            if wanted is not None and node not in wanted:
+                continue
             at = np.full(len(pods), node, dtype=np.int64)
             added = np.array(pods, dtype=np.int64)
             seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, added, at)
@@ -290,6 +275,16 @@ class DryRuns:
                     seq.remove(q, node)
             out[node] = self._memo[0, node]
         return out
+
+    def _nominated_by_node(self) -> dict[int, list[int]]:
+        """The nominated pods of the view's pod's priority or higher (itself aside), per
+        node, in nomination order: those ``addNominatedPods`` adds."""
+        by_node: dict[int, list[int]] = {}
+        p = self._priority[self.pod]
+        for q, node in self.nominated.items():
+            if q != self.pod and self._priority[q] >= p:
+                by_node.setdefault(node, []).append(q)
+        return by_node
 
     def _fill(self, nodes: np.ndarray) -> None:
         seq = self.seq

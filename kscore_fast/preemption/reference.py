@@ -39,7 +39,7 @@ from typing import Protocol
 from ..framework.gosort import sort_slice
 from ..model.disruption import BudgetRecord
 from ..model.objects import PodRecord
-from ..model.selectors import label_selector_as_selector
+from ..model.selectors import Selector, label_selector_as_selector
 from ..model.times import start_ns
 
 #: framework.Code values the plugin reads
@@ -144,27 +144,31 @@ def num_candidates(num_nodes: int, percentage: int, absolute: int) -> int:
     return n
 
 
+def counting_budgets(pod: PodRecord, budgets: Sequence[BudgetRecord],
+                     selectors: Sequence[Selector]) -> list[int]:  # fmt: skip
+    """The budgets ``filterPodsWithPDBViolation`` counts ``pod`` against (positions, in
+    order; ``selectors``: the budgets' ``LabelSelectorAsSelector``): a pod with labels, in
+    the budget's namespace, matched by its non-empty selector, not among its disrupted
+    pods."""
+    if not pod.labels:
+        return []
+    return [i for i, (b, sel) in enumerate(zip(budgets, selectors, strict=True))
+            if b.namespace == pod.namespace and not sel.empty() and sel.matches(pod.labels)
+            and pod.name not in b.disrupted_pods]  # fmt: skip
+
+
 def pdb_violations(pods: Sequence[PodRecord], budgets: Sequence[BudgetRecord]
                    ) -> tuple[list[PodRecord], list[PodRecord]]:  # fmt: skip
     """``filterPodsWithPDBViolation``: (violating, non-violating), each in order."""
     allowed = [b.disruptions_allowed for b in budgets]
-    selectors = [label_selector_as_selector(b.selector) if b.selector is not None else None
-                 for b in budgets]  # fmt: skip
+    selectors = [label_selector_as_selector(b.selector) for b in budgets]
     violating, fine = [], []
     for pod in pods:
         violated = False
-        if pod.labels:
-            for i, b in enumerate(budgets):
-                if b.namespace != pod.namespace:
-                    continue
-                sel = selectors[i]
-                if sel is None or sel.empty() or not sel.matches(pod.labels):
-                    continue
-                if pod.name in b.disrupted_pods:
-                    continue
-                allowed[i] -= 1
-                if allowed[i] < 0:
-                    violated = True
+        for i in counting_budgets(pod, budgets, selectors):
+            allowed[i] -= 1
+            if allowed[i] < 0:
+                violated = True
         (violating if violated else fine).append(pod)
     return violating, fine
 
