@@ -271,6 +271,14 @@ def unrefcounted_kernel(fn: Callable[..., Any]) -> Any:
     return jitted
 
 
+def state_kernel(fn: Callable[..., Any]) -> Any:
+    """Compile a kernel taking a plugin's state tuple, without NRT (it must allocate
+    nothing): one signature per state type, so it is not among ``REGISTERED`` (whose
+    kernels have one each); ``kscore_fast.precompile`` compiles it with each plugin's entry
+    points."""
+    return _jitted(fn, _nrt=False)
+
+
 def inline_kernel(fn: Callable[..., Any]) -> Any:
     """Compile a small helper that other kernels call (inlined by LLVM)."""
     return _jitted(fn)

@@ -24,7 +24,9 @@ not once per profile with every plugin inlined into every loop.
 
 from __future__ import annotations
 
+import ctypes
 import functools
+import hashlib
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,7 +41,12 @@ from numba.core.registry import cpu_target
 from numba.core.typeconv import Conversion
 from numba.extending import intrinsic
 
-__all__ = ["Packed", "PackedCall", "call", "pack", "scalar_slot", "state_loader", "state_type"]
+from . import _jit
+
+__all__ = [
+    "Packed", "PackedCall", "call", "pack", "pack_compiled", "scalar_slot", "state_loader",
+    "state_type",
+]  # fmt: skip
 
 
 def state_type(state: tuple[Any, ...]) -> types.Type:
@@ -81,9 +88,18 @@ def _shape_key(value: Any) -> Any:
 
 def leaves(value: Any) -> list[Any]:
     """The arrays and numbers of a (nested) state tuple, in order."""
-    if isinstance(value, tuple):
-        return [leaf for v in value for leaf in leaves(v)]
-    return [value]
+    if not isinstance(value, tuple):
+        return [value]
+    out: list[Any] = []
+    for v in value:  # (most states nest one level: their inner tuples are flat)
+        if isinstance(v, tuple):
+            if any(isinstance(x, tuple) for x in v):
+                out += leaves(v)
+            else:
+                out += v
+        else:
+            out.append(v)
+    return out
 
 
 class Packed:
@@ -93,14 +109,14 @@ class Packed:
     __slots__ = ("address", "buffer", "layout", "nesting", "numba_type", "parts", "state")
 
     def __init__(self, state: tuple[Any, ...], numba_type: types.Type, buffer: np.ndarray,
-                 parts: list[Any], layout: _Layout, nesting: Any) -> None:  # fmt: skip
+                 parts: list[Any] | None, layout: _Layout, nesting: Any) -> None:  # fmt: skip
         self.state = state
         self.numba_type = numba_type
         self.buffer = buffer
         self.parts = parts
         self.layout = layout
         self.nesting = nesting  # (_shape_key)
-        self.address = int(buffer.ctypes.data)
+        self.address = _data_pointer(buffer)
 
 
 def scalar_slot(packed: Packed, leaf: int) -> tuple[np.ndarray, int]:
@@ -153,7 +169,40 @@ class PackedCall:
 def _array_words(a: np.ndarray) -> tuple[int, ...]:
     """An array's struct as numba lays it out: meminfo (none: borrowed), parent, nitems,
     itemsize, data, shape, strides."""
-    return (0, 0, a.size, a.itemsize, a.__array_interface__["data"][0], *a.shape, *a.strides)
+    return (0, 0, a.size, a.itemsize, _data_pointer(a), *a.shape, *a.strides)
+
+
+def _interface_pointer(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+def _field_pointer(a: np.ndarray) -> int:
+    """The data pointer read from the array object itself: ``PyArrayObject``'s first field
+    after the object header (NumPy's stable ABI), a tenth of building
+    ``__array_interface__``; used once :func:`_choose_pointer` has checked it."""
+    return _pointer_at(id(a) + _DATA_OFFSET).value or 0
+
+
+_pointer_at = ctypes.c_void_p.from_address
+#: where ``PyArrayObject.data`` lies: after ``ob_refcnt`` and ``ob_type``
+_DATA_OFFSET = 2 * ctypes.sizeof(ctypes.c_void_p)
+
+
+def _choose_pointer() -> Any:
+    """:func:`_field_pointer` when it reads what NumPy's interface says on arrays of several
+    kinds (views, strided, read-only, empty), else the interface."""
+    base = np.arange(24, dtype=np.int64)
+    samples = [base, base[3:], base[::5], base.reshape(4, 6).T, np.zeros(0), np.ones(3, np.bool_)]
+    samples[-1].flags.writeable = False
+    try:
+        if all(_field_pointer(a) == _interface_pointer(a) for a in samples):
+            return _field_pointer
+    except Exception:  # (another interpreter's object layout: the interface, always right)
+        pass
+    return _interface_pointer
+
+
+_data_pointer = _choose_pointer()
 
 
 def _scalar_bytes(value: Any, dtype: np.dtype) -> np.ndarray:
@@ -190,7 +239,7 @@ def _repack(state: tuple[Any, ...], parts: list[Any], like: Packed) -> Packed | 
     """:func:`pack` from ``like``'s buffer, or None when the types may differ (another
     nesting, or a changed leaf of another kind)."""
     old = like.parts
-    if len(parts) != len(old):
+    if old is None or len(parts) != len(old):
         return None
     changed = [i for i, (a, b) in enumerate(zip(parts, old, strict=True)) if a is not b]
     if any(_leaf_key(parts[i]) != _leaf_key(old[i]) for i in changed):
@@ -213,6 +262,119 @@ def _repack(state: tuple[Any, ...], parts: list[Any], like: Packed) -> Packed | 
     return Packed(state, like.numba_type, buffer, parts, layout, nesting)
 
 
+def pack_compiled(state: tuple[Any, ...]) -> Packed:
+    """:func:`pack` by the compiled :func:`_store`: one call (numba types the tuple from its
+    C fingerprint and writes the struct as compiled code holds it, arrays borrowed), a
+    few µs whatever the state holds, where :func:`pack` costs about 1 µs an array. Each
+    state type is a compiled specialization of its own (compiled once, then loaded from
+    the kernel cache): worth it for states packed many times in one process."""
+    buffer = np.zeros(_WORDS, dtype=np.int64)
+    try:
+        type_id, words = _store(state, buffer)
+        if words > _WORDS:
+            buffer = np.zeros(words, dtype=np.int64)
+            _store(state, buffer)
+    except Exception:  # (not a tuple of arrays and numbers: typed here, with the reason)
+        _typed_laid_out(state, leaves(state))
+        raise TypeError(f"a plugin state of type {numba.typeof(state)} cannot be packed") from None
+    found = _by_id.get(type_id)
+    if found is None:
+        found = _typed_laid_out(state, leaves(state))
+        if _type_id(found[0]) != type_id:
+            raise TypeError(f"a plugin state of type {found[0]}: packed as another type")
+        _by_id[type_id] = found
+    return Packed(state, found[0], buffer, None, found[1], None)
+
+
+def compile_packer(state_type: types.Type) -> None:
+    """Compile (or load from the kernel cache) :func:`pack_compiled`'s code for states of
+    ``state_type``."""
+    _store.compile((state_type, types.Array(types.int64, 1, "C")))
+
+
+#: words of the buffer :func:`pack_compiled` tries first (most states fit in it; the
+#: others are written again in one of their size)
+_WORDS = 256
+#: numba types and layouts by :func:`_type_id`
+_by_id: dict[int, tuple[types.Type, _Layout]] = {}
+
+
+def _type_id(ty: types.Type) -> int:
+    """A stable 63-bit identity of a numba type, the same in every process (compiled code
+    returns it, and the kernel cache keeps that code)."""
+    digest = hashlib.blake2b(str(ty).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 1
+
+
+def _check_leaf_types(ty: types.Type) -> None:
+    try:
+        _check_leaves(ty)
+    except TypeError as exc:
+        raise TypingError(str(exc)) from None
+
+
+def _borrowed(context: Any, builder: Any, ty: types.Type, value: Any) -> Any:
+    """``value`` (of type ``ty``) with every array's meminfo and parent null: borrowed,
+    as :func:`state_loader` reads them back."""
+    if isinstance(ty, types.Array):
+        array = cgutils.create_struct_proxy(ty)(context, builder, value=value)
+        array.meminfo = cgutils.get_null_value(array.meminfo.type)
+        array.parent = cgutils.get_null_value(array.parent.type)
+        return array._getvalue()
+    if isinstance(ty, types.BaseTuple):
+        for i, t in enumerate(ty.types):
+            if isinstance(t, types.Array | types.BaseTuple):
+                part = _borrowed(context, builder, t, builder.extract_value(value, i))
+                value = builder.insert_value(value, part, i)
+    return value
+
+
+@intrinsic
+def _state_words(typingctx: Any, state: types.Type) -> Any:
+    """The int64 words ``state``'s struct fills (a constant of its type)."""
+    _check_leaf_types(state)
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Sequence[Any]) -> Any:
+        llty = context.data_model_manager[sig.args[0]].get_data_type()
+        return context.get_constant(types.int64, -(-llty.get_abi_size(context.target_data) // 8))
+
+    return types.int64(state), codegen
+
+
+@intrinsic
+def _state_type_id(typingctx: Any, state: types.Type) -> Any:
+    """:func:`_type_id` of ``state``'s type (a constant)."""
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Sequence[Any]) -> Any:
+        return context.get_constant(types.int64, _type_id(sig.args[0]))
+
+    return types.int64(state), codegen
+
+
+@intrinsic
+def _store_at(typingctx: Any, state: types.Type, address: types.Type) -> Any:
+    """Write ``state`` at ``address`` in its data layout, arrays borrowed."""
+    _check_leaf_types(state)
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Sequence[Any]) -> Any:
+        ty = sig.args[0]
+        model = context.data_model_manager[ty]
+        ptr = builder.inttoptr(args[1], model.get_data_type().as_pointer())
+        builder.store(model.as_data(builder, _borrowed(context, builder, ty, args[0])), ptr)
+        return context.get_dummy_value()
+
+    return types.none(state, types.int64), codegen
+
+
+@_jit.state_kernel
+def _store(state, buffer):  # pragma: no cover - compiled
+    """``state`` written into ``buffer`` when it fits; (its type's id, its words)."""
+    words = _state_words(state)
+    if words <= len(buffer):
+        _store_at(state, buffer.ctypes.data)
+    return _state_type_id(state), words
+
+
 @dataclass(frozen=True)
 class _Layout:
     """Where a state type's leaves go: ``words`` int64 words in all; the leaves that are
@@ -229,6 +391,7 @@ class _Layout:
 
 @functools.cache
 def _layout(ty: types.Type) -> _Layout:
+    _check_leaves(ty)
     ctx = cpu_target.target_context
     llty = ctx.data_model_manager[ty].get_data_type()
     fields: list[tuple[int, np.dtype | None, int]] = []
@@ -241,6 +404,14 @@ def _layout(ty: types.Type) -> _Layout:
     size = llty.get_abi_size(ctx.target_data)
     return _Layout(max(1, -(-size // 8)), arrays, np.array(array_words, dtype=np.int64), scalars,
                    leaf_at)  # fmt: skip
+
+
+def _check_leaves(ty: types.Type) -> None:
+    if isinstance(ty, types.BaseTuple):
+        for t in ty.types:
+            _check_leaves(t)
+    elif not isinstance(ty, types.Array | types.Integer | types.Float | types.Boolean):
+        raise TypeError(f"a plugin state holds arrays and NumPy numbers, not {ty}")
 
 
 def _walk(ty: types.Type, llty: ir.Type, off: int, td: Any,

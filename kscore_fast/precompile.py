@@ -95,9 +95,11 @@ def run_job(job: Job) -> None:
         return
     made = _entry(job[1], job[2])
     if made is not None:
+        from ._native import compile_packer
         from .framework.entries import entry_address
 
         entry_address(*made)
+        compile_packer(made[1])  # (its compiled packer: loaded once, with its first column)
 
 
 def cached(job: Job) -> bool:

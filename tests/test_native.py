@@ -62,6 +62,29 @@ def test_a_state_packed_like_another_writes_only_what_differs():
     assert _native.pack(nested, like=first).numba_type == numba.typeof(nested)
 
 
+def test_a_state_packed_by_compiled_code_is_the_same_struct():
+    """pack_compiled writes what pack writes (every array borrowed: no meminfo, no parent),
+    read back alike; a state larger than its first buffer, and states of other types,
+    alike; leaves that are not arrays or numbers are refused."""
+    for state in (_STATE, (_STATE[0], (_STATE[1], (_STATE[2], _STATE[3]))),
+                  tuple(np.arange(i + 1) for i in range(60))):  # fmt: skip
+        slow, fast = _native.pack(state), _native.pack_compiled(state)
+        assert fast.numba_type == slow.numba_type == numba.typeof(state)
+        for i, where in enumerate(slow.layout.leaf_at):
+            if isinstance(where, int):  # an array's struct
+                words = slice(where, where + 5 + 2 * _native.leaves(state)[i].ndim)
+                assert fast.buffer[words].tolist() == slow.buffer[words].tolist()
+            else:
+                off, dtype = where
+                raw_fast, raw_slow = fast.buffer.view(np.uint8), slow.buffer.view(np.uint8)
+                size = dtype.itemsize
+                assert raw_fast[off : off + size].tolist() == raw_slow[off : off + size].tolist()
+    fast = _native.pack_compiled(_STATE)
+    assert _load(fast.numba_type)(fast.address)[:4] == (10, -7, True, 11)
+    with pytest.raises(TypeError, match="arrays and NumPy numbers"):
+        _native.pack_compiled((np.zeros(2), "text"))
+
+
 def test_the_type_key_follows_layout_dtype_and_writability():
     a = np.zeros(4)
     assert _native.state_type((a,)) is _native.state_type((np.ones(4),))

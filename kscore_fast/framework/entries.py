@@ -95,6 +95,25 @@ def entry_address(plugin: Any, state_type: types.Type, column: int) -> int:
     return found[2]
 
 
+def entry_row(plugin: Any, packed: Any, columns: tuple[int, ...]) -> list[int]:
+    """A plugin table row: the packed state's address and, for ``columns``, the plugin's
+    entry points for states of its type (the others 0)."""
+    key = (id(plugin.kernels), id(packed.numba_type), columns)
+    found = _rows.get(key)
+    if found is None or found[0] is not plugin.kernels or found[1] is not packed.numba_type:
+        row = [0] * abi.COLUMNS
+        for c in columns:
+            row[c] = entry_address(plugin, packed.numba_type, c)
+        found = _rows[key] = (plugin.kernels, packed.numba_type, row)
+    row = list(found[2])
+    row[abi.STATE] = packed.address
+    return row
+
+
+#: plugin table rows by (kernels, state type, columns), both kept alive in the value
+_rows: dict[tuple[int, int, tuple[int, ...]], tuple[Any, Any, list[int]]] = {}
+
+
 def built_column(plugin: Any, column: int) -> int:
     """The column whose entry point serves ``column`` for ``plugin``: a plugin without a
     ``score_pod_serial`` kernel scores serially through its ``SCORE`` entry point."""
@@ -195,11 +214,10 @@ class PluginTable:
             python_kernels.Handle(s) if python_kernels.is_python(p) else _packed(s, p)
             for p, s in zip(self.plugins, self.states, strict=True)
         ]
-        self.table = np.zeros((len(self.plugins), abi.COLUMNS), dtype=np.int64)
-        for p, (plugin, packed) in enumerate(zip(self.plugins, self.packed, strict=True)):
-            self.table[p, abi.STATE] = packed.address
-            for c in columns:
-                self.table[p, c] = entry_address(plugin, packed.numba_type, c)
+        columns = tuple(columns)
+        self.table = np.array([entry_row(plugin, packed, columns)
+                               for plugin, packed in zip(self.plugins, self.packed, strict=True)],
+                              dtype=np.int64).reshape(len(self.plugins), abi.COLUMNS)  # fmt: skip
 
     def __len__(self) -> int:
         return len(self.plugins)
@@ -222,15 +240,25 @@ def _packed(state: tuple[Any, ...], plugin: Any) -> _native.Packed:
             _recent.move_to_end(key)
             return found
         last = _last.get(id(plugin.kernels))
-    packed = _native.pack(state, like=None if last is None else last[1], parts=parts)
+    if last is not None and last[2] >= COMPILED_AFTER:
+        packed = _native.pack_compiled(state)
+    else:
+        packed = _native.pack(state, like=None if last is None else last[1], parts=parts)
     with _lock:
         _recent[key] = packed
         while len(_recent) > RECENT:
             _recent.popitem(last=False)
-        _last[id(plugin.kernels)] = (plugin.kernels, packed)
+        _last[id(plugin.kernels)] = (plugin.kernels, packed, 1 if last is None else last[2] + 1)
     return packed
 
 
+#: a plugin's states are packed by compiled code (``_native.pack_compiled``) once this
+#: process has packed that many of them: a compiled packer per state type, loaded from the
+#: kernel cache, costs a few ms a process, and then a few µs a state where Python costs
+#: about 1 µs an array (a lone pod's default profile packs ~150 arrays)
+COMPILED_AFTER = 8
+
 #: per plugin's kernels (kept alive here): the state it packed last, which the next state
-#: of the plugin shares most leaves with (its snapshot's), written again only in part
-_last: dict[int, tuple[Any, _native.Packed]] = {}
+#: of the plugin shares most leaves with (its snapshot's), written again only in part, and
+#: how many states it packed
+_last: dict[int, tuple[Any, _native.Packed, int]] = {}

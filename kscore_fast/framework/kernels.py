@@ -1,10 +1,10 @@
-"""Kernels of the runtime: top-K selection of the scores kept."""
+"""Kernels of the runtime: settling a searched chunk, top-K selection of the scores kept."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._jit import dual_kernel, prange
+from .._jit import dual_kernel, kernel, prange
 
 
 @dual_kernel
@@ -59,3 +59,40 @@ def top_k(ptr, nodes, total, hosts, k, order_out, lengths_out):  # pragma: no co
                     order_out[pos + j] = e
                     j += 1
     return out_ptr[n_pods]
+
+
+@kernel
+def settle_chunk(pods, ptr, nodes, failed, blocked, feasible, evaluated, hosts, keep_idx,
+                 keep_ptr):  # fmt: skip  # pragma: no cover - compiled
+    """A searched chunk settled: chunk pod ``i`` (batch pod ``pods[i]``) found the nodes
+    ``nodes[ptr[i]:ptr[i+1]]`` and failed ``failed[i]``. Its counts go to ``feasible`` and
+    ``evaluated`` (batch-indexed); with one feasible node that node is its host
+    (``hosts``); with two or more, unless ``blocked`` (its PreScore failed), it is kept
+    for scoring: ``keep_idx[:m]`` are the kept chunk positions and their lists are moved
+    to the front of ``nodes`` (in place), ``keep_ptr[:m+1]``. Returns ``m``, the pods
+    without a feasible node and the blocked pods with two or more."""
+    m = 0
+    zero = 0
+    n_blocked = 0
+    keep_ptr[0] = 0
+    for i in range(pods.shape[0]):
+        pod = pods[i]
+        lo = ptr[i]
+        n = ptr[i + 1] - lo
+        feasible[pod] = n
+        evaluated[pod] = n + failed[i]
+        if n == 0:
+            zero += 1
+        elif n == 1:
+            hosts[pod] = nodes[lo]
+        elif blocked[pod]:
+            n_blocked += 1
+        else:
+            start = keep_ptr[m]
+            if start != lo:
+                for e in range(n):
+                    nodes[start + e] = nodes[lo + e]
+            keep_idx[m] = i
+            keep_ptr[m + 1] = start + n
+            m += 1
+    return m, zero, n_blocked

@@ -23,6 +23,7 @@ chunk-sized scratch (``top:K``, ``none``), so memory stays bounded by the chunk.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +35,7 @@ from ..model.snapshot import ClusterSnapshot, PodBatch, pod_twins, spec_twins
 from . import abi, search, sharing, verdicts
 from .entries import PluginTable
 from .interface import Chunk
-from .kernels import top_k
+from .kernels import settle_chunk, top_k
 from .nodeorder import num_feasible_nodes_to_find
 from .result import ScoreResult, ScoresMode
 from .search import BLOCK, unpack
@@ -56,13 +57,31 @@ class WeightedPlugin:
 
 
 class _Scratch:
-    """Chunk-sized work arrays, reused from chunk to chunk."""
+    """Chunk-sized work arrays, reused from chunk to chunk: the totals, and the
+    per-plugin scores when the result keeps them elsewhere (``keep_scores`` False)."""
 
-    def __init__(self, n_plugins: int, capacity: int) -> None:
+    def __init__(self, n_plugins: int, capacity: int, keep_scores: bool) -> None:
         self.total = np.empty(capacity, dtype=np.int64)
-        self.raw = np.empty((n_plugins, capacity), dtype=np.int64)
-        self.norm_u8 = np.empty((n_plugins, capacity), dtype=np.uint8)
-        self.nodes = np.empty(capacity, dtype=np.int32)
+        if not keep_scores:
+            self.raw = np.empty((n_plugins, capacity), dtype=np.int64)
+            self.norm_u8 = np.empty((n_plugins, capacity), dtype=np.uint8)
+
+
+class _TableRows:
+    """A profile's plugins, each once (filter plugins first, in order, then the score
+    plugins not filtering), the rows of its filter and score plugins in that list, and
+    what a run's result names."""
+
+    def __init__(self, fw: Framework) -> None:
+        by_name = {p.name: p for p in [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]}
+        self.plugins = list(by_name.values())
+        row = {p.name: i for i, p in enumerate(self.plugins)}
+        self.fids = np.array([row[p.name] for p in fw.filter_plugins], np.int64)
+        self.sids = np.array([row[wp.plugin.name] for wp in fw.score_plugins], np.int64)
+        self.score_plugins = [self.plugins[p] for p in self.sids.tolist()]
+        self.weights = np.array([wp.weight for wp in fw.score_plugins], np.int64)
+        self.weight_list = self.weights.tolist()
+        self.plugin_names, self.filter_names = fw.plugin_names, fw.filter_names
 
 
 @dataclass
@@ -117,6 +136,12 @@ class Framework:
     def filter_names(self) -> list[str]:
         return [p.name for p in self.filter_plugins]
 
+    @functools.cached_property
+    def table_rows(self) -> _TableRows:
+        """The profile's plugins as every run's plugin table holds them (the plugin lists
+        do not change after construction)."""
+        return _TableRows(self)
+
     def begin(self, snapshot: ClusterSnapshot, batch: PodBatch, scores: ScoresMode,
               explain: bool, refused: Mapping[int, str] | None
               ) -> tuple[ScoreResult, np.ndarray, int]:  # fmt: skip
@@ -124,13 +149,14 @@ class Framework:
         ``numFeasibleNodesToFind`` (0 when there are no nodes: the result is finished,
         every pod with Go's error)."""
         n_pods, n_nodes = len(batch), snapshot.n_nodes
+        rows = self.table_rows
         result = ScoreResult.empty(
             pod_names=batch.names,
             node_names=snapshot.node_names,
-            plugin_names=self.plugin_names,
-            weights=[wp.weight for wp in self.score_plugins],
+            plugin_names=list(rows.plugin_names),
+            weights=list(rows.weight_list),
             scores=scores,
-            filter_names=self.filter_names,
+            filter_names=rows.filter_names,
             explained=explain,
         )
         skip = np.zeros(n_pods, dtype=np.bool_)
@@ -173,13 +199,16 @@ class Framework:
                 chunk_size = max(1, min(chunk_size, CHUNK_ENTRIES // n_nodes))
         per_pod = num_to_find if result.keep is None else min(result.keep, num_to_find)
         result.reserve(n_pods * per_pod)
-        scratch = _Scratch(len(self.score_plugins), min(n_pods, chunk_size) * num_to_find)
+        scratch = _Scratch(len(self.score_plugins), min(n_pods, chunk_size) * num_to_find,
+                           result.keep is None)  # fmt: skip
         run = _Run(self, snapshot, batch, num_to_find, explain)
         seed_u64 = np.uint64(seed % 2**64)
+        skipping = bool(refused)
         for lo in range(0, n_pods, chunk_size):
             pods = np.arange(lo, min(n_pods, lo + chunk_size), dtype=np.int64)
             n_chunk = len(pods)
-            pods = pods[~skip[pods]]
+            if skipping:
+                pods = pods[~skip[pods]]
             if len(pods):
                 found = run.search(pods)
                 chunk = run.settle(pods, found, result)
@@ -230,17 +259,18 @@ class _Run:
         """What every run of the profile holds: the plugins' states and plugin table, the
         filter and score plugins' rows in it, the weights, the PreScore failures and the
         search position."""
-        by_name = {p.name: p for p in [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]}
+        rows = fw.table_rows
         self.fw, self.batch = fw, batch
         #: the profile's plugins (each once), their states and the table the loops read
-        self.plugins = list(by_name.values())
-        row = {p.name: i for i, p in enumerate(self.plugins)}
-        self.fids = np.array([row[p.name] for p in fw.filter_plugins], np.int64)
-        self.sids = np.array([row[wp.plugin.name] for wp in fw.score_plugins], np.int64)
-        self.score_plugins = [self.plugins[p] for p in self.sids.tolist()]
+        self.plugins, self.fids, self.sids = rows.plugins, rows.fids, rows.sids
+        self.score_plugins, self.weights = rows.score_plugins, rows.weights
         self.adopt_states(self.owned([p.prepare(snapshot, batch) for p in self.plugins]))
-        self.weights = np.array([wp.weight for wp in fw.score_plugins], np.int64)
         self.prescore_errors = self._prescore_errors(snapshot, batch)
+        #: bool[B]: the pod's PreScore failed (it is not scored; PreScore runs only when
+        #: scoring)
+        self.prescore_blocked = np.zeros(len(batch), dtype=np.bool_)
+        if self.sids.size and self.prescore_errors:
+            self.prescore_blocked[list(self.prescore_errors)] = True
         self.n_nodes = snapshot.n_nodes
         self.num_to_find = num_to_find
         self.explain = explain
@@ -324,25 +354,23 @@ class _Run:
     def settle(self, pods: np.ndarray, found: _Searched, result: ScoreResult) -> Chunk:
         """Counts, FitErrors and rejections; pods with one feasible node get it as host.
         Returns the pods left to score (≥ 2 feasible nodes) with their node lists."""
-        counts = self.record_search(pods, found, result)
-        for i in np.flatnonzero(counts == 0):
-            self.record_failure(result, int(pods[i]), self._fit_error(found, int(i)))
-        single = counts == 1
-        result.hosts[pods[single]] = found.nodes[found.ptr[:-1][single]]
-        keep = counts >= 2
-        if self.prescore_errors and self.sids.size:  # PreScore runs only when scoring
-            for i in np.flatnonzero(keep).tolist():
-                error = self.prescore_errors.get(int(pods[i]))
-                if error is not None:
-                    keep[i] = False
-                    self.record_failure(result, int(pods[i]), error)
-        if keep.all():  # (most chunks: every pod scores on the lists it found)
-            return Chunk(pods, found.ptr, found.nodes[: found.ptr[-1]])
-        lengths = counts[keep]
-        ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=ptr[1:])
-        entries = np.repeat(keep, counts)
-        return Chunk(pods[keep], ptr, found.nodes[: found.ptr[-1]][entries])
+        c = len(pods)
+        keep_idx, keep_ptr = np.empty(c, dtype=np.int64), np.empty(c + 1, dtype=np.int64)
+        m, zero, blocked = settle_chunk(
+            pods, found.ptr, found.nodes, found.failed, self.prescore_blocked, result.feasible,
+            result.evaluated, result.hosts, keep_idx, keep_ptr,
+        )  # fmt: skip
+        if self.explain:
+            self._record_rejections(pods, found, result)
+        if zero or blocked:
+            counts = np.diff(found.ptr)
+            for i in np.flatnonzero(counts == 0).tolist():
+                self.record_failure(result, int(pods[i]), self._fit_error(found, i))
+            for i in np.flatnonzero(counts >= 2).tolist() if blocked else ():
+                if self.prescore_blocked[pods[i]]:
+                    self.record_failure(result, int(pods[i]), self.prescore_errors[int(pods[i])])
+        kept = pods if m == c else pods[keep_idx[:m]]
+        return Chunk(kept, keep_ptr[: m + 1], found.nodes[: keep_ptr[m]])
 
     def record_search(self, pods: np.ndarray, found: _Searched, result: ScoreResult
                       ) -> np.ndarray:  # fmt: skip
@@ -479,9 +507,9 @@ class _Run:
     ) -> None:
         """Record the chunk's kept entries (the scores are already in place for
         ``scores="all"``)."""
-        lengths = np.diff(chunk.ptr)
         if result.keep == 0:
             return
+        lengths = np.diff(chunk.ptr)
         if result.keep is None:
             result.nodes[result.free_slice(len(chunk.nodes))] = chunk.nodes
             result.commit(chunk.pods, lengths)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _jit
 from .._jit import inline_kernel, kernel, run_threaded, split_work
 from ..model.rows import unique_rows
 from .scoring import fill_rows, score_todo
@@ -119,18 +120,24 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, table: np.ndarray,
     else:  # (a lone pod: nothing to copy)
         todo, copies, source = np.arange(len(pods), dtype=np.int64), _NONE, _NONE
     row_of = rows.rows_for(table, pods, todo)
-    work = np.zeros(len(todo) + 1, dtype=np.int64)
-    np.cumsum(ptr[todo + 1] - ptr[todo], out=work[1:])
     per_pod = (best, count, bad_plugin, bad_value)
-    run_threaded([partial(score_todo, todo[a:b], sids, weights, table, pods, ptr, nodes, raw,
-                          norm_u8, base, total, *per_pod, row_of, rows.raw, rows.n_all,
-                          rows.const, rows.const_ok, rows.row_ok, keep, seed, hosts)
-                  for a, b in split_work(work, int(work[-1]))])  # fmt: skip
+    args = (sids, weights, table, pods, ptr, nodes, raw, norm_u8, base, total, *per_pod,
+            row_of, rows.raw, rows.n_all, rows.const, rows.const_ok, rows.row_ok, keep, seed,
+            hosts)  # fmt: skip
+    if int(ptr[-1]) < _jit.PARALLEL_MIN_WORK:  # (one thread: no split)
+        score_todo(todo, *args)
+        work_done = int(ptr[-1])
+    else:
+        work = np.zeros(len(todo) + 1, dtype=np.int64)
+        np.cumsum(ptr[todo + 1] - ptr[todo], out=work[1:])
+        work_done = int(work[-1])
+        run_threaded([partial(score_todo, todo[a:b], *args)
+                      for a, b in split_work(work, work_done)])  # fmt: skip
     source_of = np.full(len(pods), -1, dtype=np.int64)
     if len(copies):
         copy_twins(copies, source, ptr, raw, norm_u8, base, keep, total, *per_pod)
         source_of[copies] = source
-        select_copies.pick(len(copies) + int(work[-1]) // 4)(
+        select_copies.pick(len(copies) + work_done // 4)(
             ptr, nodes, total, best, count, seed, pods, source_of, hosts
         )
     return source_of
@@ -257,6 +264,8 @@ class TwinRows:
         """int64[K, C]: the row of each chunk pod per plugin (-1: scored on its own list),
         with the rows the chunk's pods to score need filled."""
         out = np.full((len(self.sids), len(pods)), -1, dtype=np.int64)
+        if not self.members:  # (no plugin shares rows this run)
+            return out
         for f, members in enumerate(self.members):
             shared, row_of = self.shared[f], self.row_of[f]
             if not shared.any():

@@ -115,7 +115,7 @@ def plugin_keys(filters: Sequence[Any], states: Sequence[tuple[Any, ...]],
 def filter_classes(keys: np.ndarray) -> np.ndarray:
     """int64[B]: pods with equal class get equal verdicts on every node (the profile's
     filter plugins' keys, :func:`plugin_keys`, combined)."""
-    if keys.shape[1] == 0:
+    if keys.shape[1] == 0 or keys.shape[0] < 2:  # (one class)
         return np.zeros(keys.shape[0], dtype=np.int64)
     _, cls = unique_rows(keys)
     return cls.reshape(-1).astype(np.int64)

@@ -483,7 +483,9 @@ def pod_twins(batch: PodBatch) -> np.ndarray:
         return cached
     pods, key = batch.pods, _TwinKey()
     ids: dict[tuple[bytes, tuple[bytes, ...], tuple[bytes, ...]], int] = {}
-    if len(pods) < FEW_PODS:  # (the hashing's dozen NumPy calls cost more)
+    if len(pods) < 2:  # (no twins)
+        twins = np.zeros(len(pods), dtype=np.int64)
+    elif len(pods) < FEW_PODS:  # (the hashing's dozen NumPy calls cost more)
         twins = np.fromiter((ids.setdefault(key(p), len(ids)) for p in pods), np.int64,
                             len(pods))  # fmt: skip
     else:

@@ -201,9 +201,12 @@ def driver_state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     prep = prepare(snapshot)
     bs = batch_state(snapshot, batch)
     n_nodes = max(snapshot.n_nodes, 1)
-    sizes = np.bincount(bs.group[bs.group >= 0], minlength=len(bs.grp_ns))
-    shared = np.flatnonzero(sizes >= 2)
-    shared = shared[np.argsort(-sizes[shared], kind="stable")][: HOT_ENTRIES // n_nodes]
+    if len(bs.group) < 2:  # (a lone pod: no group to share)
+        shared = np.zeros(0, dtype=np.int64)
+    else:
+        sizes = np.bincount(bs.group[bs.group >= 0], minlength=len(bs.grp_ns))
+        shared = np.flatnonzero(sizes >= 2)
+        shared = shared[np.argsort(-sizes[shared], kind="stable")][: HOT_ENTRIES // n_nodes]
     hot_row = np.full(len(bs.grp_ns), -1, dtype=np.int64)
     hot_row[shared] = np.arange(len(shared))
     hot = np.zeros((len(shared), n_nodes), dtype=np.int64)
