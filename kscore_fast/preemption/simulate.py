@@ -38,7 +38,7 @@ from ..model.disruption import BudgetRecord
 from ..model.snapshot import Cluster
 from .dryrun import DryRuns
 from .explain import OFFSET_STREAM, preemption_entry
-from .reference import Preemption, preempt, priority
+from .reference import NOT_ELIGIBLE, Preemption, preempt, priority
 
 
 def simulate_preemption(
@@ -127,8 +127,12 @@ def _post_filter(runs: DryRuns, pod: int, row: int, seed: int, source: GoRand | 
 
 def _apply(runs: DryRuns, pod: int, found: Preemption) -> None:
     """``prepareCandidate`` and ``recordSchedulingFailure``: the victims deleted, the
-    lower-priority nominations on the node cleared, the preemptor nominated."""
+    lower-priority nominations on the node cleared, the preemptor nominated; without a
+    candidate the preemptor's nomination is cleared (``NominatedNodeName("")``), unless
+    it was not eligible (no result: the nomination stays)."""
     if found.node < 0:
+        if found.reason != NOT_ELIGIBLE:
+            runs.nominated.pop(pod, None)
         return
     for victim in found.victims:
         runs.evict(runs.position(victim))
