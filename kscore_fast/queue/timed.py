@@ -94,6 +94,8 @@ class TimedSimulator:
         #: the batch's resource columns, and each pending pod's requests from them
         self._batch_requests: tuple[Any, list[tuple[int, int, int]]] = (None, [])
         self._terms: dict[str, list[AffinityTerm]] = {}
+        #: the victims of preemption so far: key → the preemptor's
+        self._victims: dict[str, str] = {}
         self._ns_labels = {ns.name: dict(ns.labels) for ns in self.sim._cache.namespaces}
         cache = self.sim._cache
         for key, record in cache.existing.items():
@@ -160,7 +162,7 @@ class TimedSimulator:
             scalars,
             books,
             set(self._later),
-            dict(self._terms),
+            (dict(self._terms), dict(self._victims)),
             len(self._attempts),
             len(self._rows),
         )
@@ -171,7 +173,7 @@ class TimedSimulator:
         self.now, self.next_backoff, self.next_leftover, self._horizon = scalars
         self.queue, self._story, self._usage, self._requests = books
         self.queue.clock = lambda: self.now
-        self._later, self._terms = later, terms
+        self._later, (self._terms, self._victims) = later, terms
         del self._attempts[n_attempts:]
         del self._rows[n_rows:]
 
@@ -248,6 +250,8 @@ class TimedSimulator:
             if tried.preemption is not None:  # the victims' deletions reach the queue after
                 for victim in tried.preemption.victims:
                     self._deleted_bound(victim)
+                    self._victims[victim] = pod.key
+                where = pod.where  # (moved, perhaps, to podBackoffQ)
         # (a tuple: rows are made dicts when asked for, :attr:`attempts`)
         self._attempts.append((self.now, pod.key, pod.attempts, queue.scheduling_cycle, tried,
                                pod.unschedulable_plugins, where))  # fmt: skip
@@ -280,6 +284,9 @@ class TimedSimulator:
         if key in self._later:
             raise InputError(f"pod {key} has not arrived yet")
         cache = self.sim._cache
+        if key in self._victims and key not in cache.pending and key not in cache.existing:
+            raise InputError(f"pod {key} was deleted before: a victim of the preemption by "
+                             f"{self._victims[key]}")  # fmt: skip
         bound = key in cache.existing or key in cache.bound
         self.sim._delete(key)
         if bound:
