@@ -13,7 +13,8 @@ PostFilter run and applied as ``scheduleOne`` applies it:
   count it on its node; with ``retry``, it is tried once more at once, its victims gone,
   its nominated node first (the pod's row then holds that second cycle, and its
   ``preemption`` the first one's error, ``firstError``);
-* a pod that binds leaves the nominator.
+* a pod that binds leaves the nominator; a cycle that fails otherwise than with a
+  FitError clears the pod's nomination (``clearNominatedNode``).
 
 The pods' own ``status.nominatedNodeName`` counts from the start, as the real queue's
 ``Add`` nominates them. With ``--tie-break go-rand`` the candidates' offset is
@@ -85,7 +86,11 @@ def simulate_preemption(
 
     for i in np.flatnonzero(~skip).tolist():
         pod = first + i
-        if cycle(i) < 0 and result.feasible[i] == 0 and (result.errors[i] or "").startswith("0/"):
+        host = cycle(i)
+        fit_error = result.feasible[i] == 0 and (result.errors[i] or "").startswith("0/")
+        if host < 0 and not fit_error:
+            runs.nominated.pop(pod, None)  # (clearNominatedNode)
+        elif host < 0:
             entry = result.preemptions[i] = _post_filter(
                 runs, pod, i, seed, source, cluster.budgets, pct, absolute, result.node_names
             )
