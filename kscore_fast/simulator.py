@@ -20,6 +20,10 @@ A Simulator may be shared between threads: each call takes the simulator's lock,
 run one after the other (the lock costs ~0.5 µs a call). A call made from inside another's
 ``progress`` callback is refused (it would change the states under the running loop). A
 call that raises leaves the simulator as it was.
+
+With ``preemption=True`` a pod that fits nowhere preempts as ``scheduleOne`` has it
+(:mod:`kscore_fast.preemption.stepwise`): :meth:`Simulator.schedule_one` returns what
+PostFilter did, and nominated pods count in every cycle's filters.
 """
 
 from __future__ import annotations
@@ -386,6 +390,8 @@ class Simulator:
             raise
         seq.bound[i] = n
         self._cache.bind(pod, node)
+        if self._nominated is not None:  # (bound: it leaves the nominator)
+            self._nominated.pop(pod, None)
 
     @_serialized
     def schedule_and_bind(self, pod: str) -> str | None:
@@ -507,7 +513,8 @@ class Simulator:
             progress: Callable[[int], None] | None = None) -> ScoreResult:  # fmt: skip
         """Schedule and bind ``pods`` in the order given (default: every pending pod not
         bound yet, in kube-scheduler's queue order), one compiled loop for all of them;
-        their results in that order."""
+        their results in that order. With ``preemption`` each pod's cycle is
+        :meth:`schedule_one`'s (a failed pod's result holds its ``preemption``)."""
         _scores("run", scores)
         params.function("run", "progress", progress)
         if pods is not None:
@@ -568,7 +575,8 @@ class Simulator:
         or ``("delete", pod)`` (:meth:`delete`), in one compiled loop: no Python between
         them (a deletion of a bound pod of the input prepares the states again, and splits
         the loop there). The results of the schedule events, in order. A pod is scheduled
-        at most once per replay (retry one that fit nowhere in a later call)."""
+        at most once per replay (retry one that fit nowhere in a later call). With
+        ``preemption`` each schedule event is :meth:`schedule_one`'s."""
         _scores("replay", scores)
         params.function("replay", "progress", progress)
         if isinstance(events, str | bytes) or not isinstance(events, Iterable):

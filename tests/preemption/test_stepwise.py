@@ -29,25 +29,32 @@ def _rows(results: list[dict]) -> list[tuple]:
     return [(r["pod"], r["host"], r["error"], r.get("preemption")) for r in results]
 
 
-def test_steps_equal_simulate_with_preemption(tmp_path):
+def _steps_equal_simulate(tmp_path, seed: int, **sizes: int) -> int:
     """``run()`` and ``schedule_one`` pod after pod in queue order == ``simulate
-    --preemption``, draw for draw (go-rand: the offsets and the hosts' ties share the
-    source), on random over-committed clusters."""
-    preempted = 0
-    for seed in range(8):
-        path = _write(tmp_path, preemption_scenario(seed, max_nodes=4, max_pending=12))
-        whole = api.simulate(api.load_cluster([path]), seed=seed, scores="none",
-                             tie_break="go-rand", preemption=True).to_dict()["results"]  # fmt: skip
-        preempted += sum(bool((r.get("preemption") or {}).get("victims")) for r in whole)
-        sim = Simulator(api.load_cluster([path]), seed=seed, tie_break="go-rand",
-                        preemption=True)  # fmt: skip
-        assert _rows(sim.run().to_dict()["results"]) == _rows(whole), seed
-        sim = Simulator(api.load_cluster([path]), seed=seed, tie_break="go-rand",
-                        preemption=True)  # fmt: skip
-        pods = sim.cluster.batch.pods
-        steps = [sim.schedule_one(pods[i].key) for i in queue_order(pods)]
-        assert _rows(steps) == _rows(whole), seed
+    --preemption`` on a random over-committed cluster, draw for draw (go-rand: the
+    offsets and the hosts' ties share the source); how many pods evicted victims."""
+    path = _write(tmp_path, preemption_scenario(seed, **sizes))
+    whole = api.simulate(api.load_cluster([path]), seed=seed, scores="none",
+                         tie_break="go-rand", preemption=True).to_dict()["results"]  # fmt: skip
+    sim = Simulator(api.load_cluster([path]), seed=seed, tie_break="go-rand", preemption=True)
+    assert _rows(sim.run().to_dict()["results"]) == _rows(whole), seed
+    sim = Simulator(api.load_cluster([path]), seed=seed, tie_break="go-rand", preemption=True)
+    pods = sim.cluster.batch.pods
+    steps = [sim.schedule_one(pods[i].key) for i in queue_order(pods)]
+    assert _rows(steps) == _rows(whole), seed
+    return sum(bool((r.get("preemption") or {}).get("victims")) for r in whole)
+
+
+def test_steps_equal_simulate_with_preemption(tmp_path):
+    preempted = sum(_steps_equal_simulate(tmp_path, seed, max_nodes=4, max_pending=12)
+                    for seed in range(8))  # fmt: skip
     assert preempted >= 5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(500))
+def test_many_more_steps_equal_simulate_with_preemption(tmp_path, seed):
+    _steps_equal_simulate(tmp_path, 10_000 + seed, max_nodes=8, max_pending=16)
 
 
 def test_schedule_one_preempts_and_nominates(overcommitted):  # noqa: F811
