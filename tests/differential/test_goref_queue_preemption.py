@@ -29,7 +29,7 @@ from kscore_fast.queue import replay_timed
 
 from ..goref import goref_missing
 from ..scenarios_preemption import preemption_scenario
-from .test_goref_preemption import DEFAULT_CONFIG
+from .test_goref_preemption import DEFAULT_CONFIG, outcome_differences
 from .timed import differences, run_goref, write_events
 
 pytestmark = [
@@ -108,15 +108,8 @@ def preemption_differences(ours: dict[str, Any], go: dict[str, Any]) -> list[str
             if "preemption" in k:
                 diffs.append(f"attempt {i} ({k['pod']}): preempted, go ran no PostFilter")
             continue
-        pre = k.get("preemption")
-        if pre is None:
-            diffs.append(f"attempt {i} ({k['pod']}): no preemption, go {g['postFilterCode']}")
-            continue
-        mine = (pre["nominatedNode"], pre["victims"], pre["pdbViolations"], sorted(pre["ties"]))
-        theirs = (g["nominatedNode"], g["victims"], g["pdbViolations"],
-                  sorted(g.get("preemptionTies") or []))  # fmt: skip
-        if mine != theirs:
-            diffs.append(f"attempt {i} ({k['pod']} at {k['timeNs']} ns): {mine} != go {theirs}")
+        diffs += outcome_differences(f"attempt {i} ({k['pod']} at {k['timeNs']} ns)",
+                                     k.get("preemption"), g)  # fmt: skip
         if diffs:
             break
     return differences(ours, go) + diffs
