@@ -49,8 +49,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Schedule the pending pods in kube-scheduler's queue order (higher "
         "spec.priority first, then input order), each assumed on its host before the next "
         "cycle, as kube-scheduler v1.23.6 would with parallelism 1. Pods that fit nowhere "
-        "get Go's FitError and change nothing (no retry; no preemption without "
-        "--preemption). With --events, "
+        "get Go's FitError and are not retried; with --preemption they preempt "
+        "(docs/preemption.md), else they change nothing. With --events, "
         "the cluster over time: pods arrive and leave, nodes come and go, and pods wait in "
         "kube-scheduler's scheduling queue (backoff, retries on cluster events) on a "
         "simulated clock; every attempt is a row (docs/queue.md).",
