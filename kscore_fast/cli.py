@@ -21,7 +21,7 @@ from typing import Any
 
 from . import __version__
 from ._signals import STOP_SIGNALS
-from .errors import InputError, UnsupportedError
+from .errors import InputError
 
 EXIT_USAGE = 2
 
@@ -49,7 +49,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Schedule the pending pods in kube-scheduler's queue order (higher "
         "spec.priority first, then input order), each assumed on its host before the next "
         "cycle, as kube-scheduler v1.23.6 would with parallelism 1. Pods that fit nowhere "
-        "get Go's FitError and change nothing (no retry, no preemption). With --events, "
+        "get Go's FitError and are not retried; with --preemption they preempt "
+        "(docs/preemption.md), else they change nothing. With --events, "
         "the cluster over time: pods arrive and leave, nodes come and go, and pods wait in "
         "kube-scheduler's scheduling queue (backoff, retries on cluster events) on a "
         "simulated clock; every attempt is a row (docs/queue.md).",
@@ -80,8 +81,9 @@ def _parser() -> argparse.ArgumentParser:
         "--preemption",
         action="store_true",
         help="a pod that fits nowhere runs the profile's DefaultPreemption, applied: its "
-        "victims are deleted and it is nominated (not retried in the same pass; "
-        "docs/preemption.md)",
+        "victims are deleted and it is nominated (not retried in the same pass; with "
+        "--events it goes back to the queue and the victims' deletions move the pods "
+        "waiting; docs/preemption.md)",
     )
     m.add_argument(
         "--retry-nominated",
@@ -435,9 +437,9 @@ def _score(args: argparse.Namespace) -> int:
         raise InputError("--until applies with --events only")
     if args.command == "simulate" and args.retry_nominated and not args.preemption:
         raise InputError("--retry-nominated needs --preemption")
-    if timed and args.preemption:
-        raise UnsupportedError("--events with --preemption: the queue does not preempt yet "
-                               "(simulate --preemption without --events does)")  # fmt: skip
+    if timed and args.retry_nominated:
+        raise InputError("--retry-nominated does not apply with --events (the queue tries "
+                         "a pod again when it would)")  # fmt: skip
     args.scores = "all" if args.scores is None else args.scores
     parse_scores_mode(args.scores, "--scores")
     if args.command == "simulate":
@@ -519,6 +521,7 @@ def _replay(args: argparse.Namespace, config: object) -> int:
                     tie_break=args.tie_break, until=args.until, progress=bar.update,
                     percentage_of_nodes_to_score=args.percentage_of_nodes_to_score,
                     notice=None if args.quiet else lambda text: _say(f"kscore: {text}"),
+                    preemption=args.preemption,
                 )  # fmt: skip
             finally:
                 bar.close()

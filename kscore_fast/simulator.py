@@ -20,16 +20,21 @@ A Simulator may be shared between threads: each call takes the simulator's lock,
 run one after the other (the lock costs ~0.5 µs a call). A call made from inside another's
 ``progress`` callback is refused (it would change the states under the running loop). A
 call that raises leaves the simulator as it was.
+
+With ``preemption=True`` a pod that fits nowhere preempts as ``scheduleOne`` has it
+(:mod:`kscore_fast.preemption.stepwise`): :meth:`Simulator.schedule_one` returns what
+PostFilter did, and nominated pods count in every cycle's filters.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import itertools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -44,6 +49,9 @@ from .framework.sequential import OP_DELETE, OP_SCHEDULE, TIE_GO_RAND
 from .framework.simulation import _Sequence, queue_order, random_source
 from .model.objects import NodeRecord, PodRecord
 from .model.snapshot import TERMINATED_PHASES, Cluster
+
+if TYPE_CHECKING:
+    from .preemption.stepwise import Nominations, Outcome
 
 
 def _serialized(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -69,18 +77,22 @@ class Simulator:
     ``tie_break``: ``"uniform"`` (seeded, per pod position) or ``"go-rand"`` (Go's
     ``selectHost`` on Go's ``math/rand`` after ``rand.Seed(seed)``, with scheduleOne's
     per-cycle draw: the draws follow the calls in order, as they would in kube-scheduler).
+    ``preemption``: a pod that fits nowhere runs the profile's DefaultPreemption, applied
+    (its victims deleted, the pod nominated), and nominated pods count in every cycle's
+    filters (docs/preemption.md); without a DefaultPreemption in the profile, nothing.
     """
 
     def __init__(self, cluster: Cluster, *, config: Any = None, plugins: Any = None,
                  seed: int = 0, tie_break: str = "uniform",
                  percentage_of_nodes_to_score: int | None = None,
-                 notice: Callable[[str], None] | None = None) -> None:  # fmt: skip
+                 notice: Callable[[str], None] | None = None,
+                 preemption: bool = False) -> None:  # fmt: skip
         if not isinstance(cluster, Cluster):
             raise params.fail("Simulator", "cluster", "a Cluster (kscore_fast.load_cluster)",
                               cluster)  # fmt: skip
         options = {"config": config, "plugins": plugins, "seed": seed, "tie_break": tie_break,
                    "percentage_of_nodes_to_score": percentage_of_nodes_to_score,
-                   "notice": notice}  # fmt: skip
+                   "notice": notice, "preemption": preemption}  # fmt: skip
         params.run_options("Simulator", options)
         self._tie, self._rng = random_source(tie_break, seed, "Simulator: seed")
         self._seed = seed
@@ -91,6 +103,16 @@ class Simulator:
         self._start = 0  # nextStartNodeIndex
         self._seq: _Sequence | None = None
         self._adopt(cluster, notice)
+        #: the nominator (with preemption and a profile that preempts; else None): the
+        #: pending pods' own ``status.nominatedNodeName``, as the queue's ``Add`` takes it
+        self._nominated: Nominations | None = None
+        if preemption and self.framework.preemption is not None:
+            from .preemption.stepwise import Nominations
+
+            self._nominated = Nominations()
+            for key, record in self._cache.pending.items():
+                if key not in self._refused:
+                    self._nominated.nominate(key, record.nominated_node_name)
 
     @contextlib.contextmanager
     def _exclusive(self, name: str) -> Iterator[None]:
@@ -327,6 +349,17 @@ class Simulator:
         params.pod_name("schedule", "pod", pod)
         _scores("schedule", scores)
         i = self._waiting(pod)
+        if self._nominated is not None and self._seq is not None:
+            from .preemption.stepwise import end_cycle, prepare_cycle
+
+            before = prepare_cycle(self, i, pod)
+            try:
+                return self._schedule(i, pod, scores)
+            finally:
+                end_cycle(self, i, before)
+        return self._schedule(i, pod, scores)
+
+    def _schedule(self, i: int, pod: str, scores: ScoresMode) -> dict[str, Any]:
         if self._seq is None or parse_scores_mode(scores) != 0:
             return self._cycles([i], False, scores).to_dict()["results"][0]
         host = self._step(i)
@@ -357,6 +390,8 @@ class Simulator:
             raise
         seq.bound[i] = n
         self._cache.bind(pod, node)
+        if self._nominated is not None:  # (bound: it leaves the nominator)
+            self._nominated.pop(pod, None)
 
     @_serialized
     def schedule_and_bind(self, pod: str) -> str | None:
@@ -364,17 +399,73 @@ class Simulator:
         fits nowhere; nothing changes)."""
         params.pod_name("schedule_and_bind", "pod", pod)
         i = self._waiting(pod)
+        if self._nominated is not None:
+            return self._guarded(lambda: self._attempt(pod)).host
         if self._seq is None:
             return self._cycles([i], True, "none").host_names[0]
         host = self._step(i, pod)
         return None if host < 0 else self._cluster.snapshot.node_names[host]
 
+    @_serialized
+    def schedule_one(self, pod: str) -> dict[str, Any]:
+        """One cycle of ``pod`` as kube-scheduler's ``scheduleOne`` runs it: bound to its
+        host if it fits; else, with ``preemption``, PostFilter applied (its victims
+        deleted, the pod nominated). Its JSON object: host, counts, error (no scores),
+        and after a FitError with ``preemption`` the ``preemption`` object (the nominated
+        node, the victims with namespace, name and priority, the PDB violations, the tie
+        set; docs/contract.md)."""
+        params.pod_name("schedule_one", "pod", pod)
+        self._waiting(pod)
+        tried = self._guarded(lambda: self._attempt(pod))
+        entry = result_entry(pod, tried.host, tried.feasible, tried.evaluated, tried.error, [])
+        if tried.preemption is not None:
+            entry["preemption"] = tried.preemption.entry
+        return entry
+
+    @property
+    @_serialized
+    def nominations(self) -> dict[str, str]:
+        """The nominated pending pods (``namespace/name`` → node name), in nomination
+        order; empty without ``preemption``."""
+        return dict(self._nominated or {})
+
+    def _guarded(self, call: Callable[[], Any]) -> Any:
+        """``call()``, the simulator restored as it was if it raises (with preemption: a
+        cycle and its PostFilter change the state in several places)."""
+        if self._nominated is None:
+            return call()
+        before = self._copy()
+        try:
+            return call()
+        except BaseException:
+            self._become(before)
+            raise
+
     def _attempt(self, pod: str) -> Attempt:
         """One cycle of pending pod ``pod``, bound to its host if it fits (what the timed
-        replay's scheduling loop runs, holding the lock: :mod:`kscore_fast.queue`; an
-        exception leaves the step half done: the caller restores a copy it kept, or drops
-        the simulator)."""
+        replay's scheduling loop runs, holding the lock: :mod:`kscore_fast.queue`), with
+        preemption PostFilter applied after a FitError; an exception leaves the step half
+        done: the caller restores a copy it kept, or drops the simulator."""
         i = self._waiting(pod)
+        if self._nominated is None or self._seq is None:
+            tried = self._tried(i, pod)
+            if self._nominated is not None:  # (no node: clearNominatedNode)
+                self._nominated.pop(pod, None)
+            return tried
+        from .preemption.stepwise import end_cycle, post_filter, prepare_cycle
+
+        before = prepare_cycle(self, i, pod)
+        try:
+            tried = self._tried(i, pod)
+        finally:
+            end_cycle(self, i, before)
+        if tried.host is None and tried.rejecting is not None:  # a FitError: PostFilter
+            return tried._replace(preemption=post_filter(self, pod))
+        self._nominated.pop(pod, None)  # bound (assume), or clearNominatedNode
+        return tried
+
+    def _tried(self, i: int, pod: str) -> Attempt:
+        """One cycle of batch pod ``i`` (``pod``), bound to its host if it fits."""
         seq = self._seq
         if seq is None:  # (no node: Schedule's ErrNoNodesAvailable, not a FitError)
             entry = self._cycles([i], True, "none").to_dict()["results"][0]
@@ -422,7 +513,8 @@ class Simulator:
             progress: Callable[[int], None] | None = None) -> ScoreResult:  # fmt: skip
         """Schedule and bind ``pods`` in the order given (default: every pending pod not
         bound yet, in kube-scheduler's queue order), one compiled loop for all of them;
-        their results in that order."""
+        their results in that order. With ``preemption`` each pod's cycle is
+        :meth:`schedule_one`'s (a failed pod's result holds its ``preemption``)."""
         _scores("run", scores)
         params.function("run", "progress", progress)
         if pods is not None:
@@ -437,7 +529,44 @@ class Simulator:
             if len(set(pods)) != len(pods):
                 raise InputError("run: a pod is listed twice")
             rows = [self._waiting(p) for p in pods]
+        if self._nominated is not None:
+            names = self._cluster.batch.names
+            plan = [(OP_SCHEDULE, names[i]) for i in rows]
+            return self._guarded(lambda: self._preempting(plan, scores, progress))
         return self._cycles(rows, True, scores, progress)
+
+    def _preempting(self, plan: list[tuple[int, str]], scores: ScoresMode,
+                    progress: Callable[[int], None] | None) -> ScoreResult:  # fmt: skip
+        """:meth:`run` and :meth:`replay` with preemption: the events of ``plan`` one at a
+        time, each cycle as :meth:`schedule_one`'s, its scores kept as ``scores`` says."""
+        from .preemption.stepwise import end_cycle, post_filter, prepare_cycle
+
+        cycles = [key for op, key in plan if op == OP_SCHEDULE]
+        result = self._result(cycles, len(cycles), scores)
+        result.mode = "simulate"
+        ops, row = np.zeros(1, dtype=np.int8), 0
+        for op, key in plan:
+            seq = self._fresh()
+            if op != OP_SCHEDULE:
+                self._delete(key)
+                continue
+            i = self._index[key]
+            before = None if seq is None else prepare_cycle(self, i, key)
+            try:
+                self._steps(result, row, [i], True, None, ops)
+            finally:
+                if before is not None:
+                    end_cycle(self, i, before)
+            fit_error = result.feasible[row] == 0 and (result.errors[row] or "").startswith("0/")
+            if result.hosts[row] < 0 and fit_error:
+                result.preemptions[row] = post_filter(self, key).entry
+            else:  # bound (assume), or clearNominatedNode
+                self._nominated.pop(key, None)
+            row += 1
+            if progress is not None:
+                progress(1)
+        result.finish()
+        return result
 
     @_serialized
     def replay(self, events: Iterable[tuple[str, str]], *, scores: ScoresMode = "none",
@@ -446,13 +575,16 @@ class Simulator:
         or ``("delete", pod)`` (:meth:`delete`), in one compiled loop: no Python between
         them (a deletion of a bound pod of the input prepares the states again, and splits
         the loop there). The results of the schedule events, in order. A pod is scheduled
-        at most once per replay (retry one that fit nowhere in a later call)."""
+        at most once per replay (retry one that fit nowhere in a later call). With
+        ``preemption`` each schedule event is :meth:`schedule_one`'s."""
         _scores("replay", scores)
         params.function("replay", "progress", progress)
         if isinstance(events, str | bytes) or not isinstance(events, Iterable):
             raise params.fail("replay", "events", "an iterable of (op, pod) pairs", events)
         self._fresh()
         plan = self._plan(events)
+        if self._nominated is not None:
+            return self._guarded(lambda: self._preempting(plan, scores, progress))
         cycles = [key for op, key in plan if op == OP_SCHEDULE]
         result = self._result(cycles, len(cycles), scores)
         result.mode = "simulate"
@@ -537,6 +669,8 @@ class Simulator:
             seq.bound[i] = -1
         cache.drop_pending(pod)
         self._index.pop(pod, None)
+        if self._nominated is not None:  # (the queue's Delete: DeleteNominatedPodIfExists)
+            self._nominated.pop(pod, None)
 
     @_serialized
     def add_pod(self, pod: dict[str, Any] | PodRecord) -> str:
@@ -567,6 +701,8 @@ class Simulator:
                              "(metadata.deletionTimestamp); kube-scheduler skips it")  # fmt: skip
         else:
             cache.pending[key] = record
+            if self._nominated is not None:  # (the queue's Add)
+                self._nominated.nominate(key, record.nominated_node_name)
         self._stale = True
         return key
 
@@ -626,6 +762,8 @@ class Simulator:
             seq.one = None  # (buffers of its own)
             other._seq = seq
         other._rng = self._rng.copy()
+        if self._nominated is not None:
+            other._nominated = copy.copy(self._nominated)
         return other
 
 
@@ -647,6 +785,8 @@ class Attempt(NamedTuple):
     error: str | None
     #: the filter plugins that rejected a node, when the pod fit none (a FitError)
     rejecting: frozenset[str] | None
+    #: what PostFilter did after a FitError (with preemption)
+    preemption: Outcome | None = None
 
 
 def _record(obj: dict[str, Any], kind: str, call: str) -> Any:

@@ -101,6 +101,11 @@ class ClusterCache:
         self.admission = Admission()
         #: pending pods that admission refused: key → the API server's message
         self.refused: dict[str, str] = {}
+        #: node name → the keys of its pods in ``NodeInfo.Pods`` order (added last,
+        #: deleted by the last taking its place), whether the node is present or not
+        self.on_node: dict[str, list[str]] = {}
+        #: the input's PodDisruptionBudgets (their statuses are not recomputed)
+        self.budgets: list = []
 
     @classmethod
     def of(cls, cluster: Cluster) -> ClusterCache:
@@ -119,6 +124,7 @@ class ClusterCache:
         cache.storage = snap.storage
         cache.admission = Admission(cluster.priority_classes)
         cache.refused = {k: m for k, m in cluster.refused_pods.items() if k in cache.pending}
+        cache.budgets = cluster.budgets
         return cache
 
     def copy(self) -> ClusterCache:
@@ -132,6 +138,8 @@ class ClusterCache:
         other.services, other.controllers = self.services, self.controllers
         other.namespaces, other.storage = self.namespaces, self.storage
         other.admission, other.refused = self.admission, dict(self.refused)
+        other.on_node = {name: list(keys) for name, keys in self.on_node.items()}
+        other.budgets = self.budgets
         return other
 
     def add_node(self, node: NodeRecord) -> None:
@@ -154,6 +162,7 @@ class ClusterCache:
                             listed=listed, storage=self.storage)  # fmt: skip
         out.priority_classes = list(self.admission.classes_given)
         out.refused_pods = dict(self.refused)
+        out.budgets = self.budgets
         snap = out.snapshot
         snap.image_states = [self.image_states[name] for name in snap.node_names]
         snap.used_ports = {name: info.triples() for name, info in self.ports.items()}
@@ -168,16 +177,19 @@ class ClusterCache:
         """``AddPod`` of a bound pod (its node need not be present)."""
         self.existing[pod.key] = pod
         self._ports(pod, pod.node_name, True)
+        self.on_node.setdefault(pod.node_name, []).append(pod.key)
 
     def drop_existing(self, key: str) -> None:
         """``RemovePod`` of a bound pod of the input or of ``add_existing``."""
         pod = self.existing.pop(key)
         self._ports(pod, pod.node_name, False)
+        self._leave(key, pod.node_name)
 
     def bind(self, key: str, node: str) -> None:
         """A pending pod assumed on ``node``."""
         self.bound[key] = node
         self._ports(self.pending[key], node, True)
+        self.on_node.setdefault(node, []).append(key)
 
     def drop_pending(self, key: str) -> str | None:
         """A pending pod deleted: the node it was bound to, if any (released there)."""
@@ -186,7 +198,14 @@ class ClusterCache:
         self.refused.pop(key, None)
         if node is not None:
             self._ports(pod, node, False)
+            self._leave(key, node)
         return node
+
+    def _leave(self, key: str, node: str) -> None:
+        """``NodeInfo.RemovePod``: the node's last pod takes the place of ``key``."""
+        keys = self.on_node[node]
+        keys[keys.index(key)] = keys[-1]
+        keys.pop()
 
     def node_list(self) -> tuple[list[NodeRecord], bool]:
         """The nodes as ``UpdateSnapshot`` lists them at the next cycle, and whether that

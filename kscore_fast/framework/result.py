@@ -248,16 +248,9 @@ class ScoreResult:
 
         pods = sorted(self.preemptions)
         rows = [self.preemptions[p] for p in pods]
-        victim = pa.struct([("namespace", pa.string()), ("name", pa.string()),
-                            ("priority", pa.int32())])  # fmt: skip
         return pa.table({
             "pod": pa.array([self.pod_names[p] for p in pods], pa.string()),
-            "nominated_node": pa.array([r["nominatedNode"] for r in rows], pa.string()),
-            "victims": pa.array([r["victims"] for r in rows], pa.list_(victim)),
-            "pdb_violations": pa.array([r["pdbViolations"] for r in rows], pa.int32()),
-            "ties": pa.array([r["ties"] for r in rows], pa.list_(pa.string())),
-            "candidates": pa.array([r["candidates"] for r in rows], pa.int32()),
-            "reason": pa.array([r.get("reason") for r in rows], pa.string()),
+            **preemption_columns(rows),
         })  # fmt: skip
 
     def rejected_table(self) -> pa.Table:
@@ -360,6 +353,24 @@ class ScoreResult:
                 schema=schema,
             )
             lo = hi
+
+
+def preemption_columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The preemptions table's columns of ``rows`` (``preemption`` objects): nominated
+    node (null: none), victims (namespace, name, priority), PDB violations, the tie set,
+    the candidates' count, why none."""
+    import pyarrow as pa
+
+    victim = pa.struct([("namespace", pa.string()), ("name", pa.string()),
+                        ("priority", pa.int32())])  # fmt: skip
+    return {
+        "nominated_node": pa.array([r["nominatedNode"] for r in rows], pa.string()),
+        "victims": pa.array([r["victims"] for r in rows], pa.list_(victim)),
+        "pdb_violations": pa.array([r["pdbViolations"] for r in rows], pa.int32()),
+        "ties": pa.array([r["ties"] for r in rows], pa.list_(pa.string())),
+        "candidates": pa.array([r["candidates"] for r in rows], pa.int32()),
+        "reason": pa.array([r.get("reason") for r in rows], pa.string()),
+    }
 
 
 def result_entry(pod: str, host: str | None, feasible: int, evaluated: int, error: str | None,

@@ -496,8 +496,9 @@ def _dir_state(path: str, fmt: str) -> str:
             tables.add(f"{optional}.{fmt}")
     if f"attempts.{fmt}" in entries:  # (a timed replay's; nodes since the report)
         tables = {f"attempts.{fmt}", f"pods.{fmt}", f"timeline.{fmt}"}
-        if f"nodes.{fmt}" in entries:
-            tables.add(f"nodes.{fmt}")
+        for optional in ("nodes", "preemptions"):
+            if f"{optional}.{fmt}" in entries:
+                tables.add(f"{optional}.{fmt}")
     if f"metrics.{fmt}" in entries:  # (a sweep's; pending since issue 26's item 3)
         tables = {f"metrics.{fmt}", f"placements.{fmt}"}
         if f"pending.{fmt}" in entries:

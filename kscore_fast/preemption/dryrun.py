@@ -31,6 +31,7 @@ from ..model.selectors import label_selector_as_selector
 from ..model.snapshot import Cluster, build_cluster
 from ..model.times import start_ns
 from . import kernels
+from .nominated import nominated_verdicts
 from .reference import (
     SUCCESS,
     UNSCHEDULABLE,
@@ -47,17 +48,20 @@ class DryRuns:
     pods in one batch (bound pods first, in input order, then the pending ones)."""
 
     def __init__(self, fw: Framework, cluster: Cluster, num_to_find: int | None = None,
-                 explain: bool = False) -> None:  # fmt: skip
+                 explain: bool = False, listed: bool = False) -> None:  # fmt: skip
         snap = cluster.snapshot
-        order = np.argsort(snap.node_input_order, kind="stable").tolist()
-        nodes = [snap.nodes[i] for i in order]
+        if listed:  # (the snapshot's node order kept, as a Simulator's may differ from the tree's)
+            nodes = list(snap.nodes)
+        else:
+            order = np.argsort(snap.node_input_order, kind="stable").tolist()
+            nodes = [snap.nodes[i] for i in order]
         bound = list(snap.pods)
         unbound = [msgspec.structs.replace(p, node_name="", deleting=False) for p in bound]
         pending = list(cluster.batch.pods)
         controllers = [c for kind in snap.controllers.values() for c in kind]
         namespaces = [NamespaceRecord(n, labels) for n, labels in snap.namespace_labels.items()]
         built = build_cluster(nodes, [*unbound, *pending], snap.services, controllers,
-                              namespaces, storage=snap.storage)  # fmt: skip
+                              namespaces, listed=listed, storage=snap.storage)  # fmt: skip
         assert len(built.batch) == len(unbound) + len(pending)
         self.names = list(snap.node_names)
         n = max(len(self.names), 1)
@@ -256,25 +260,11 @@ class DryRuns:
     def nominated_verdicts(self, nodes: np.ndarray | None = None) -> np.ndarray:
         """int64[N]: the pod's verdict with the node's nominated pods of its priority or
         higher added, on the nodes of ``nodes`` that have some (0 elsewhere)."""
-        out = np.zeros(len(self.names), dtype=np.int64)
         if not self.nominated:
-            return out
-        by_node = self._nominated_by_node()
+            return np.zeros(len(self.names), dtype=np.int64)
         wanted = None if nodes is None else set(nodes.tolist())
-        seq = self.seq
-        for node, pods in sorted(by_node.items()):
-            if wanted is not None and node not in wanted:
-                continue
-            at = np.full(len(pods), node, dtype=np.int64)
-            added = np.array(pods, dtype=np.int64)
-            seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, added, at)
-            try:
-                self._fill(np.array([node], dtype=np.int64))
-            finally:
-                for q in pods:
-                    seq.remove(q, node)
-            out[node] = self._memo[0, node]
-        return out
+        return nominated_verdicts(self.seq, self.pod, self._nominated_by_node(), self._memo,
+                                  self._reps, wanted)  # fmt: skip
 
     def _nominated_by_node(self) -> dict[int, list[int]]:
         """The nominated pods of the view's pod's priority or higher (itself aside), per

@@ -15,7 +15,7 @@ from ..framework.selection import draw
 from ..model.disruption import BudgetRecord
 from ..model.objects import PodRecord
 from .dryrun import DryRuns
-from .reference import Preemption, preempt, priority
+from .reference import NOT_ELIGIBLE, Preemption, preempt, priority
 
 #: the stream key of the candidates' offset draws (the hosts' draws use the pod's position)
 OFFSET_STREAM = 1 << 62
@@ -46,7 +46,7 @@ def no_victims_entry(pod: PodRecord, unresolvable: np.ndarray) -> dict[str, Any]
     all nodes were rejected)."""
     found = Preemption()
     if pod.preemption_policy == "Never":
-        found.reason = "not eligible to preempt"
+        found.reason = NOT_ELIGIBLE
     elif unresolvable.all():
         found.reason = "no node where preemption might help"
     else:

@@ -46,6 +46,9 @@ from ..model.times import start_ns
 SUCCESS, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE = 0, 2, 3
 MAX_INT32 = 2**31 - 1
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
+#: the reason of a PostFilter that returned no result (``PodEligibleToPreemptOthers``
+#: said no): the only outcome that leaves the pod's nomination as it was
+NOT_ELIGIBLE = "not eligible to preempt"
 
 
 @dataclass(frozen=True)
@@ -278,7 +281,7 @@ def preempt(pod: PodRecord, statuses: dict[int, Status], cluster: Cluster,
     if pod.nominated_node_name in names:
         nominated = statuses.get(names.index(pod.nominated_node_name))
     if not eligible(pod, nominated, cluster):
-        return Preemption(reason="not eligible to preempt")
+        return Preemption(reason=NOT_ELIGIBLE)
     out = Preemption()
     potential = []
     for node in range(len(names)):

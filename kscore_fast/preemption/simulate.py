@@ -13,7 +13,8 @@ PostFilter run and applied as ``scheduleOne`` applies it:
   count it on its node; with ``retry``, it is tried once more at once, its victims gone,
   its nominated node first (the pod's row then holds that second cycle, and its
   ``preemption`` the first one's error, ``firstError``);
-* a pod that binds leaves the nominator.
+* a pod that binds leaves the nominator; a cycle that fails otherwise than with a
+  FitError clears the pod's nomination (``clearNominatedNode``).
 
 The pods' own ``status.nominatedNodeName`` counts from the start, as the real queue's
 ``Add`` nominates them. With ``--tie-break go-rand`` the candidates' offset is
@@ -38,7 +39,7 @@ from ..model.disruption import BudgetRecord
 from ..model.snapshot import Cluster
 from .dryrun import DryRuns
 from .explain import OFFSET_STREAM, preemption_entry
-from .reference import Preemption, preempt, priority
+from .reference import NOT_ELIGIBLE, Preemption, preempt, priority
 
 
 def simulate_preemption(
@@ -85,7 +86,11 @@ def simulate_preemption(
 
     for i in np.flatnonzero(~skip).tolist():
         pod = first + i
-        if cycle(i) < 0 and result.feasible[i] == 0 and (result.errors[i] or "").startswith("0/"):
+        host = cycle(i)
+        fit_error = result.feasible[i] == 0 and (result.errors[i] or "").startswith("0/")
+        if host < 0 and not fit_error:
+            runs.nominated.pop(pod, None)  # (clearNominatedNode)
+        elif host < 0:
             entry = result.preemptions[i] = _post_filter(
                 runs, pod, i, seed, source, cluster.budgets, pct, absolute, result.node_names
             )
@@ -127,8 +132,12 @@ def _post_filter(runs: DryRuns, pod: int, row: int, seed: int, source: GoRand | 
 
 def _apply(runs: DryRuns, pod: int, found: Preemption) -> None:
     """``prepareCandidate`` and ``recordSchedulingFailure``: the victims deleted, the
-    lower-priority nominations on the node cleared, the preemptor nominated."""
+    lower-priority nominations on the node cleared, the preemptor nominated; without a
+    candidate the preemptor's nomination is cleared (``NominatedNodeName("")``), unless
+    it was not eligible (no result: the nomination stays)."""
     if found.node < 0:
+        if found.reason != NOT_ELIGIBLE:
+            runs.nominated.pop(pod, None)
         return
     for victim in found.victims:
         runs.evict(runs.position(victim))

@@ -20,12 +20,14 @@ def replay_timed(cluster: Cluster | str | os.PathLike[str] | Sequence[Any], even
                  config: Any = None, plugins: Any = None, seed: int = 0,
                  tie_break: str = "uniform", percentage_of_nodes_to_score: int | None = None,
                  until: float | None = None, progress: Callable[[int], None] | None = None,
-                 notice: Callable[[str], None] | None = None) -> TimedResult:  # fmt: skip
+                 notice: Callable[[str], None] | None = None,
+                 preemption: bool = False) -> TimedResult:  # fmt: skip
     """Replay ``events`` (a JSON Lines file, or events as :func:`.events_file.timed_events`
     takes them) over ``cluster`` (a :class:`~kscore_fast.Cluster`, or manifest paths)
     with kube-scheduler's queue on a simulated clock (docs/queue.md). Given paths, the
     pods that arrive pending are loaded with the cluster (not queued before they arrive),
-    so that an arrival costs no new preparation of the plugins' states."""
+    so that an arrival costs no new preparation of the plugins' states. ``preemption``: a
+    pod that fits nowhere preempts (docs/preemption.md)."""
     from .. import params
     from ..api import load_cluster
 
@@ -48,7 +50,7 @@ def replay_timed(cluster: Cluster | str | os.PathLike[str] | Sequence[Any], even
         if key in cluster.refused_pods:
             raise InputError(f"{e.where}: addPod: {cluster.refused_pods[key]}")
     timed = TimedSimulator(cluster, config=config, plugins=plugins, seed=seed,
-                           tie_break=tie_break, notice=notice, later=keys,
+                           tie_break=tie_break, notice=notice, later=keys, preemption=preemption,
                            percentage_of_nodes_to_score=percentage_of_nodes_to_score)  # fmt: skip
     timed.replay(todo, until, progress)
     return timed.result()

@@ -1,7 +1,7 @@
 """What a timed replay gives: every scheduling attempt, each pod's story (arrival,
 attempts, binding, final state) and the cluster over time (queue sizes, bound pods and
 their requests), as the JSON document of docs/queue.md and as Arrow tables
-(``attempts``, ``pods``, ``timeline``)."""
+(``attempts``, ``pods``, ``timeline``, ``nodes``; ``preemptions`` with preemption)."""
 
 from __future__ import annotations
 
@@ -73,7 +73,25 @@ class TimedResult:
         timeline = pa.table({k: pa.array(v, type=pa.int64()) for k, v in self.timeline.items()})
         nodes = pa.table({k: pa.array(v, type=pa.string() if k == "node" else pa.int64())
                           for k, v in self.nodes.items()})  # fmt: skip
-        return {"attempts": table(self.attempts, ATTEMPT_COLUMNS,
-                                  {"unschedulablePlugins": plugins}),
-                "pods": table(self.pods, POD_COLUMNS), "timeline": timeline,
-                "nodes": nodes}  # fmt: skip
+        tables = {"attempts": table(self.attempts, ATTEMPT_COLUMNS,
+                                    {"unschedulablePlugins": plugins}),
+                  "pods": table(self.pods, POD_COLUMNS), "timeline": timeline,
+                  "nodes": nodes}  # fmt: skip
+        if any("preemption" in r for r in self.attempts):
+            tables["preemptions"] = self._preemptions()
+        return tables
+
+    def _preemptions(self) -> Any:
+        """One row per attempt whose PostFilter ran (``preemption``, with preemption):
+        its time, pod and attempt, then the columns of ``simulate``'s preemptions table."""
+        import pyarrow as pa
+
+        from ..framework.result import preemption_columns
+
+        rows = [r for r in self.attempts if "preemption" in r]
+        return pa.table({
+            "timeNs": pa.array([r["timeNs"] for r in rows], pa.int64()),
+            "pod": pa.array([r["pod"] for r in rows], pa.string()),
+            "attempt": pa.array([r["attempt"] for r in rows], pa.int64()),
+            **preemption_columns([r["preemption"] for r in rows]),
+        })  # fmt: skip

@@ -51,19 +51,23 @@ NODES = ("node", "cpuMilliAllocatable", "memoryBytesAllocatable", "gpusAllocatab
 class TimedSimulator:
     """The scheduler over time. ``later``: pending pods of ``cluster`` that arrive by an
     ``addPod`` event (not queued at the start); the other pending pods are queued at time
-    0 in input order. Other arguments as :class:`~kscore_fast.Simulator`'s."""
+    0 in input order. ``preemption``: a pod that fits nowhere preempts, as
+    ``scheduleOne`` has it (docs/preemption.md): back in the queue, its victims' deletions
+    are cluster events. Other arguments as :class:`~kscore_fast.Simulator`'s."""
 
     def __init__(self, cluster: Cluster, *, config: Any = None, plugins: Any = None,
                  seed: int = 0, tie_break: str = "uniform",
                  percentage_of_nodes_to_score: int | None = None,
                  notice: Callable[[str], None] | None = None,
-                 later: Iterable[str] = ()) -> None:  # fmt: skip
+                 later: Iterable[str] = (), preemption: bool = False) -> None:  # fmt: skip
         if not isinstance(cluster, Cluster):
             raise params.fail("TimedSimulator", "cluster", "a Cluster (kscore_fast.load_cluster)",
                               cluster)  # fmt: skip
         self.sim = Simulator(cluster, config=config, plugins=plugins, seed=seed,
-                             tie_break=tie_break, notice=notice,
+                             tie_break=tie_break, notice=notice, preemption=preemption,
                              percentage_of_nodes_to_score=percentage_of_nodes_to_score)  # fmt: skip
+        if self.sim._nominated is not None:  # (nominated as they are queued: _enqueue)
+            self.sim._nominated.clear()
         fw = self.sim.framework
         plugs = [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]
         initial, maximum = _backoff(config)
@@ -90,6 +94,8 @@ class TimedSimulator:
         #: the batch's resource columns, and each pending pod's requests from them
         self._batch_requests: tuple[Any, list[tuple[int, int, int]]] = (None, [])
         self._terms: dict[str, list[AffinityTerm]] = {}
+        #: the victims of preemption so far: key → the preemptor's
+        self._victims: dict[str, str] = {}
         self._ns_labels = {ns.name: dict(ns.labels) for ns in self.sim._cache.namespaces}
         cache = self.sim._cache
         for key, record in cache.existing.items():
@@ -156,7 +162,7 @@ class TimedSimulator:
             scalars,
             books,
             set(self._later),
-            dict(self._terms),
+            (dict(self._terms), dict(self._victims)),
             len(self._attempts),
             len(self._rows),
         )
@@ -167,7 +173,7 @@ class TimedSimulator:
         self.now, self.next_backoff, self.next_leftover, self._horizon = scalars
         self.queue, self._story, self._usage, self._requests = books
         self.queue.clock = lambda: self.now
-        self._later, self._terms = later, terms
+        self._later, (self._terms, self._victims) = later, terms
         del self._attempts[n_attempts:]
         del self._rows[n_rows:]
 
@@ -241,6 +247,11 @@ class TimedSimulator:
             if tried.rejecting is not None:
                 pod.unschedulable_plugins = tried.rejecting
             where = queue.add_unschedulable_if_not_present(pod, queue.scheduling_cycle)
+            if tried.preemption is not None:  # the victims' deletions reach the queue after
+                for victim in tried.preemption.victims:
+                    self._deleted_bound(victim)
+                    self._victims[victim] = pod.key
+                where = pod.where  # (moved, perhaps, to podBackoffQ)
         # (a tuple: rows are made dicts when asked for, :attr:`attempts`)
         self._attempts.append((self.now, pod.key, pod.attempts, queue.scheduling_cycle, tried,
                                pod.unschedulable_plugins, where))  # fmt: skip
@@ -273,16 +284,27 @@ class TimedSimulator:
         if key in self._later:
             raise InputError(f"pod {key} has not arrived yet")
         cache = self.sim._cache
+        if key in self._victims and key not in cache.pending and key not in cache.existing:
+            raise InputError(f"pod {key} was deleted before: a victim of the preemption by "
+                             f"{self._victims[key]}")  # fmt: skip
         bound = key in cache.existing or key in cache.bound
-        if bound:
-            self._count(key, cache.existing.get(key) or cache.pending[key], -1)
         self.sim._delete(key)
+        if bound:
+            self._deleted_bound(key)
+            return
         self.queue.delete(key)
         self._terms.pop(key, None)
         if key in self._story:
             self._story[key][4] = "deleted"
-        if bound:
-            self.queue.move_all(ASSIGNED_POD_DELETE)
+
+    def _deleted_bound(self, key: str) -> None:
+        """A bound pod deleted from the simulator (an event, or a victim of preemption):
+        ``deletePodFromCache``'s queue move, and the usage and the pod's story."""
+        self._count(key, None, -1)
+        self._terms.pop(key, None)
+        if key in self._story:
+            self._story[key][4] = "deleted"
+        self.queue.move_all(ASSIGNED_POD_DELETE)
 
     def _addNode(self, obj: dict[str, Any]) -> None:
         name = self.sim._add_node(obj)
@@ -304,6 +326,8 @@ class TimedSimulator:
         if terms:
             self._terms[key] = terms
         self.queue.add(key, record.priority or 0, bool(terms))
+        if self.sim._nominated is not None:  # (the queue's Add nominates)
+            self.sim._nominated.nominate(key, record.nominated_node_name)
         self._story[key] = [self.now, 0, None, None, "pending"]
         self.now += 1
 
@@ -318,9 +342,10 @@ class TimedSimulator:
 
     # -- the cluster over time ---------------------------------------------------------------
 
-    def _count(self, key: str, pod: PodRecord, sign: int) -> None:
-        """A pod bound (``sign`` 1) or a bound pod deleted (-1): the usage totals."""
-        request = self._request(key, pod) if sign > 0 else self._requests.pop(key)
+    def _count(self, key: str, pod: PodRecord | None, sign: int) -> None:
+        """A pod bound (``sign`` 1, ``pod`` its record) or a bound pod deleted (-1): the
+        usage totals."""
+        request = self._request(key, pod) if pod is not None else self._requests.pop(key)
         if sign > 0:
             self._requests[key] = request
         usage = self._usage
@@ -363,7 +388,8 @@ class TimedSimulator:
             {"time": now / NS, "timeNs": now, "pod": key, "attempt": attempt, "cycle": cycle,
              "host": tried.host, "error": tried.error, "feasibleNodes": tried.feasible,
              "evaluatedNodes": tried.evaluated,
-             "unschedulablePlugins": [] if tried.host else sorted(plugins), "queue": where}
+             "unschedulablePlugins": [] if tried.host else sorted(plugins), "queue": where,
+             **({} if tried.preemption is None else {"preemption": tried.preemption.entry})}
             for now, key, attempt, cycle, tried, plugins, where in self._attempts
         ]  # fmt: skip
 

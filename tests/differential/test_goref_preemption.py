@@ -139,18 +139,21 @@ def simulate_differences(tmp_path, seed: int, retry: bool = False, **sizes) -> l
             diffs.append(f"{g['pod']}: {k['pod']} {k['host']} {k['error']} != go {g['host']} "
                          f"{g['error']}")  # fmt: skip
             continue
-        if "postFilterCode" not in g:
-            continue
-        pre = k.get("preemption")
-        if pre is None:
-            diffs.append(f"{g['pod']}: no preemption, go {g['postFilterCode']}")
-            continue
-        mine = (pre["nominatedNode"], pre["victims"], pre["pdbViolations"], sorted(pre["ties"]))
-        theirs = (g["nominatedNode"], g["victims"], g["pdbViolations"],
-                  sorted(g.get("preemptionTies") or []))  # fmt: skip
-        if mine != theirs:
-            diffs.append(f"{g['pod']}: {mine} != go {theirs}")
+        if "postFilterCode" in g:
+            diffs += outcome_differences(g["pod"], k.get("preemption"), g)
     return diffs
+
+
+def outcome_differences(where: str, pre: dict | None, g: dict) -> list[str]:
+    """An applied PostFilter's outcome (kscore's ``preemption`` object, goref's fields):
+    the pod's nomination after it, the victims in order, their PDB violations, the tie
+    set."""
+    if pre is None:
+        return [f"{where}: no preemption, go {g['postFilterCode']}"]
+    mine = (pre["nominatedNode"], pre["victims"], pre["pdbViolations"], sorted(pre["ties"]))
+    theirs = (g["nominatedNode"], g["victims"], g["pdbViolations"],
+              sorted(g.get("preemptionTies") or []))  # fmt: skip
+    return [f"{where}: {mine} != go {theirs}"] if mine != theirs else []
 
 
 @pytest.mark.parametrize("retry", [False, True])

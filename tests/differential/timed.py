@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 import subprocess
+from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -67,9 +68,9 @@ def write_events(events: list[dict[str, Any]], path: Path) -> Path:
 
 
 def run_goref(cluster: Path, config: Path, events: Path, seed: int,
-              until: Decimal | None) -> dict[str, Any]:  # fmt: skip
+              until: Decimal | None, flags: Sequence[str] = ()) -> dict[str, Any]:  # fmt: skip
     cmd = [str(GOREF), "replay", str(cluster), "--quiet", "--config", str(config), "--seed",
-           str(seed), "--plugin-metrics-draw", "--events", str(events)]  # fmt: skip
+           str(seed), "--plugin-metrics-draw", "--events", str(events), *flags]  # fmt: skip
     if until is not None:
         cmd += ["--until", str(until)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)

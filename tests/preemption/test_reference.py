@@ -363,8 +363,11 @@ def test_simulate_preemption_from_the_command_line(overcommitted, tmp_path, caps
                  "-o", str(out)]) == 0  # fmt: skip
     rows = {r["pod"]: r for r in json.loads(out.read_text())["results"]}
     assert rows["default/hi"]["host"] == "n2" and rows["default/hi"]["preemption"]["retried"]
+    events = tmp_path / "events.jsonl"
+    events.write_text("")
     for argv, says in ((["--retry-nominated"], "--retry-nominated needs --preemption"),
-                       (["--preemption", "--events", overcommitted], "--events")):  # fmt: skip
+                       (["--preemption", "--retry-nominated", "--events", str(events)],
+                        "--retry-nominated does not apply with --events")):  # fmt: skip
         assert main(["simulate", overcommitted, *argv, "--quiet", "-o", str(out)]) == 2
         assert says in capsys.readouterr().err
 

@@ -1,0 +1,158 @@
+"""DefaultPreemption in the :class:`~kscore_fast.Simulator` step API and the timed queue
+(``Simulator(..., preemption=True)``, ``simulate --events --preemption``), as
+``scheduleOne`` applies it step by step:
+
+* the nominator (:class:`Nominations`): pending pods' nominated nodes by name, in
+  nomination order; a pod queued with ``status.nominatedNodeName`` is nominated there
+  (the queue's ``Add``), a pod that binds or is deleted leaves it;
+* each cycle counts the nominated pods (:func:`prepare_cycle`: the pod's own nomination
+  tried first, ``evaluateNominatedNode``; the filters with the node's nominated pods of
+  the pod's priority or higher added first, ``RunFilterPluginsWithNominatedPods``);
+* after a ``FitError``, PostFilter (:func:`post_filter`) runs on the current state: the
+  dry runs of :class:`.dryrun.DryRuns` over the simulator's cluster (its bound pods in
+  ``NodeInfo.Pods`` order, kept by the cache), then ``prepareCandidate``: the victims
+  deleted as :meth:`Simulator.delete` deletes, lower-priority pods nominated to the node
+  lose their nomination, the preemptor is nominated; without a candidate its nomination
+  is cleared (unless it was not eligible to preempt: PostFilter gave no result);
+* a cycle that fails otherwise (no node, an error after filtering) clears the pod's
+  nomination, as ``scheduleOne`` hands ``clearNominatedNode`` to the failure record.
+
+With ``tie_break="go-rand"`` the candidates' offset is ``rand.Int31n`` from the
+simulator's source (the hosts' ties' source); else kscore's seeded draw per pod.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import numpy as np
+
+from ..framework.gorand import GoRand
+from ..framework.selection import draw
+from ..framework.sequential import TIE_GO_RAND
+from ..model.snapshot import build_cluster
+from .dryrun import DryRuns
+from .explain import OFFSET_STREAM, preemption_entry
+from .nominated import nominated_verdicts
+from .reference import NOT_ELIGIBLE, preempt, priority
+
+if TYPE_CHECKING:
+    from ..simulator import Simulator
+
+
+class Nominations(dict[str, str]):
+    """The nominator: pending pod (``namespace/name``) → the node it is nominated to, in
+    nomination order (a new nomination goes last, as ``nominator.add`` appends)."""
+
+    def nominate(self, pod: str, node: str) -> None:
+        self.pop(pod, None)
+        if node:
+            self[pod] = node
+
+
+@dataclass
+class Outcome:
+    """What PostFilter did in one failed cycle: the result's ``preemption`` object, and
+    the victims deleted (``namespace/name``, in ``prepareCandidate``'s order)."""
+
+    entry: dict[str, Any]
+    victims: list[str] = field(default_factory=list)
+
+
+def prepare_cycle(sim: Simulator, i: int, key: str) -> int:
+    """Set up the cycle of batch pod ``i`` (``key``): its nominated node (by index, in
+    the batch's ``nominated``) and the nominated pods' verdicts (``override``). The
+    batch's previous entry for the pod, for :func:`end_cycle`."""
+    seq, nominations = sim._seq, sim._nominated
+    assert seq is not None and nominations is not None
+    where = sim._cluster.snapshot.node_index
+    before = int(seq.batch.nominated[i])
+    seq.batch.nominated[i] = where.get(nominations.get(key, ""), -1)
+    mine = priority(sim._cache.pending[key])
+    by_node: dict[int, list[int]] = {}
+    for other, node in nominations.items():
+        j, n = sim._index.get(other), where.get(node)
+        if (other != key and j is not None and n is not None
+                and priority(sim._cache.pending[other]) >= mine):  # fmt: skip
+            by_node.setdefault(n, []).append(j)
+    if by_node:
+        memo = np.zeros((1, seq.n_nodes), dtype=np.int64)
+        seq.override[:] = nominated_verdicts(seq, i, by_node, memo, np.zeros(1, np.int64))
+    return before
+
+
+def end_cycle(sim: Simulator, i: int, before: int) -> None:
+    """Undo :func:`prepare_cycle` (the batch may be the caller's cluster's)."""
+    seq = sim._seq
+    assert seq is not None
+    seq.batch.nominated[i] = before
+    seq.override[:] = 0
+
+
+def post_filter(sim: Simulator, key: str) -> Outcome:
+    """DefaultPreemption's PostFilter for pending pod ``key`` after its FitError in the
+    cycle just run, applied to ``sim`` (see the module docstring)."""
+    nominations = sim._nominated
+    assert nominations is not None and sim.framework.preemption is not None
+    pct, absolute = sim.framework.preemption
+    runs = _dry_runs(sim, key)
+    view = runs.view(runs.offset)
+    record = runs.records[view.pod]
+    source = GoRand.over(sim._rng) if sim._tie == TIE_GO_RAND else None
+    row = sim._index[key]
+
+    def offset(n: int) -> int:
+        if source is not None:
+            return int(source.draw("int31n", np.array([n], dtype=np.int64))[0])
+        return draw(sim._seed, OFFSET_STREAM + row, n)
+
+    try:
+        found = preempt(record, view.statuses(), view, sim._cache.budgets, offset, pct,
+                        absolute, view.dry_run)  # fmt: skip
+    finally:
+        view.restore()
+    entry = preemption_entry(found, runs.names)
+    out = Outcome(entry, [p.key for p in found.victims])
+    if found.node >= 0:  # prepareCandidate, then the preemptor's nomination
+        for victim in out.victims:
+            sim._delete(victim)
+        node, mine = runs.names[found.node], priority(record)
+        for other, at in list(nominations.items()):
+            if at == node and priority(sim._cache.pending[other]) < mine:
+                del nominations[other]
+        nominations.nominate(key, node)
+    elif found.reason != NOT_ELIGIBLE:  # NominatedNodeName(""): the nomination cleared
+        nominations.pop(key, None)
+    entry["nominatedNode"] = nominations.get(key)
+    return out
+
+
+def _dry_runs(sim: Simulator, key: str) -> DryRuns:
+    """The dry runs' state of the simulator's cluster as it stands: its nodes in the
+    snapshot's order, its bound pods (the input's and those it bound) in each node's
+    ``NodeInfo.Pods`` order, then ``key`` and the other nominated pods pending (each with
+    its nomination as its ``status.nominatedNodeName``), those counted as nominated."""
+    cache, snap = sim._cache, sim._cluster.snapshot
+    nominations = sim._nominated
+    assert nominations is not None
+    bound = []
+    for name in snap.node_names:
+        for k in cache.on_node.get(name, ()):
+            record = cache.existing.get(k)
+            if record is None:
+                record = msgspec.structs.replace(cache.pending[k], node_name=name)
+            bound.append(record)
+    waiting = [key, *(k for k in nominations if k != key and k in sim._index)]
+    pending = [msgspec.structs.replace(cache.pending[k], nominated_node_name=nominations.get(k, ""))
+               for k in waiting]  # fmt: skip
+    built = build_cluster(snap.nodes, [*bound, *pending], cache.services, cache.controllers,
+                          cache.namespaces, listed=True, storage=cache.storage)  # fmt: skip
+    runs = DryRuns(sim.framework, built, listed=True)
+    where = snap.node_index
+    for k, other in enumerate(waiting[1:], start=1):
+        node = where.get(nominations[other])
+        if node is not None:
+            runs.nominated[runs.offset + k] = node
+    return runs
