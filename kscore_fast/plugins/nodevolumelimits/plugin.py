@@ -9,6 +9,7 @@ volume the filter counts, the state is empty lists and the filter passes at no c
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import ClassVar
 
 import numpy as np
@@ -35,6 +36,9 @@ from .reference import (
     volume_limits,
 )
 from .translate import is_csi_migration_on, migration_mask
+
+
+_claims, _disks, _ephemeral = attrgetter("claims"), attrgetter("disks"), attrgetter("ephemeral")
 
 
 class _Limits(NoArgs):
@@ -151,7 +155,9 @@ class _Builder:
 
     def state(self) -> tuple:
         pods, snap = self.batch.pods, self.snapshot
-        relevant = any(p.claims or p.disks for p in pods)
+        relevant = any(map(_claims, pods)) or any(map(_disks, pods))
+        if not relevant and not any(map(_ephemeral, pods)):
+            return self._nothing()
         if any(p.ephemeral for p in pods) or (relevant and any(p.ephemeral for p in snap.pods)):
             raise UnsupportedError(f"{self.name}: pods with ephemeral volumes are not simulated "
                                    "by kscore_fast yet")  # fmt: skip
@@ -179,6 +185,16 @@ class _Builder:
         return (node_class, self._skip(), ent_ptr, ent_vol,
                 np.array(self.vol_key, np.int64).reshape(-1), ref, count, self._limits(),
                 code, meta, group, *text_table(list(errors)))  # fmt: skip
+
+    def _nothing(self) -> tuple:
+        """The state when no pending pod has a volume the filter counts: it passes all."""
+        n, b = self.snapshot.n_nodes, len(self.batch)
+        zeros = np.zeros(b, np.int64)
+        meta = np.array([int(self.spec is None), 1], np.int64)
+        return (np.zeros(n, np.int64), np.zeros(n, np.bool_), np.zeros(b + 1, np.int64),
+                np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((n, 0), np.int32),
+                np.zeros((n, len(self.keys)), np.int32), self._limits(), zeros, meta,
+                zeros.copy(), *text_table([]))  # fmt: skip
 
     def _bound(self, node_class: np.ndarray, reps: list[CSINodeRecord | None]
                ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip

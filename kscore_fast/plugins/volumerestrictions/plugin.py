@@ -10,6 +10,7 @@ see ``kernels``; the scalar port is ``reference``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import attrgetter
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from .kernels import CONFLICT
 from .reference import CHECKED, ERR_REASON_DISK_CONFLICT
 
 NAME = "VolumeRestrictions"
+_disks = attrgetter("disks")
 #: (key, flag) entries of one pod: the key of a disk and whether it is read-write
 Entries = list[tuple[tuple[str, ...], bool]]
 
@@ -94,7 +96,11 @@ def _flatten(rows: list[Entries], ids: dict[tuple[str, ...], int]
 def _state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     """The state (see ``kernels``): nothing but empty lists when no pending pod holds a
     checked disk (the filter then passes every pod at no cost)."""
-    n = snapshot.n_nodes
+    n, b = snapshot.n_nodes, len(batch)
+    if not any(map(_disks, batch.pods)):
+        z, none = np.zeros(0, np.int64), np.zeros(0, np.bool_)
+        ptr, counts = np.zeros(b + 1, np.int64), np.zeros((n, 0), np.int32)
+        return (ptr, z, none, ptr.copy(), z, none, counts, counts.copy(), np.zeros(b, np.int64))
     checks = [check_entries(p.disks) if p.disks else [] for p in batch.pods]
     ids: dict[tuple[str, ...], int] = {}
     for row in checks:
