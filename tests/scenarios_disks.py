@@ -13,6 +13,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from .scenarios_volumes import random_claims
+
 GCE_DRIVER, EBS_DRIVER, AZURE_DRIVER = (
     "pd.csi.storage.gke.io",
     "ebs.csi.aws.com",
@@ -155,26 +157,9 @@ def disk_scenario(seed: int, max_nodes: int = 6, max_pending: int = 8) -> list[d
                      "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
                               **src}})  # fmt: skip
         volumes.append(f"pv{i}")
-    claims: list[tuple[str, str]] = []
-    for i in range(rng.randint(0, 8)):
-        ns = "default" if rng.random() < 0.85 else "other"
-        meta: dict[str, Any] = {"name": f"c{i}", "namespace": ns}
-        spec: dict[str, Any] = {"accessModes": ["ReadWriteOnce"],
-                                "resources": {"requests": {"storage": "1Gi"}}}  # fmt: skip
-        shape = rng.random()
-        if shape < 0.5 and volumes:
-            spec["volumeName"] = rng.choice(volumes)
-        elif shape < 0.55:
-            spec["volumeName"] = "pv-absent"
-        cls = rng.choice([f"sc{j}" for j in range(len(PROVISIONERS))] + ["ghost", ""])
-        if cls and rng.random() < 0.2:
-            meta["annotations"] = {"volume.beta.kubernetes.io/storage-class": cls}
-        elif cls:
-            spec["storageClassName"] = cls
-        objs.append(
-            {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta, "spec": spec}
-        )
-        claims.append((ns, f"c{i}"))
+    classes = [f"sc{j}" for j in range(len(PROVISIONERS))] + ["ghost", ""]
+    claim_objs, claims = random_claims(rng, volumes, classes)
+    objs += claim_objs
     for j in range(rng.randint(0, 2 * n_nodes)):
         ns = "default" if rng.random() < 0.9 else "other"
         objs.append(_pod(f"b{j}", ns, _pod_volumes(rng, claims, ns) + (

@@ -70,26 +70,27 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
 
 
 @inline_kernel
-def assume(state, pod, node):  # pragma: no cover - compiled
-    """``NodeInfo.AddPod``: the pod's volumes are attached to the node."""
+def _attach(state, pod, node, delta):  # pragma: no cover - compiled
+    """The pod's volumes attached to (``delta`` 1) or detached from (-1) the node."""
     node_class, _, ent_ptr, ent_vol, vol_key, ref, count, _, _, meta, _, _, _ = state
     row = pod * meta[1] + node_class[node]
     for j in range(ent_ptr[row], ent_ptr[row + 1]):
         v = ent_vol[j]
-        if ref[node, v] == 0:
-            count[node, vol_key[v]] += 1
-        ref[node, v] += 1
+        before = ref[node, v]
+        ref[node, v] = before + delta
+        if before == 0 or before + delta == 0:  # (a volume the node gains or loses)
+            count[node, vol_key[v]] += delta
+
+
+@inline_kernel
+def assume(state, pod, node):  # pragma: no cover - compiled
+    """``NodeInfo.AddPod``: the pod's volumes are attached to the node."""
+    _attach(state, pod, node, np.int32(1))
     return False
 
 
 @inline_kernel
 def remove(state, pod, node):  # pragma: no cover - compiled
     """``NodeInfo.RemovePod``: ``assume`` undone."""
-    node_class, _, ent_ptr, ent_vol, vol_key, ref, count, _, _, meta, _, _, _ = state
-    row = pod * meta[1] + node_class[node]
-    for j in range(ent_ptr[row], ent_ptr[row + 1]):
-        v = ent_vol[j]
-        ref[node, v] -= 1
-        if ref[node, v] == 0:
-            count[node, vol_key[v]] -= 1
+    _attach(state, pod, node, np.int32(-1))
     return False

@@ -80,28 +80,22 @@ class _Limits(NoArgs):
 
 
 class NodeVolumeLimits(_Limits):
+    """The NodeVolumeLimits filter plugin (csi.go)."""
+
     name = "NodeVolumeLimits"
     events_to_register = events((CSI_NODE, ADD), (POD, DELETE))
 
 
-class EBSLimits(_Limits):
-    name = EBS.name
-    spec = EBS
+def _non_csi(spec: NonCSI) -> type[_Limits]:
+    """The plugin class of a non-CSI limit (non_csi.go ``newNonCSILimits``)."""
+    doc = f"The {spec.name} filter plugin (non_csi.go)."
+    return type(spec.name, (_Limits,), {"name": spec.name, "spec": spec, "__doc__": doc})
 
 
-class GCEPDLimits(_Limits):
-    name = GCE.name
-    spec = GCE
-
-
-class AzureDiskLimits(_Limits):
-    name = AZURE.name
-    spec = AZURE
-
-
-class CinderLimits(_Limits):
-    name = CINDER_LIMITS.name
-    spec = CINDER_LIMITS
+EBSLimits = _non_csi(EBS)
+GCEPDLimits = _non_csi(GCE)
+AzureDiskLimits = _non_csi(AZURE)
+CinderLimits = _non_csi(CINDER_LIMITS)
 
 
 class _Builder:
