@@ -37,7 +37,6 @@ from .reference import (
 )
 from .translate import is_csi_migration_on, migration_mask
 
-
 _claims, _disks, _ephemeral = attrgetter("claims"), attrgetter("disks"), attrgetter("ephemeral")
 
 
