@@ -4,8 +4,9 @@ types, CSINodes with driver counts and migrated-plugins annotations, StorageClas
 in-tree and CSI provisioners, PersistentVolumes of GCE PD (zonal, regional, unspecified),
 EBS (bare and ``aws://`` ids), Azure Disk (managed, shared, defaulted) and CSI sources,
 claims bound, unbound or bound to absent volumes, and bound and pending pods with inline
-GCE PD, EBS, Azure Disk, RBD and iSCSI volumes (read-only or not) and claims. Every claim
-a pending pod names exists (an absent one is a Filter error in Go).
+GCE PD, EBS, Azure Disk, RBD and iSCSI volumes (read-only or not) and claims, of priorities
+0, 10 and 100 (preemption evicts the pods that hold a disk or fill a node's attach
+limit). Every claim a pending pod names exists (an absent one is a Filter error in Go).
 """
 
 from __future__ import annotations
@@ -64,8 +65,9 @@ def _csi_node(rng: random.Random, i: int) -> dict[str, Any]:
             "spec": {"drivers": drivers}}  # fmt: skip
 
 
-def _pv_source(rng: random.Random) -> tuple[dict[str, Any], dict[str, str]]:
-    shape, name = rng.random(), rng.choice(NAMES)
+def _pv_source(rng: random.Random, names: tuple[str, ...]
+               ) -> tuple[dict[str, Any], dict[str, str]]:  # fmt: skip
+    shape, name = rng.random(), rng.choice(names)
     if shape < 0.3:
         labels = {}
         zone = rng.random()
@@ -88,11 +90,11 @@ def _pv_source(rng: random.Random) -> tuple[dict[str, Any], dict[str, str]]:
     return {"csi": {"driver": rng.choice(CSI_DRIVERS), "volumeHandle": name}}, {}
 
 
-def _pod_volumes(rng: random.Random, claims: list[tuple[str, str]], ns: str
-                 ) -> list[dict[str, Any]]:  # fmt: skip
+def _pod_volumes(rng: random.Random, claims: list[tuple[str, str]], ns: str,
+                 names: tuple[str, ...]) -> list[dict[str, Any]]:  # fmt: skip
     vols: list[dict[str, Any]] = []
     for k in range(rng.choice((0, 1, 1, 2, 3))):
-        shape, name, ro = rng.random(), rng.choice(NAMES), rng.random() < 0.4
+        shape, name, ro = rng.random(), rng.choice(names), rng.random() < 0.4
         if shape < 0.2:
             src: dict[str, Any] = {"gcePersistentDisk": {"pdName": name, "readOnly": ro}}
         elif shape < 0.3:
@@ -115,9 +117,10 @@ def _pod_volumes(rng: random.Random, claims: list[tuple[str, str]], ns: str
     return vols
 
 
-def _pod(name: str, ns: str, vols: list[dict[str, Any]], node: str | None) -> dict[str, Any]:
-    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "app", "resources": {
-        "requests": {"cpu": "100m", "memory": "64Mi"}}}]}  # fmt: skip
+def _pod(name: str, ns: str, vols: list[dict[str, Any]], node: str | None,
+         priority: int) -> dict[str, Any]:  # fmt: skip
+    spec: dict[str, Any] = {"priority": priority, "containers": [{"name": "c", "image": "app",
+        "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}  # fmt: skip
     if vols:
         spec["volumes"] = vols
     if node:
@@ -126,9 +129,13 @@ def _pod(name: str, ns: str, vols: list[dict[str, Any]], node: str | None) -> di
             "spec": spec}  # fmt: skip
 
 
-def disk_scenario(seed: int, max_nodes: int = 6, max_pending: int = 8) -> list[dict[str, Any]]:
+def disk_scenario(seed: int, max_nodes: int = 6, max_pending: int = 8,
+                  crowded: bool = False) -> list[dict[str, Any]]:  # fmt: skip
+    """``crowded``: 1-2 nodes, 2-4 bound pods a node, two disk names (conflicts and full
+    attach limits: failures that preemption may resolve)."""
     rng = random.Random(seed)
-    n_nodes = rng.randint(1, max_nodes)
+    n_nodes = rng.randint(1, 2 if crowded else max_nodes)
+    names = NAMES[:2] if crowded else NAMES
     objs = [_node(rng, i) for i in range(n_nodes)]
     objs += [_csi_node(rng, i) for i in range(n_nodes) if rng.random() < 0.6]
     for i, prov in enumerate(PROVISIONERS):
@@ -151,7 +158,7 @@ def disk_scenario(seed: int, max_nodes: int = 6, max_pending: int = 8) -> list[d
     )
     volumes = []
     for i in range(rng.randint(0, 6)):
-        src, labels = _pv_source(rng)
+        src, labels = _pv_source(rng, names)
         objs.append({"apiVersion": "v1", "kind": "PersistentVolume",
                      "metadata": {"name": f"pv{i}", "labels": labels},
                      "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
@@ -160,12 +167,15 @@ def disk_scenario(seed: int, max_nodes: int = 6, max_pending: int = 8) -> list[d
     classes = [f"sc{j}" for j in range(len(PROVISIONERS))] + ["ghost", ""]
     claim_objs, claims = random_claims(rng, volumes, classes)
     objs += claim_objs
-    for j in range(rng.randint(0, 2 * n_nodes)):
+    n_bound = rng.randint(2 * n_nodes, 4 * n_nodes) if crowded else rng.randint(0, 2 * n_nodes)
+    for j in range(n_bound):
         ns = "default" if rng.random() < 0.9 else "other"
-        objs.append(_pod(f"b{j}", ns, _pod_volumes(rng, claims, ns) + (
+        objs.append(_pod(f"b{j}", ns, _pod_volumes(rng, claims, ns, names) + (
             [{"name": "gone", "persistentVolumeClaim": {"claimName": "c-absent"}}]
-            if rng.random() < 0.1 else []), f"n{rng.randrange(n_nodes)}"))  # fmt: skip
+            if rng.random() < 0.1 else []), f"n{rng.randrange(n_nodes)}",
+            rng.choice((0, 0, 10))))  # fmt: skip
     for j in range(rng.randint(1, max_pending)):
         ns = "default" if rng.random() < 0.9 else "other"
-        objs.append(_pod(f"p{j}", ns, _pod_volumes(rng, claims, ns), None))
+        objs.append(_pod(f"p{j}", ns, _pod_volumes(rng, claims, ns, names), None,
+                         rng.choice((0, 10, 100))))  # fmt: skip
     return objs
