@@ -61,7 +61,9 @@ class NonCSI:
         return PLUGIN_OF[self.kind]
 
     def max_volumes(self, node: NodeRecord) -> int:
-        """``maxVolumeFunc`` (``KUBE_MAX_PD_VOLS`` unset), then the node's allocatable."""
+        """``maxVolumeFunc`` (``KUBE_MAX_PD_VOLS`` unset), then the node's allocatable.
+        Go takes the instance type from whichever of the GA and beta labels its map
+        iteration meets first (random when both are set and differ); here the GA one."""
         limit = self.default_max
         if self.kind == AWS_EBS:
             labels = node.labels
