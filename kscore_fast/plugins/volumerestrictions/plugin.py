@@ -93,22 +93,41 @@ def _flatten(rows: list[Entries], ids: dict[tuple[str, ...], int]
     return ptr, np.array(keys, dtype=np.int64), np.array(flags, dtype=np.bool_)
 
 
+def _held_elsewhere(checks: list[Entries], adds: list[Entries], bound: list[Entries]
+                    ) -> list[Entries]:  # fmt: skip
+    """The check entries whose key some other pod (bound, or pending and later bound)
+    holds: a key only the pod itself holds never conflicts (the pod is never on a node
+    while it is checked), so such entries are dropped, and pods whose disks are their own
+    share the verdicts of pods without disks (one filter class)."""
+    holders: dict[tuple[str, ...], int] = {}
+    for row in (*adds, *bound):
+        for key in {k for k, _ in row}:
+            holders[key] = holders.get(key, 0) + 1
+    out = []
+    for check, add in zip(checks, adds, strict=True):
+        own = {k for k, _ in add}
+        out.append([(k, f) for k, f in check if holders.get(k, 0) > (k in own)])
+    return out
+
+
 def _state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     """The state (see ``kernels``): nothing but empty lists when no pending pod holds a
-    checked disk (the filter then passes every pod at no cost)."""
+    checked disk that another pod holds (the filter then passes every pod at no cost)."""
     n, b = snapshot.n_nodes, len(batch)
     if not any(map(_disks, batch.pods)):
         z, none = np.zeros(0, np.int64), np.zeros(0, np.bool_)
         ptr, counts = np.zeros(b + 1, np.int64), np.zeros((n, 0), np.int32)
         return (ptr, z, none, ptr.copy(), z, none, counts, counts.copy(), np.zeros(b, np.int64))
+    adds = [add_entries(p.disks) if p.disks else [] for p in batch.pods]
+    bound = [add_entries(p.disks) for p in snapshot.pods if p.disks]
     checks = [check_entries(p.disks) if p.disks else [] for p in batch.pods]
+    checks = _held_elsewhere(checks, adds, bound)
     ids: dict[tuple[str, ...], int] = {}
     for row in checks:
         for key, _ in row:
             ids.setdefault(key, len(ids))
     groups: dict[tuple, int] = {(): 0}
     group = np.array([groups.setdefault(tuple(r), len(groups)) for r in checks], np.int64)
-    adds = [add_entries(p.disks) if ids and p.disks else [] for p in batch.pods]
     any_count = np.zeros((n, len(ids)), dtype=np.int32)
     rw_count = np.zeros((n, len(ids)), dtype=np.int32)
     if ids:
