@@ -229,6 +229,8 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 	objs = appendObjects(objs, in.PVCs)
 	objs = appendObjects(objs, in.PVs)
 	objs = appendObjects(objs, in.StorageClasses)
+	objs = appendObjects(objs, in.CSINodes)
+	objs = appendObjects(objs, in.CSIDrivers)
 	// DefaultPreemption's PDB lister; a PDB without status gets the disruption
 	// controller's (pdb.go).
 	if opts.Preemption || opts.Explain {

@@ -56,6 +56,10 @@ type inputSet struct {
 	PVCs           []*v1.PersistentVolumeClaim
 	PVs            []*v1.PersistentVolume
 	StorageClasses []*storagev1.StorageClass
+	// what the volume limits read (NodeVolumeLimits, EBSLimits, ...): CSINodes (named
+	// after their nodes) and CSIDrivers
+	CSINodes   []*storagev1.CSINode
+	CSIDrivers []*storagev1.CSIDriver
 	// the PriorityClasses the Priority admission plugin reads (admission.go)
 	PriorityClasses []*schedulingv1.PriorityClass
 	// PodDisruptionBudgets (policy/v1; policy/v1beta1 converted as the API server
@@ -287,7 +291,8 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 	}
 	switch kind {
 	case "Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Namespace", "PriorityClass",
-		"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "PodDisruptionBudget":
+		"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "PodDisruptionBudget",
+		"CSINode", "CSIDriver":
 	case "Deployment":
 		ld.in.SkippedKinds[kind]++
 		return ld.addDeployment(obj, loc)
@@ -309,7 +314,7 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 	}
 	what := fmt.Sprintf("%s %s/%s", kind, ns, name)
 	clusterScoped := kind == "Node" || kind == "Namespace" || kind == "PriorityClass" ||
-		kind == "PersistentVolume" || kind == "StorageClass"
+		kind == "PersistentVolume" || kind == "StorageClass" || kind == "CSINode" || kind == "CSIDriver"
 	if clusterScoped {
 		what = kind + " " + name
 	}
@@ -344,6 +349,10 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		target = &v1.PersistentVolume{}
 	case "StorageClass":
 		target = &storagev1.StorageClass{}
+	case "CSINode":
+		target = &storagev1.CSINode{}
+	case "CSIDriver":
+		target = &storagev1.CSIDriver{}
 	case "PodDisruptionBudget":
 		target = &policyv1.PodDisruptionBudget{}
 	}
@@ -436,6 +445,20 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
 		if len(errs) == 0 {
 			ld.in.StorageClasses = append(ld.in.StorageClasses, o)
+		}
+	case *storagev1.CSINode:
+		o.Namespace = ""
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		if len(errs) == 0 {
+			ld.in.CSINodes = append(ld.in.CSINodes, o)
+		}
+	case *storagev1.CSIDriver:
+		o.Namespace = ""
+		// The API server's defaulting: attachRequired true, storageCapacity false, ...
+		storagev1defaults.SetObjectDefaults_CSIDriver(o)
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		if len(errs) == 0 {
+			ld.in.CSIDrivers = append(ld.in.CSIDrivers, o)
 		}
 	case *v1.Service:
 		o.Namespace = ns

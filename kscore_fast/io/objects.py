@@ -72,11 +72,11 @@ from ..model.storage import (
     ClaimRecord,
     ClassRecord,
     StorageRecord,
-    VolumeRecord,
 )
 from ..model.times import rfc3339_problem
 from ..model.validation import valid_dns1123_subdomain, valid_label_value
 from . import schema
+from .disks import CSI_KINDS, NO_DISKS, PV_SOURCES, csi_record, pod_disks, volume_record
 from .validate import (
     CLUSTER_SCOPED,
     INT32,
@@ -110,7 +110,7 @@ from .validate import (
 )
 
 #: the storage objects' kinds (:mod:`kscore_fast.model.storage`)
-STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass")
+STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", *CSI_KINDS)
 BUDGET_KIND = "PodDisruptionBudget"
 USED_KINDS = frozenset(("Node", "Pod", "Service", RC_KIND, RS_KIND, SS_KIND, "Namespace",
                         "PriorityClass", BUDGET_KIND, *STORAGE_KINDS))  # fmt: skip
@@ -134,8 +134,10 @@ _OWN_FIELDS = {
     "Namespace": (set(), set()),
     "PriorityClass": (set(), set()),
     "PersistentVolumeClaim": ({"volumeName", "storageClassName", "selector"}, set()),
-    "PersistentVolume": (set(), set()),
+    "PersistentVolume": (set(PV_SOURCES), set()),
     "StorageClass": (set(), set()),
+    "CSINode": ({"drivers"}, set()),
+    "CSIDriver": ({"attachRequired", "storageCapacity"}, set()),
     BUDGET_KIND: ({"selector", "minAvailable", "maxUnavailable"},
                   {"disruptionsAllowed", "disruptedPods"}),
 }  # fmt: skip
@@ -226,6 +228,8 @@ class _Fields:
         self._pod_affinities: dict[bytes, PodAffinity] = {}
         self._selectors: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
         self._no_claims: set[tuple[schema.Volume | None, ...]] = set()
+        #: volume lists → their (disks, ephemeral volume names)
+        self._disks: dict[tuple[schema.Volume | None, ...], tuple[Any, Any]] = {}
         #: the last container and toleration list recorded, and their records
         self._last_container: tuple[Any, tuple[ContainerRecord, bool]] = (None, _NO_CONTAINER)
         self._last_tolerations: tuple[Any, tuple[Toleration, ...]] = (None, ())
@@ -309,10 +313,11 @@ class _Fields:
             tolerations = self._toleration_list(tolerations, at)
         volumes = spec.volumes
         pvc = self._claims(volumes, at) if volumes and volumes not in self._no_claims else ()
+        disks = pod_disks(volumes, self._disks, self._where(*at)) if volumes else NO_DISKS
         return (spec.scheduler_name or DEFAULT_SCHEDULER_NAME, priority, containers, init,
                 overhead, selector, affinity, tolerations, pvc, pod_affinity,
                 pod_anti_affinity, spec.priority_class_name or "",
-                spec.preemption_policy)  # fmt: skip
+                spec.preemption_policy, *disks)  # fmt: skip
 
     def _toleration_list(self, tolerations: tuple[schema.Toleration | None, ...],
                          at: At) -> tuple[Toleration, ...]:  # fmt: skip
@@ -865,8 +870,10 @@ class ObjectReader(_Fields):
         """A PersistentVolumeClaim, PersistentVolume or StorageClass: what the volume
         plugins read of it, with the API server's defaults."""
         name = at[2][2]
+        if kind in CSI_KINDS:
+            return csi_record(kind, name, meta, obj, self._where(*at))
         if kind == "PersistentVolume":
-            return VolumeRecord(name, labels)
+            return volume_record(name, labels, obj.spec or _NO_SPEC, self._where(*at))
         if kind == "StorageClass":
             mode = obj.volume_binding_mode
             if mode is None:  # (SetDefaults_StorageClass)
@@ -881,7 +888,13 @@ class ObjectReader(_Fields):
                         f"expected {IMMEDIATE} or {WAIT_FOR_FIRST_CONSUMER}",
                     ),
                 )
-            return ClassRecord(name, mode)
+            provisioner = obj.provisioner
+            if provisioner is None:
+                provisioner = ""
+            elif provisioner.__class__ is not str:
+                raise self._fail(at, "", ("provisioner", f"must be a string, found "
+                                                         f"{found(provisioner)}"))  # fmt: skip
+            return ClassRecord(name, mode, provisioner)
         spec = obj.spec or _NO_SPEC
         try:
             notes = schema.annotations(meta)
@@ -895,7 +908,8 @@ class ObjectReader(_Fields):
         cls = (notes or {}).get(BETA_STORAGE_CLASS_ANNOTATION)
         if cls is None:
             cls = spec.storage_class_name or ""
-        return ClaimRecord(at[2][1], name, spec.volume_name or "", cls)
+        return ClaimRecord(at[2][1], name, spec.volume_name or "", cls,
+                           spec.storage_class_name or "")  # fmt: skip
 
     def _budget(self, obj: schema.Resource, at: At) -> BudgetRecord:
         """A PodDisruptionBudget: what DefaultPreemption reads of it, its status computed

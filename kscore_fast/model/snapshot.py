@@ -220,8 +220,8 @@ class Cluster:
              "skipped {} pending pods being deleted (metadata.deletionTimestamp set)"),
             (self.pvc_pending_pods,
              "{} pending pods have PersistentVolumeClaim volumes, scheduled as if their "
-             "claims could bind anywhere VolumeZone allows (VolumeBinding and the volume "
-             "limits not simulated)"),
+             "claims could bind anywhere VolumeZone and the volume limits allow (VolumeBinding "
+             "not simulated)"),
         )  # fmt: skip
         parts += [text.format(n) for n, text in counted if n]
         parts += priority.notices(self.refused_pods, self.differing_priorities)
