@@ -165,7 +165,7 @@ class Simulator:
         tie = ("uniform", "go-rand")[self._tie]
         cache = self._cache
         return (f"Simulator({len(cache.tree.records)} nodes, {len(cache.pending)} pending pods "
-                f"({len(cache.bound)} bound), {len(fw.filter_plugins)} filter and "
+                f"({len(cache.bound)} bound), {len(set(fw.filter_names))} filter and "
                 f"{len(fw.score_plugins)} score plugins, tie_break={tie!r})")  # fmt: skip
 
     # -- lookups -------------------------------------------------------------------------

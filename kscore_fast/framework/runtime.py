@@ -230,13 +230,14 @@ class _Run:
         """What every run of the profile holds: the plugins' states and plugin table, the
         filter and score plugins' rows in it, the weights, the PreScore failures and the
         search position."""
-        by_name = {p.name: p for p in [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]}
+        # (by identity: a PreFilter run as a filter bears its plugin's name)
+        by_id = {id(p): p for p in [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]}
         self.fw, self.batch = fw, batch
         #: the profile's plugins (each once), their states and the table the loops read
-        self.plugins = list(by_name.values())
-        row = {p.name: i for i, p in enumerate(self.plugins)}
-        self.fids = np.array([row[p.name] for p in fw.filter_plugins], np.int64)
-        self.sids = np.array([row[wp.plugin.name] for wp in fw.score_plugins], np.int64)
+        self.plugins = list(by_id.values())
+        row = {id(p): i for i, p in enumerate(self.plugins)}
+        self.fids = np.array([row[id(p)] for p in fw.filter_plugins], np.int64)
+        self.sids = np.array([row[id(wp.plugin)] for wp in fw.score_plugins], np.int64)
         self.score_plugins = [self.plugins[p] for p in self.sids.tolist()]
         self.adopt_states(self.owned([p.prepare(snapshot, batch) for p in self.plugins]))
         self.weights = np.array([wp.weight for wp in fw.score_plugins], np.int64)

@@ -67,6 +67,8 @@ from ..model.quantity import Quantity
 from ..model.selectors import LabelSelector
 from ..model.storage import (
     BETA_STORAGE_CLASS_ANNOTATION,
+    BIND_COMPLETED_ANNOTATION,
+    CLAIM_LOST,
     IMMEDIATE,
     WAIT_FOR_FIRST_CONSUMER,
     ClaimRecord,
@@ -133,8 +135,8 @@ _OWN_FIELDS = {
     "Node": ({"unschedulable", "taints"}, {"allocatable", "capacity", "images"}),
     "Namespace": (set(), set()),
     "PriorityClass": (set(), set()),
-    "PersistentVolumeClaim": ({"volumeName", "storageClassName", "selector"}, set()),
-    "PersistentVolume": (set(), set()),
+    "PersistentVolumeClaim": ({"volumeName", "storageClassName", "selector"}, {"phase"}),
+    "PersistentVolume": ({"nodeAffinity"}, set()),
     "StorageClass": (set(), set()),
     BUDGET_KIND: ({"selector", "minAvailable", "maxUnavailable"},
                   {"disruptionsAllowed", "disruptedPods"}),
@@ -866,7 +868,7 @@ class ObjectReader(_Fields):
         plugins read of it, with the API server's defaults."""
         name = at[2][2]
         if kind == "PersistentVolume":
-            return VolumeRecord(name, labels)
+            return VolumeRecord(name, labels, self._volume_affinity(obj.spec or _NO_SPEC, at))
         if kind == "StorageClass":
             mode = obj.volume_binding_mode
             if mode is None:  # (SetDefaults_StorageClass)
@@ -895,7 +897,21 @@ class ObjectReader(_Fields):
         cls = (notes or {}).get(BETA_STORAGE_CLASS_ANNOTATION)
         if cls is None:
             cls = spec.storage_class_name or ""
-        return ClaimRecord(at[2][1], name, spec.volume_name or "", cls)
+        lost = (obj.status or _NO_STATUS).phase == CLAIM_LOST
+        return ClaimRecord(at[2][1], name, spec.volume_name or "", cls,
+                           BIND_COMPLETED_ANNOTATION in (notes or {}), lost,
+                           meta.deletion_timestamp is not None)  # fmt: skip
+
+    def _volume_affinity(self, spec: schema.Spec, at: At) -> tuple[NodeSelectorTerm, ...] | None:
+        """A PersistentVolume's ``spec.nodeAffinity.required`` terms (None: absent)."""
+        required = spec.node_affinity.required if spec.node_affinity is not None else None
+        if required is None:
+            return None
+        path = "spec.nodeAffinity.required.nodeSelectorTerms"
+        terms = required.node_selector_terms or ()
+        if not terms:
+            raise self._where(*at).error(path, "must have at least one node selector term")
+        return tuple(self._term(t, f"{path}[{i}]", at) for i, t in enumerate(terms))
 
     def _budget(self, obj: schema.Resource, at: At) -> BudgetRecord:
         """A PodDisruptionBudget: what DefaultPreemption reads of it, its status computed

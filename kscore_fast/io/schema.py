@@ -117,6 +117,12 @@ class NodeSelector(msgspec.Struct, rename="camel", frozen=True, gc=False):
     node_selector_terms: tuple[Term | None, ...] | None = None
 
 
+class VolumeNodeAffinity(msgspec.Struct, frozen=True, gc=False):
+    """A PersistentVolume's ``spec.nodeAffinity``."""
+
+    required: NodeSelector | None = None
+
+
 class Preferred(msgspec.Struct, frozen=True, gc=False):
     """A ``PreferredSchedulingTerm``."""
 
@@ -226,6 +232,8 @@ class Spec(msgspec.Struct, rename="camel", gc=False):
     # PersistentVolumeClaim
     volume_name: str | None = None
     storage_class_name: str | None = None
+    # PersistentVolume
+    node_affinity: VolumeNodeAffinity | None = None
     # PodDisruptionBudget (checked by the reader)
     min_available: Any = None
     max_unavailable: Any = None

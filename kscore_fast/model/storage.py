@@ -4,7 +4,7 @@ plugins read; only their fields that those plugins read are kept).
 
 Records are made by the reader (:mod:`kscore_fast.io.objects`) with the API server's
 defaults applied (a StorageClass's ``volumeBindingMode`` defaults to ``Immediate``), and
-never change: binding claims is VolumeBinding's, which is not simulated yet.
+never change during a run.
 """
 
 from __future__ import annotations
@@ -14,27 +14,41 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from .objects import NodeSelectorTerm
+
 #: ``volume.beta.kubernetes.io/storage-class``: read before ``spec.storageClassName``
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 IMMEDIATE, WAIT_FOR_FIRST_CONSUMER = "Immediate", "WaitForFirstConsumer"
+#: ``pv.kubernetes.io/bind-completed``: the PV controller finished binding the claim
+BIND_COMPLETED_ANNOTATION = "pv.kubernetes.io/bind-completed"
+#: a claim's ``status.phase`` once its volume is gone
+CLAIM_LOST = "Lost"
 
 
 class ClaimRecord(msgspec.Struct, frozen=True, gc=False):
     """A PersistentVolumeClaim: ``spec.volumeName`` ("" unbound) and its class, as
     ``storagehelpers.GetPersistentVolumeClaimClass`` reads it (the beta annotation first,
-    then ``spec.storageClassName``; "" none)."""
+    then ``spec.storageClassName``; "" none). ``bind_completed``: it has the
+    ``pv.kubernetes.io/bind-completed`` annotation (with ``volume_name``, what
+    VolumeBinding's ``isPVCFullyBound`` calls bound); ``lost``: ``status.phase`` is
+    ``Lost``; ``deleting``: ``metadata.deletionTimestamp`` is set."""
 
     namespace: str
     name: str
     volume_name: str = ""
     class_name: str = ""
+    bind_completed: bool = False
+    lost: bool = False
+    deleting: bool = False
 
 
 class VolumeRecord(msgspec.Struct, frozen=True, gc=False):
-    """A PersistentVolume: its labels."""
+    """A PersistentVolume: its labels and the terms of ``spec.nodeAffinity.required``
+    (None: no required node affinity)."""
 
     name: str
     labels: dict[str, str] = {}
+    node_affinity: tuple[NodeSelectorTerm, ...] | None = None
 
 
 class ClassRecord(msgspec.Struct, frozen=True, gc=False):
