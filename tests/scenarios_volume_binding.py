@@ -13,6 +13,7 @@ out: kscore_fast does not bind them yet.
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -23,28 +24,9 @@ ZONES = ("a", "b", "c")
 BIND_COMPLETED = {"pv.kubernetes.io/bind-completed": "yes"}
 
 #: the default profile without the volume limits and VolumeRestrictions (v1beta3)
-VOLUME_BINDING_CONFIG: dict[str, Any] = {
-    **VOLUME_ZONE_CONFIG,
-    "profiles": [
-        {
-            "schedulerName": "default-scheduler",
-            "plugins": {
-                "multiPoint": {
-                    "disabled": [
-                        {"name": name}
-                        for name in (
-                            "VolumeRestrictions",
-                            "NodeVolumeLimits",
-                            "EBSLimits",
-                            "GCEPDLimits",
-                            "AzureDiskLimits",
-                        )
-                    ]
-                }
-            },
-        }
-    ],
-}
+VOLUME_BINDING_CONFIG: dict[str, Any] = copy.deepcopy(VOLUME_ZONE_CONFIG)
+_DISABLED = VOLUME_BINDING_CONFIG["profiles"][0]["plugins"]["multiPoint"]["disabled"]
+_DISABLED.remove({"name": "VolumeBinding"})
 
 
 def _node(i: int, rng: random.Random) -> dict[str, Any]:

@@ -17,10 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmarks.timing import timing_free
-from kscore_fast.api import load_cluster, score, simulate
-
-from ..goref import compare, goref_missing, run_goref
+from ..goref import goref_missing, run_differences
 from ..scenarios_volume_binding import VOLUME_BINDING_CONFIG, binding_scenario
 
 pytestmark = [
@@ -36,29 +33,13 @@ DEFAULT = {"apiVersion": "kubescheduler.config.k8s.io/v1beta3",
            "kind": "KubeSchedulerConfiguration"}  # fmt: skip
 
 
-def differences(paths: list[Path], config: Path, seed: int, mode: str) -> list[str]:
-    flags = ["--config", str(config), "--seed", str(seed)]
-    if mode == "score":
-        ours = score(load_cluster(paths), config=config, seed=seed).to_dict()
-        return compare(ours, run_goref(paths, flags))
-    ours = simulate(load_cluster(paths), config=config, seed=seed,
-                    tie_break="go-rand").to_dict()  # fmt: skip
-    go = run_goref(paths, [*flags, "--plugin-metrics-draw"], command="simulate")
-    n = timing_free(go["results"])
-    ours["results"], go["results"] = ours["results"][:n], go["results"][:n]
-    diffs = compare(ours, go)
-    return diffs + [f"{k['pod']}: host {k['host']!r} != go {g['host']!r}"
-                    for k, g in zip(ours["results"], go["results"], strict=True)
-                    if k["host"] != g["host"]]  # fmt: skip
-
-
 def _check(tmp_path, seed: int, mode: str, **sizes) -> None:
     path = tmp_path / f"scenario-{seed}.json"
     items = binding_scenario(seed, **sizes)
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     config = tmp_path / f"config-{seed}.yaml"
     config.write_text(yaml.safe_dump(VOLUME_BINDING_CONFIG))
-    diffs = differences([path], config, seed, mode)
+    diffs = run_differences([path], config, seed, mode)
     assert not diffs, f"volume binding scenario {mode} {seed}:\n" + "\n".join(diffs[:20])
 
 
@@ -74,7 +55,7 @@ def test_embedded_cluster_equals_go(tmp_path, mode):
     VolumeBinding's PreFilter on all 36 nodes, as in Go."""
     config = tmp_path / "config.yaml"
     config.write_text(yaml.safe_dump(DEFAULT))
-    diffs = differences([EMBEDDED], config, 3, mode)
+    diffs = run_differences([EMBEDDED], config, 3, mode)
     assert not diffs, "\n".join(diffs[:20])
 
 

@@ -5,12 +5,8 @@ restated), and the storage objects as the reader makes them."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
-import yaml
 
-from kscore_fast.api import load_cluster
 from kscore_fast.errors import InputError
 from kscore_fast.model.objects import NodeSelectorRequirement, NodeSelectorTerm, PodRecord
 from kscore_fast.model.storage import ClaimRecord, ClassRecord, Storage, VolumeRecord
@@ -23,14 +19,8 @@ from kscore_fast.plugins.volumebinding.reference import (
 )
 
 from ...scenarios_volume_binding import binding_scenario
+from ..harness import cluster_of as _cluster
 from ..harness import filter_codes
-
-
-def _cluster(objs, tmp_path, how="json"):
-    doc = {"apiVersion": "v1", "kind": "List", "items": objs}
-    path = tmp_path / f"c.{how}"
-    path.write_text(json.dumps(doc) if how == "json" else yaml.safe_dump(doc))
-    return load_cluster([path])
 
 
 @pytest.mark.parametrize("seed", range(60))
