@@ -27,6 +27,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from itertools import chain
 from typing import Any, TypeVar
 
@@ -69,7 +70,10 @@ from ..model.storage import (
     BETA_STORAGE_CLASS_ANNOTATION,
     BIND_COMPLETED_ANNOTATION,
     CLAIM_LOST,
+    FILESYSTEM,
     IMMEDIATE,
+    SELECTED_NODE_ANNOTATION,
+    VOLUME_AVAILABLE,
     WAIT_FOR_FIRST_CONSUMER,
     ClaimRecord,
     ClassRecord,
@@ -94,7 +98,9 @@ from .validate import (
     integer_problem,
     label_problem,
     label_selector,
+    listing,
     map_selector,
+    mapping,
     name_problem,
     namespace_problem,
     object_label,
@@ -105,6 +111,7 @@ from .validate import (
     resource_name_problem,
     resource_quantity,
     spread_constraint_problem,
+    string,
     taint_problem,
     toleration_problem,
     typed_label_selector,
@@ -122,6 +129,7 @@ _NO_OWNER = OwnerReference("", "", "", False)
 _NO_METADATA = schema.Metadata()
 _NO_SPEC = schema.Spec()
 _NO_STATUS = schema.Status()
+_NO_CLAIM_RESOURCES = schema.Resources()
 #: shared by every record without them (records and their dicts are never mutated)
 _NO_RESOURCES: ResourceList = {}
 _NO_LABELS: dict[str, str] = {}
@@ -135,8 +143,10 @@ _OWN_FIELDS = {
     "Node": ({"unschedulable", "taints"}, {"allocatable", "capacity", "images"}),
     "Namespace": (set(), set()),
     "PriorityClass": (set(), set()),
-    "PersistentVolumeClaim": ({"volumeName", "storageClassName", "selector"}, {"phase"}),
-    "PersistentVolume": ({"nodeAffinity"}, set()),
+    "PersistentVolumeClaim": ({"volumeName", "storageClassName", "selector", "accessModes",
+                               "volumeMode", "resources"}, {"phase"}),
+    "PersistentVolume": ({"nodeAffinity", "capacity", "claimRef", "accessModes", "volumeMode",
+                          "storageClassName"}, {"phase"}),
     "StorageClass": (set(), set()),
     BUDGET_KIND: ({"selector", "minAvailable", "maxUnavailable"},
                   {"disruptionsAllowed", "disruptedPods"}),
@@ -866,24 +876,8 @@ class ObjectReader(_Fields):
                  labels: dict[str, str], at: At) -> StorageRecord:  # fmt: skip
         """A PersistentVolumeClaim, PersistentVolume or StorageClass: what the volume
         plugins read of it, with the API server's defaults."""
-        name = at[2][2]
-        if kind == "PersistentVolume":
-            return VolumeRecord(name, labels, self._volume_affinity(obj.spec or _NO_SPEC, at))
         if kind == "StorageClass":
-            mode = obj.volume_binding_mode
-            if mode is None:  # (SetDefaults_StorageClass)
-                mode = IMMEDIATE
-            elif mode not in (IMMEDIATE, WAIT_FOR_FIRST_CONSUMER):
-                raise self._fail(
-                    at,
-                    "",
-                    (
-                        "volumeBindingMode",
-                        f"unsupported value {found(mode)}: "
-                        f"expected {IMMEDIATE} or {WAIT_FOR_FIRST_CONSUMER}",
-                    ),
-                )
-            return ClassRecord(name, mode)
+            return self._storage_class(obj, at)
         spec = obj.spec or _NO_SPEC
         try:
             notes = schema.annotations(meta)
@@ -894,13 +888,69 @@ class ObjectReader(_Fields):
             and all(isinstance(k, str) and isinstance(v, str) for k, v in notes.items())
         ):
             raise self._fail(at, "", ("metadata.annotations", "expected a mapping of strings"))
-        cls = (notes or {}).get(BETA_STORAGE_CLASS_ANNOTATION)
+        notes = notes or {}
+        cls = notes.get(BETA_STORAGE_CLASS_ANNOTATION)
         if cls is None:
             cls = spec.storage_class_name or ""
-        lost = (obj.status or _NO_STATUS).phase == CLAIM_LOST
-        return ClaimRecord(at[2][1], name, spec.volume_name or "", cls,
-                           BIND_COMPLETED_ANNOTATION in (notes or {}), lost,
-                           meta.deletion_timestamp is not None)  # fmt: skip
+        if kind == "PersistentVolume":
+            return self._volume(meta, spec, obj.status or _NO_STATUS, labels, cls, at)
+        return self._claim(meta, spec, obj.status or _NO_STATUS, notes, cls, at)
+
+    def _storage_class(self, obj: schema.Resource, at: At) -> ClassRecord:
+        """A StorageClass: binding mode (defaulted), provisioner, allowed topologies."""
+        mode = obj.volume_binding_mode
+        if mode is None:  # (SetDefaults_StorageClass)
+            mode = IMMEDIATE
+        elif mode not in (IMMEDIATE, WAIT_FOR_FIRST_CONSUMER):
+            expected = f"expected {IMMEDIATE} or {WAIT_FOR_FIRST_CONSUMER}"
+            problem = f"unsupported value {found(mode)}: {expected}"
+            raise self._fail(at, "", ("volumeBindingMode", problem))
+        ctx = self._where(*at)
+        provisioner = string(ctx, obj.provisioner, "provisioner")
+        terms = []
+        for i, t in enumerate(listing(ctx, obj.allowed_topologies, "allowedTopologies")):
+            path = f"allowedTopologies[{i}].matchLabelExpressions"
+            exprs = listing(ctx, mapping(ctx, t, path[:-22]).get("matchLabelExpressions"), path)
+            term = []
+            for j, e in enumerate(exprs):
+                e = mapping(ctx, e, f"{path}[{j}]")
+                values = listing(ctx, e.get("values"), f"{path}[{j}].values")
+                key = string(ctx, e.get("key"), f"{path}[{j}].key")
+                term.append((key, tuple(string(ctx, v, f"{path}[{j}].values") for v in values)))
+            terms.append(tuple(term))
+        return ClassRecord(at[2][2], mode, provisioner or "", tuple(terms))
+
+    def _volume(self, meta: schema.Metadata, spec: schema.Spec, status: schema.Status,
+                labels: dict[str, str], cls: str, at: At) -> VolumeRecord:  # fmt: skip
+        """A PersistentVolume: what VolumeZone and VolumeBinding read of it."""
+        capacity = self._resource_list(spec.capacity or {}, "spec.capacity", at)
+        ref = spec.claim_ref
+        claim_ref = None if ref is None else (ref.namespace or "", ref.name or "", ref.uid or "")
+        storage = capacity.get("storage")
+        return VolumeRecord(
+            at[2][2], labels, self._volume_affinity(spec, at), cls,
+            Fraction(0) if storage is None else storage.as_fraction(),
+            tuple(spec.access_modes or ()), spec.volume_mode or FILESYSTEM, claim_ref,
+            status.phase == VOLUME_AVAILABLE, meta.deletion_timestamp is not None,
+        )  # fmt: skip
+
+    def _claim(self, meta: schema.Metadata, spec: schema.Spec, status: schema.Status,
+               notes: dict[str, str], cls: str, at: At) -> ClaimRecord:  # fmt: skip
+        """A PersistentVolumeClaim: what VolumeZone and VolumeBinding read of it."""
+        resources = spec.resources or _NO_CLAIM_RESOURCES
+        requests = self._resource_list(resources.requests or {}, "spec.resources.requests", at)
+        storage = requests.get("storage")
+        ctx = self._where(*at)
+        selector = label_selector(ctx, spec.selector, "spec.selector")
+        return ClaimRecord(
+            at[2][1], at[2][2], spec.volume_name or "", cls,
+            BIND_COMPLETED_ANNOTATION in notes, status.phase == CLAIM_LOST,
+            meta.deletion_timestamp is not None, str(meta.uid or ""),
+            Fraction(0) if storage is None else storage.as_fraction(),
+            tuple(spec.access_modes or ()), spec.volume_mode or FILESYSTEM,
+            None if selector is None else selector.as_selector(),
+            notes.get(SELECTED_NODE_ANNOTATION, ""),
+        )  # fmt: skip
 
     def _volume_affinity(self, spec: schema.Spec, at: At) -> tuple[NodeSelectorTerm, ...] | None:
         """A PersistentVolume's ``spec.nodeAffinity.required`` terms (None: absent)."""

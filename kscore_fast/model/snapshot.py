@@ -173,8 +173,7 @@ class Cluster:
     terminated_pods: int = 0
     #: pending pods being deleted (not scheduled, as kube-scheduler skips them)
     deleting_pending_pods: int = 0
-    #: pending pods with unbound WaitForFirstConsumer claims (binding them is not
-    #: simulated)
+    #: pending pods with PersistentVolumeClaim volumes
     pvc_pending_pods: int = 0
     #: objects of kinds the scheduler does not read, by kind (filled by the loader)
     skipped_kinds: dict[str, int] = field(default_factory=dict)
@@ -219,10 +218,6 @@ class Cluster:
              "skipped {} special files, broken links or link loops in directories"),
             (self.deleting_pending_pods,
              "skipped {} pending pods being deleted (metadata.deletionTimestamp set)"),
-            (self.pvc_pending_pods,
-             "{} pending pods have unbound WaitForFirstConsumer PersistentVolumeClaims, "
-             "scheduled as if those could bind on any node (VolumeBinding's matching of "
-             "volumes and provisioning not simulated)"),
         )  # fmt: skip
         parts += [text.format(n) for n, text in counted if n]
         parts += priority.notices(self.refused_pods, self.differing_priorities)
@@ -316,10 +311,6 @@ def build_cluster(
     with collection_paused():
         cluster = _build(list(nodes), list(pods), services, controllers, namespaces, listed)
     cluster.snapshot.storage = storage
-    if cluster.pvc_pending_pods:  # (those whose claims VolumeBinding would bind)
-        from ..plugins.volumebinding.plugin import unsimulated_claims
-
-        cluster.pvc_pending_pods = len(unsimulated_claims(storage, cluster.batch.pods))
     return cluster
 
 

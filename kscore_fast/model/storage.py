@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import msgspec
 
 from .objects import NodeSelectorTerm
+from .selectors import Selector
 
 #: ``volume.beta.kubernetes.io/storage-class``: read before ``spec.storageClassName``
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
@@ -23,6 +25,14 @@ IMMEDIATE, WAIT_FOR_FIRST_CONSUMER = "Immediate", "WaitForFirstConsumer"
 BIND_COMPLETED_ANNOTATION = "pv.kubernetes.io/bind-completed"
 #: a claim's ``status.phase`` once its volume is gone
 CLAIM_LOST = "Lost"
+#: ``volume.kubernetes.io/selected-node``: the node a claim is provisioned for
+SELECTED_NODE_ANNOTATION = "volume.kubernetes.io/selected-node"
+#: a volume's ``status.phase`` when it may be bound to any claim
+VOLUME_AVAILABLE = "Available"
+#: the default ``volumeMode`` of volumes and claims
+FILESYSTEM = "Filesystem"
+#: ``NotSupportedProvisioner``: a class of volumes that are never provisioned
+NO_PROVISIONER = "kubernetes.io/no-provisioner"
 
 
 class ClaimRecord(msgspec.Struct, frozen=True, gc=False):
@@ -40,6 +50,15 @@ class ClaimRecord(msgspec.Struct, frozen=True, gc=False):
     bind_completed: bool = False
     lost: bool = False
     deleting: bool = False
+    #: what binding reads (``FindMatchingVolume``): ``metadata.uid``, the storage request
+    #: (exact, bytes; 0 when absent), ``accessModes``, ``volumeMode`` (defaulted),
+    #: ``spec.selector`` (None: absent) and the selected-node annotation ("" none)
+    uid: str = ""
+    request: Fraction = Fraction(0)
+    access_modes: tuple[str, ...] = ()
+    volume_mode: str = FILESYSTEM
+    selector: Selector | None = None
+    selected_node: str = ""
 
 
 class VolumeRecord(msgspec.Struct, frozen=True, gc=False):
@@ -49,6 +68,17 @@ class VolumeRecord(msgspec.Struct, frozen=True, gc=False):
     name: str
     labels: dict[str, str] = {}
     node_affinity: tuple[NodeSelectorTerm, ...] | None = None
+    #: what binding reads: its class (the beta annotation first), storage capacity
+    #: (exact, bytes), ``accessModes``, ``volumeMode`` (defaulted), ``spec.claimRef``
+    #: as (namespace, name, uid) (None: absent), whether ``status.phase`` is
+    #: Available, and whether it is being deleted
+    class_name: str = ""
+    capacity: Fraction = Fraction(0)
+    access_modes: tuple[str, ...] = ()
+    volume_mode: str = FILESYSTEM
+    claim_ref: tuple[str, str, str] | None = None
+    available: bool = False
+    deleting: bool = False
 
 
 class ClassRecord(msgspec.Struct, frozen=True, gc=False):
@@ -56,6 +86,10 @@ class ClassRecord(msgspec.Struct, frozen=True, gc=False):
 
     name: str
     binding_mode: str = IMMEDIATE
+    #: ``provisioner``, and ``allowedTopologies`` (terms: (key, values) pairs ANDed;
+    #: the terms ORed; none: any node)
+    provisioner: str = ""
+    allowed_topologies: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...] = ()
 
 
 StorageRecord = ClaimRecord | VolumeRecord | ClassRecord

@@ -1,28 +1,29 @@
 """VolumeBinding (pkg/scheduler/framework/plugins/volumebinding, v1.23.6): PreFilter,
-Filter and Score.
+Filter, Reserve and Score.
 
 * PreFilter (:class:`PreFilterGate`): a missing, lost or deleting claim, or an unbound
   claim of an Immediate class, fails the pod on every node before any Filter runs
   (``findNodesThatFitPod`` gives every node that status). The framework builder runs it
   as the profile's first filter (``pre_filter_gate``): the same status on every node.
-* Filter: the PersistentVolumes of the pod's bound claims must exist and their node
-  affinity must match the node. Unbound claims of a WaitForFirstConsumer class (matching
-  PersistentVolumes, dynamic provisioning, binding them on Reserve) are not simulated:
-  such pods are counted and named by :func:`unsimulated_claims` (the runtimes report them)
-  and their unbound claims are taken to fit every node.
+* Filter (``FindPodVolumes``): the volumes of the pod's bound claims must exist and match
+  the node; its unbound WaitForFirstConsumer claims need a matching available volume or a
+  class that provisions on the node (``kernels``, state: ``state``).
+* Reserve (``AssumePodVolumes``, the ``assume`` kernel): the matched volumes get the claim
+  as owner, the claims to provision the host as selected node; later pods see them, and
+  deleting the pod reverts nothing. As in goref (the real scheduler over a fake
+  clientset, no PreBind, no PV controller), no binding completes: the claims stay
+  unbound, bound to their volumes only in the binder's assume cache.
 * Score: 0 on every node (``VolumeCapacityPriority``, alpha, is off in 1.23; there is no
   ``NormalizeScore``).
 
-A pod's verdicts depend on its namespace and claims, and on the node's labels that the
-claimed volumes' node affinity reads: the plugin evaluates the scalar reference once per
-pod class and node class and the kernels read the table. Nothing it reads changes when a
-pod is bound (no claim is bound by the simulation).
+Not simulated: the CSIStorageCapacity check (it needs CSIDriver objects, not read: every
+class has enough storage) and the translation of in-tree volumes to CSI (it needs
+CSINode objects).
 """
 
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any
 
 import numpy as np
 
@@ -36,14 +37,18 @@ from ...framework.cluster_events import (
     UPDATE,
     events,
 )
-from ...model.objects import PodRecord
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ...model.storage import Storage
 from ..helper.base import NoArgs
 from ..helper.texts import text_at, text_table
-from . import gate_kernels, kernels
-from .reference import claims_to_bind, pod_claims, pre_filter
-from .reference import filter as reference_filter
+from . import gate_kernels, kernels, state
+from .reference import (
+    ERR_REASON_BIND_CONFLICT,
+    ERR_REASON_NODE_CONFLICT,
+    ERR_REASON_NOT_ENOUGH_SPACE,
+    ERR_REASON_PV_NOT_EXIST,
+    pre_filter,
+)
 
 NAME = "VolumeBinding"
 _claims = attrgetter("claims")
@@ -90,7 +95,8 @@ class PreFilterGate(NoArgs):
 
 
 class VolumeBinding(NoArgs):
-    """The VolumeBinding plugin (Filter and Score; PreFilter: :class:`PreFilterGate`)."""
+    """The VolumeBinding plugin (Filter, Reserve and Score; PreFilter:
+    :class:`PreFilterGate`)."""
 
     name = NAME
     events_to_register = _EVENTS
@@ -104,37 +110,41 @@ class VolumeBinding(NoArgs):
     #: every failure is UnschedulableAndUnresolvable
     all_unresolvable = True
     kernels = kernels
+    kernels_allocate = ("filter_node", "assume")
     #: a raw score depends on the pod and the node only
     row_independent = True
-    #: nothing it reads changes when a pod is bound
-    bind_independent = True
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
-        return batch.prepared(NAME, snapshot, lambda: _state(snapshot, batch))
+        return batch.prepared(NAME, snapshot, lambda: state.build(snapshot, batch))
+
+    def own_state(self, s: tuple) -> tuple:
+        """Own copies of the volumes' owners and the claims' bound volumes and selected
+        nodes (what ``assume`` changes); the rest shared."""
+        return tuple(x.copy() if i in state.DYNAMIC else x for i, x in enumerate(s))
 
     def empty_state(self) -> tuple:
-        return (np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros((1, 1), np.int64),
-                np.zeros(1, np.int64), np.zeros(0, np.uint8))  # fmt: skip
+        return state.empty_state()
 
-    def filter_key(self, state: tuple) -> np.ndarray:
+    def filter_key(self, s: tuple) -> np.ndarray:
         """Pods of one class get the same verdicts."""
-        return state[1].astype(np.int64)
+        return s[1].astype(np.int64)
 
-    def reasons(self, state: tuple, code: int) -> list[str]:
-        return text_at(state[3], state[4], code - 1).split("\n")
+    def reasons(self, s: tuple, code: int) -> list[str]:
+        """The reasons of the bits of ``code``, in ``FindPodVolumes``' order."""
+        return [reason for bit, reason in _REASON_BITS if code & bit]
 
     @staticmethod
-    def constant_scores(state: tuple) -> bool:
+    def constant_scores(s: tuple) -> bool:
         """Every pod scores 0 on every node."""
         return True
 
 
-def unsimulated_claims(storage: Storage, pods: list[PodRecord]) -> list[PodRecord]:
-    """The pods with unbound WaitForFirstConsumer claims that PreFilter passes: binding
-    them (matching volumes, provisioning) is not simulated."""
-    if not storage.claims:
-        return []
-    return [p for p in pods if p.claims and claims_to_bind(p, storage)]
+_REASON_BITS = (
+    (kernels.NODE_CONFLICT, ERR_REASON_NODE_CONFLICT),
+    (kernels.BIND_CONFLICT, ERR_REASON_BIND_CONFLICT),
+    (kernels.NOT_ENOUGH_SPACE, ERR_REASON_NOT_ENOUGH_SPACE),
+    (kernels.PV_NOT_EXIST, ERR_REASON_PV_NOT_EXIST),
+)
 
 
 def _gate_state(storage: Storage, batch: PodBatch) -> tuple:
@@ -147,65 +157,3 @@ def _gate_state(storage: Storage, batch: PodBatch) -> tuple:
         if reason is not None:
             code[i] = reasons.setdefault(reason, len(reasons)) + 1
     return (code, *text_table(list(reasons)))
-
-
-def _state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
-    """The plugin's state (see ``kernels``): the reference's verdict of each pod class on
-    each node class."""
-    storage = snapshot.storage
-    pod_class, reps = _pod_classes(batch, storage)
-    keys = _affinity_keys(reps, storage)
-    node_class, node_labels = _node_classes(snapshot, keys)
-    reasons: dict[str, int] = {}
-    verdict = np.zeros((len(reps), len(node_labels)), dtype=np.int64)
-    for p, pod in enumerate(reps):
-        if pod is None:  # (class 0: no bound claim to check, fits everywhere)
-            continue
-        for c, labels in enumerate(node_labels):
-            found = reference_filter(pod, labels, storage)
-            if found:
-                verdict[p, c] = reasons.setdefault("\n".join(found), len(reasons)) + 1
-    return (node_class, pod_class, verdict, *text_table(list(reasons)))
-
-
-def _pod_classes(batch: PodBatch, storage: Storage) -> tuple[np.ndarray, list[Any]]:
-    """int32[B]: each pod's class (0: no claim, or PreFilter fails it; else one per
-    namespace and claim names), and a pod of each class (None for class 0)."""
-    ids: dict[tuple[str, tuple[str, ...]], int] = {}
-    reps: list[Any] = [None]
-    of_pod = np.zeros(len(batch), dtype=np.int32)
-    pods = batch.pods
-    for i in [i for i, claims in enumerate(map(_claims, pods)) if claims]:
-        key = (pods[i].namespace, pods[i].claims)
-        c = ids.get(key)
-        if c is None:
-            if pre_filter(pods[i], storage) is not None:  # (never filtered)
-                c = ids[key] = 0
-            else:
-                c = ids[key] = len(reps)
-                reps.append(pods[i])
-        of_pod[i] = c
-    return of_pod, reps
-
-
-def _affinity_keys(reps: list[Any], storage: Storage) -> tuple[str, ...]:
-    """The label keys the node affinity of the pods' bound volumes reads."""
-    keys: set[str] = set()
-    for pod in reps[1:]:
-        for claim in pod_claims(pod, storage)[0]:
-            volume = storage.volumes.get(claim.volume_name)
-            for term in (volume.node_affinity or ()) if volume is not None else ():
-                keys.update(r.key for r in term.match_expressions)
-    return tuple(sorted(keys))
-
-
-def _node_classes(snapshot: ClusterSnapshot, keys: tuple[str, ...]
-                  ) -> tuple[np.ndarray, list[dict[str, str]]]:  # fmt: skip
-    """int32[N]: each node's class (equal values of the label ``keys``, absent ones
-    apart); each class's labels (those keys only)."""
-    if not keys:
-        return np.zeros(snapshot.n_nodes, dtype=np.int32), [{}]
-    ids: dict[tuple[tuple[str, str], ...], int] = {}
-    of_node = [ids.setdefault(tuple((k, labels[k]) for k in keys if k in labels), len(ids))
-               for labels in snapshot.node_labels]  # fmt: skip
-    return np.array(of_node, dtype=np.int32).reshape(-1), [dict(key) for key in ids] or [{}]

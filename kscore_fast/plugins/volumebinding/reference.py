@@ -1,27 +1,36 @@
-"""Scalar reference port of VolumeBinding's PreFilter and Filter for claims that need no
-binding by the scheduler, from v1.23.6:
+"""Scalar reference port of VolumeBinding's PreFilter, Filter and Reserve, from v1.23.6:
 
 * pkg/scheduler/framework/plugins/volumebinding/volume_binding.go: ``podHasPVCs``,
-  ``PreFilter``, ``Filter``;
+  ``PreFilter``, ``Filter``, ``Reserve``;
 * .../volumebinding/binder.go: ``GetPodVolumes``, ``isPVCFullyBound``, ``FindPodVolumes``
-  (its reasons, in its order), ``checkBoundClaims``;
-* pkg/controller/volume/persistentvolume/util: ``IsDelayBindingMode``;
+  (its reasons, in its order), ``checkBoundClaims``, ``findMatchingVolumes``,
+  ``checkVolumeProvisions``, ``AssumePodVolumes``;
+* pkg/controller/volume/persistentvolume/util: ``IsDelayBindingMode``,
+  ``FindMatchingVolume``, ``IsVolumeBoundToClaim``, ``CheckAccessModes``,
+  ``CheckVolumeModeMismatches``;
 * pkg/volume/util ``CheckNodeAffinity`` with component-helpers' ``MatchNodeSelectorTerms``
-  (a node of labels only: its ``metadata.name`` field terms are not checked).
+  (a node of labels only: its ``metadata.name`` field terms are not checked);
+* pkg/apis/core/v1/helper ``MatchTopologySelectorTerms``.
 
-Every failure is ``UnschedulableAndUnresolvable``. Unbound claims of a
-WaitForFirstConsumer class (``claimsToBind``: matching PersistentVolumes, dynamic
-provisioning) are not simulated: :func:`claims_to_bind` names them and the plugin reports
-such pods (see ``plugin``). No CSINode objects are read, so no in-tree PersistentVolume is
-translated to CSI (``tryTranslatePVToCSI`` needs the node's CSINode).
+Every failure is ``UnschedulableAndUnresolvable``. What ``AssumePodVolumes`` changes
+lives in :class:`Assumed`. No CSIDriver objects are read, so no class opts into the
+CSIStorageCapacity check (``hasEnoughCapacity`` finds enough storage), and no CSINode
+objects, so no in-tree PersistentVolume is translated to CSI.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from ...model.objects import NodeSelectorTerm, PodRecord
-from ...model.storage import WAIT_FOR_FIRST_CONSUMER, ClaimRecord, Storage
+from ...model.storage import (
+    NO_PROVISIONER,
+    WAIT_FOR_FIRST_CONSUMER,
+    ClaimRecord,
+    Storage,
+    VolumeRecord,
+)
 from ..nodeaffinity.reference import go_quote, new_lazy_error_node_selector
 
 #: ``PreFilter``'s reason for unbound claims of an Immediate class (or pre-bound ones)
@@ -88,13 +97,6 @@ def pre_filter(pod: PodRecord, storage: Storage) -> str | None:
     return ERR_UNBOUND_IMMEDIATE if pod_claims(pod, storage)[2] else None
 
 
-def claims_to_bind(pod: PodRecord, storage: Storage) -> list[ClaimRecord]:
-    """The unbound WaitForFirstConsumer claims of a pod ``PreFilter`` passes."""
-    if not pod.claims or pre_filter(pod, storage) is not None:
-        return []
-    return pod_claims(pod, storage)[1]
-
-
 def node_affinity_matches(terms: Sequence[NodeSelectorTerm] | None,
                           labels: Mapping[str, str]) -> bool:  # fmt: skip
     """``CheckNodeAffinity`` succeeds: no required terms, or one of them matches the
@@ -122,12 +124,159 @@ def check_bound_claims(claims: Sequence[ClaimRecord], labels: Mapping[str, str],
     return True, True
 
 
-def filter(pod: PodRecord, labels: Mapping[str, str], storage: Storage) -> list[str]:
-    """``Filter`` of a pod ``PreFilter`` passed, for its bound claims (its claims to bind
-    are not simulated: see :func:`claims_to_bind`): the status' reasons, [] when it fits."""
+@dataclass
+class Assumed:
+    """What ``AssumePodVolumes`` changed in the binder's assume caches during a run:
+    volumes' claim references (static bindings) and claims' selected nodes (dynamic
+    provisioning). Nothing completes the bindings: claims stay unbound (goref's scheduler
+    runs no PreBind and there is no PV controller)."""
+
+    claim_refs: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    selected: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def claim_ref(self, volume: VolumeRecord) -> tuple[str, str, str] | None:
+        return self.claim_refs.get(volume.name, volume.claim_ref)
+
+    def selected_node(self, claim: ClaimRecord) -> str:
+        return self.selected.get((claim.namespace, claim.name), claim.selected_node)
+
+
+def is_volume_bound_to_claim(ref: tuple[str, str, str] | None, claim: ClaimRecord) -> bool:
+    """``IsVolumeBoundToClaim``."""
+    if ref is None or (ref[1], ref[0]) != (claim.name, claim.namespace):
+        return False
+    return not ref[2] or ref[2] == claim.uid
+
+
+def volume_order(storage: Storage) -> list[VolumeRecord]:
+    """The volumes in the order ``FindMatchingVolume`` sees them here: by name (Go lists
+    them from an informer index, in map order: among equal capacities its choice is
+    random; kscore_fast takes the first name)."""
+    return sorted(storage.volumes.values(), key=lambda v: v.name)
+
+
+def find_matching_volume(claim: ClaimRecord, labels: Mapping[str, str], storage: Storage,
+                         excluded: set[str], assumed: Assumed) -> VolumeRecord | None:  # fmt: skip
+    """pv_util.go ``FindMatchingVolume`` (scheduler path: a node, delayed binding) over
+    the claim's class's volumes (``pvCache.ListPVs``)."""
+    smallest = None
+    for volume in volume_order(storage):
+        if volume.class_name != claim.class_name or volume.name in excluded:
+            continue
+        ref = assumed.claim_ref(volume)
+        bound_here = is_volume_bound_to_claim(ref, claim)
+        if ref is not None and not bound_here:
+            continue
+        if volume.capacity < claim.request or volume.volume_mode != claim.volume_mode:
+            continue
+        if volume.deleting:
+            continue
+        affinity_ok = node_affinity_matches(volume.node_affinity, labels)
+        if bound_here:  # pre-bound (by the user, or assumed): this one or none
+            return volume if affinity_ok else None
+        if not volume.available:
+            continue
+        if claim.selector is not None and not claim.selector.matches(volume.labels):
+            continue
+        if not affinity_ok or not set(claim.access_modes) <= set(volume.access_modes):
+            continue
+        if smallest is None or smallest.capacity > volume.capacity:
+            smallest = volume
+    return smallest
+
+
+def provision_check(claims: Sequence[ClaimRecord], labels: Mapping[str, str],
+                    storage: Storage) -> tuple[bool, bool]:  # fmt: skip
+    """``checkVolumeProvisions``: (provisioning satisfied, enough storage). Every claim
+    here has a class (its delayed binding needs one). No CSIDriver is read, so no driver
+    opts into capacity checks (``hasEnoughCapacity``: enough)."""
+    for claim in claims:
+        cls = storage.classes[claim.class_name]
+        if cls.provisioner in ("", NO_PROVISIONER):
+            return False, True
+        if not topology_matches(cls.allowed_topologies, labels):
+            return False, True
+    return True, True
+
+
+def topology_matches(terms: Sequence[Sequence[tuple[str, Sequence[str]]]],
+                     labels: Mapping[str, str]) -> bool:  # fmt: skip
+    """``MatchTopologySelectorTerms``: no terms match every node; an empty term none."""
+    if not terms:
+        return True
+    return any(term and all(labels.get(k) in values for k, values in term) for term in terms)
+
+
+def by_request(claims: Sequence[ClaimRecord]) -> list[ClaimRecord]:
+    """``sort.Sort(byPVCSize)`` of a pod's few claims (insertion sort: stable)."""
+    return sorted(claims, key=lambda c: c.request)
+
+
+@dataclass
+class PodVolumes:
+    """``FindPodVolumes``' result on one node: the reasons, the static bindings (claim,
+    volume) and the claims to provision."""
+
+    reasons: list[str]
+    bindings: list[tuple[ClaimRecord, VolumeRecord]]
+    provisions: list[ClaimRecord]
+
+
+def find_pod_volumes(pod: PodRecord, node: str, labels: Mapping[str, str], storage: Storage,
+                     assumed: Assumed) -> PodVolumes:  # fmt: skip
+    """``FindPodVolumes`` of a pod ``PreFilter`` passed, on the node named ``node``."""
+    bound, to_bind, _ = pod_claims(pod, storage)
+    satisfied, found = check_bound_claims(bound, labels, storage)
+    unbound_ok, enough = True, True
+    bindings: list[tuple[ClaimRecord, VolumeRecord]] = []
+    provisions: list[ClaimRecord] = []
+    if to_bind:
+        selected = [c for c in to_bind if assumed.selected_node(c)]
+        if any(assumed.selected_node(c) != node for c in selected):
+            unbound_ok = False  # (the fast path: nothing else is checked)
+        else:
+            provisions = list(selected)
+            matching = by_request([c for c in to_bind if not assumed.selected_node(c)])
+            chosen: set[str] = set()
+            for claim in matching:
+                volume = find_matching_volume(claim, labels, storage, chosen, assumed)
+                if volume is None:
+                    unbound_ok = False
+                    provisions.append(claim)
+                else:
+                    chosen.add(volume.name)
+                    bindings.append((claim, volume))
+            if provisions:
+                unbound_ok, enough = provision_check(provisions, labels, storage)
+    reasons = [reason for ok, reason in ((satisfied, ERR_REASON_NODE_CONFLICT),
+                                         (unbound_ok, ERR_REASON_BIND_CONFLICT),
+                                         (enough, ERR_REASON_NOT_ENOUGH_SPACE),
+                                         (found, ERR_REASON_PV_NOT_EXIST)) if not ok]  # fmt: skip
+    return PodVolumes(reasons, bindings, provisions)
+
+
+def filter(
+    pod: PodRecord,
+    node: str,
+    labels: Mapping[str, str],
+    storage: Storage,
+    assumed: Assumed | None = None,
+) -> list[str]:
+    """``Filter`` of a pod ``PreFilter`` passed on the node named ``node``: the status'
+    reasons, [] when it fits."""
     if not pod.claims:
         return []
-    bound = pod_claims(pod, storage)[0]
-    satisfied, found = check_bound_claims(bound, labels, storage)
-    reasons = [] if satisfied else [ERR_REASON_NODE_CONFLICT]
-    return reasons if found else [*reasons, ERR_REASON_PV_NOT_EXIST]
+    return find_pod_volumes(pod, node, labels, storage, assumed or Assumed()).reasons
+
+
+def assume_pod_volumes(pod: PodRecord, node: str, labels: Mapping[str, str],
+                       storage: Storage, assumed: Assumed) -> None:  # fmt: skip
+    """``Reserve`` → ``AssumePodVolumes`` on the pod's host: its static bindings set the
+    volumes' claim references, its provisioned claims get the node as selected node."""
+    if not pod.claims:
+        return
+    found = find_pod_volumes(pod, node, labels, storage, assumed)
+    for claim, volume in found.bindings:
+        assumed.claim_refs[volume.name] = (claim.namespace, claim.name, claim.uid)
+    for claim in found.provisions:
+        assumed.selected[(claim.namespace, claim.name)] = node

@@ -5,14 +5,17 @@ restated), and the storage objects as the reader makes them."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from kscore_fast.errors import InputError
 from kscore_fast.model.objects import NodeSelectorRequirement, NodeSelectorTerm, PodRecord
 from kscore_fast.model.storage import ClaimRecord, ClassRecord, Storage, VolumeRecord
 from kscore_fast.plugins.volumebinding import VolumeBinding, gate_kernels, kernels, reference
-from kscore_fast.plugins.volumebinding.plugin import PreFilterGate, unsimulated_claims
+from kscore_fast.plugins.volumebinding.plugin import PreFilterGate
 from kscore_fast.plugins.volumebinding.reference import (
+    ERR_REASON_BIND_CONFLICT,
     ERR_REASON_NODE_CONFLICT,
     ERR_REASON_PV_NOT_EXIST,
     ERR_UNBOUND_IMMEDIATE,
@@ -40,7 +43,8 @@ def test_kernels_equal_reference(seed, tmp_path):
                 continue
             code = int(codes[p, n])
             got = [] if code == 0 else plugin.reasons(state, code)
-            assert got == reference.filter(pod, labels, storage), (seed, pod.key, n)
+            want = reference.filter(pod, snap.node_names[n], labels, storage)
+            assert got == want, (seed, pod.key, n)
     for p_, s, k in ((gate, gate_state, gate_codes), (plugin, state, codes)):
         key = p_.filter_key(s)  # equal keys, equal verdicts
         for value in set(key.tolist()):
@@ -115,17 +119,11 @@ def test_pre_filter(claims, want):
         (("gone",), N1, [ERR_REASON_PV_NOT_EXIST]),
         (("gone", "local"), N2, [ERR_REASON_PV_NOT_EXIST]),  # the first failing claim
         (("local", "gone"), N2, [ERR_REASON_NODE_CONFLICT]),
-        (("wffc", "local"), N1, []),  # (its claim to bind: not simulated)
     ],
 )
 def test_filter(claims, node, want):
-    assert reference.filter(PodRecord("default", "p", claims=claims), node, STORAGE) == want
-
-
-def test_unsimulated_claims_are_named():
-    pods = [PodRecord("default", f"p{i}", claims=c)
-            for i, c in enumerate([("wffc",), ("bound",), ("wffc", "immediate"), ()])]  # fmt: skip
-    assert [p.name for p in unsimulated_claims(STORAGE, pods)] == ["p0"]
+    pod = PodRecord("default", "p", claims=claims)
+    assert reference.filter(pod, node[HOST], node, STORAGE) == want
 
 
 def _objects(*extra):
@@ -157,3 +155,79 @@ def test_a_volume_affinity_without_terms_is_an_error(tmp_path):
           "spec": {"nodeAffinity": {"required": {"nodeSelectorTerms": []}}}}  # fmt: skip
     with pytest.raises(InputError, match=r"spec\.nodeAffinity\.required\.nodeSelectorTerms"):
         _cluster(_objects(pv), tmp_path)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_assume_equals_reference(seed, tmp_path):
+    """Pods bound one after the other, each on its first feasible node: after each bind
+    the kernels' verdicts equal the reference's over what ``AssumePodVolumes`` changed."""
+    c = _cluster(binding_scenario(seed, max_nodes=6, max_pending=12), tmp_path)
+    snap, batch, storage = c.snapshot, c.batch, c.snapshot.storage
+    plugin = VolumeBinding()
+    state = plugin.own_state(plugin.prepare(snap, batch))
+    assumed = reference.Assumed()
+    names, labels = snap.node_names, snap.node_labels
+    for p, pod in enumerate(batch.pods):
+        if reference.pre_filter(pod, storage) is not None:
+            continue
+        codes = filter_codes(kernels, state, len(batch), snap.n_nodes)
+        for q, other in enumerate(batch.pods):
+            if reference.pre_filter(other, storage) is not None:
+                continue
+            for n in range(snap.n_nodes):
+                got = plugin.reasons(state, int(codes[q, n]))
+                want = reference.filter(other, names[n], labels[n], storage, assumed)
+                assert got == want, (seed, p, other.key, names[n])
+        fits = [n for n in range(snap.n_nodes) if codes[p, n] == 0]
+        if fits:
+            kernels.assume(state, p, fits[0])
+            reference.assume_pod_volumes(pod, names[fits[0]], labels[fits[0]], storage, assumed)
+
+
+WFFC_STORAGE = Storage.of([
+    ClaimRecord("default", "small", "", "late", request=Fraction(1)),
+    ClaimRecord("default", "big", "", "late", request=Fraction(5)),
+    ClaimRecord("default", "prov", "", "made", request=Fraction(1)),
+    ClaimRecord("default", "none", "", "never", request=Fraction(1)),
+    VolumeRecord("pv-5", class_name="late", capacity=Fraction(5), available=True,
+                 access_modes=("ReadWriteOnce",)),
+    VolumeRecord("pv-3", class_name="late", capacity=Fraction(3), available=True,
+                 node_affinity=(_term((HOST, "In", ("n1",))),)),
+    VolumeRecord("pv-9", class_name="late", capacity=Fraction(9), available=True),
+    ClassRecord("late", "WaitForFirstConsumer", "kubernetes.io/no-provisioner"),
+    ClassRecord("made", "WaitForFirstConsumer", "example.com/disk",
+                ((("zone", ("c",)),),)),
+    ClassRecord("never", "WaitForFirstConsumer", ""),
+])  # fmt: skip
+
+
+def test_smallest_fit_and_claims_of_one_pod():
+    """The smallest available volume that fits, the larger claim first excluded from
+    the smaller's choice only once chosen (claims sorted by request)."""
+    assumed = reference.Assumed()
+    pod = PodRecord("default", "p", claims=("small", "big"))
+    found = reference.find_pod_volumes(pod, "n1", N1, WFFC_STORAGE, assumed)
+    assert [(c.name, v.name) for c, v in found.bindings] == [("small", "pv-3"), ("big", "pv-5")]
+    found = reference.find_pod_volumes(pod, "n2", N2, WFFC_STORAGE, assumed)
+    assert [(c.name, v.name) for c, v in found.bindings] == [("small", "pv-5"), ("big", "pv-9")]
+
+
+def test_assumed_volumes_and_selected_nodes():
+    assumed = reference.Assumed()
+    one = PodRecord("default", "a", claims=("small",))
+    reference.assume_pod_volumes(one, "n2", N2, WFFC_STORAGE, assumed)
+    assert assumed.claim_refs == {"pv-5": ("default", "small", "")}
+    other = PodRecord("default", "b", claims=("big",))  # pv-5 is taken: pv-9
+    found = reference.find_pod_volumes(other, "n2", N2, WFFC_STORAGE, assumed)
+    assert [v.name for _, v in found.bindings] == ["pv-9"]
+    again = reference.find_pod_volumes(one, "n1", N1, WFFC_STORAGE, assumed)  # pre-bound
+    assert [v.name for _, v in again.bindings] == ["pv-5"]
+    prov = PodRecord("default", "c", claims=("prov",))
+    assert reference.filter(prov, "n2", N2, WFFC_STORAGE, assumed) == [ERR_REASON_BIND_CONFLICT]
+    assert reference.filter(prov, "n1", N1, WFFC_STORAGE, assumed) == []
+    reference.assume_pod_volumes(prov, "n1", N1, WFFC_STORAGE, assumed)
+    assert assumed.selected == {("default", "prov"): "n1"}
+    on_n3 = {HOST: "n3", "zone": "c"}  # the zone fits, the selected node does not
+    assert reference.filter(prov, "n3", on_n3, WFFC_STORAGE, assumed) == [ERR_REASON_BIND_CONFLICT]
+    never = PodRecord("default", "d", claims=("none",))
+    assert reference.filter(never, "n1", N1, WFFC_STORAGE, assumed) == [ERR_REASON_BIND_CONFLICT]
