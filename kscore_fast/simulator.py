@@ -152,11 +152,22 @@ class Simulator:
         self._index = index
         self._stale = False
 
+    def _carry_storage(self, seq: _Sequence) -> None:
+        """Keep what the plugins assumed of the storage objects (VolumeBinding's volumes
+        and selected nodes, ``assumed_storage``) in the cache the states are made again
+        from: in Go those stay in the binder's assume cache."""
+        cluster = self._cluster
+        for plugin, state in zip(seq.plugins, seq.states, strict=True):
+            carry = getattr(plugin, "assumed_storage", None)
+            if carry is not None:
+                self._cache.storage = carry(state, cluster.snapshot, cluster.batch)
+
     def _fresh(self) -> _Sequence | None:
         """The run, its states prepared again first if an event made them stale."""
         if self._stale:
             if self._seq is not None:
                 self._start = self._seq.start
+                self._carry_storage(self._seq)
             self._adopt(self._cache.cluster())
         return self._seq
 

@@ -10,7 +10,8 @@ the binder's label-only node never checks); claims bound to present and absent v
 (``pv.kubernetes.io/bind-completed`` set), pre-bound ones (a volume name without it),
 unbound ones of Immediate, absent and classless kinds, unbound WaitForFirstConsumer ones
 (with selectors, block mode, a selected node), lost and deleting ones; pending pods with
-0-3 claim volumes, often sharing claims (some absent, some of another namespace).
+0-3 claim volumes, often sharing claims (some absent, some of another namespace); and
+a StatefulSet with volumeClaimTemplates, expanded into its pods and their claims.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from __future__ import annotations
 import copy
 import random
 from typing import Any
+
+from kscore_fast.io.workloads import expand_workloads
 
 from .scenarios_volumes import VOLUME_ZONE_CONFIG, ZONE
 
@@ -214,6 +217,36 @@ def binding_scenario(seed: int, max_nodes: int = 8, max_pending: int = 10
         claim = _claim(i, rng, volumes, n_nodes)
         objs.append(claim)
         claims.append((claim["metadata"]["namespace"], claim["metadata"]["name"]))
+    if rng.random() < 0.4:
+        objs += _stateful_set(rng, objs)
     _pre_bind(objs, rng)
     objs += [_pod(j, rng, claims) for j in range(rng.randint(1, max_pending))]
     return objs
+
+
+def _stateful_set(rng: random.Random, objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A StatefulSet with 1-2 volumeClaimTemplates, expanded into its pods and claims as
+    ``--expand-workloads`` does (the template's class, or the default one: ``wffc`` is
+    made the default class sometimes)."""
+    if rng.random() < 0.5:
+        sc = next(o for o in objs if o["metadata"]["name"] == "wffc")
+        sc["metadata"]["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
+    templates = []
+    for t in range(rng.randint(1, 2)):
+        request = {"storage": f"{rng.randint(1, 5)}Gi"}
+        spec: dict[str, Any] = {"accessModes": ["ReadWriteOnce"],
+                                "resources": {"requests": request}}  # fmt: skip
+        cls = rng.choice(("local", "zonal", "wffc", None))
+        if cls is not None:
+            spec["storageClassName"] = cls
+        templates.append({"metadata": {"name": f"data{t}"}, "spec": spec})
+    pod_spec = {"containers": [{"name": "c", "image": "db",
+                                "resources": {"requests": {"cpu": "500m"}}}]}  # fmt: skip
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet",
+           "metadata": {"name": "db", "namespace": "default", "uid": "sts-db"},
+           "spec": {"replicas": rng.randint(1, 4), "serviceName": "db",
+                    "selector": {"matchLabels": {"app": "db"}},
+                    "template": {"metadata": {"labels": {"app": "db"}}, "spec": pod_spec},
+                    "volumeClaimTemplates": templates}}  # fmt: skip
+    made, _ = expand_workloads([*objs, sts])
+    return [sts, *made]

@@ -125,6 +125,12 @@ class VolumeBinding(NoArgs):
     def empty_state(self) -> tuple:
         return state.empty_state()
 
+    @staticmethod
+    def assumed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch) -> Storage:
+        """The storage objects with what binds assumed in ``s`` (kept when a simulator
+        prepares its states again: Go's assume cache keeps them)."""
+        return state.assumed_storage(s, snapshot, batch)
+
     def filter_key(self, s: tuple) -> np.ndarray:
         """Pods of one class get the same verdicts."""
         return s[1].astype(np.int64)

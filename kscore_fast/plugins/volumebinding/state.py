@@ -17,6 +17,7 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from ...errors import UnsupportedError
@@ -39,6 +40,8 @@ STATE_FIELDS = ("node_class", "pod_class", "bound_code", "pc_ptr", "pc_claims", 
                 "pre", "selected")  # fmt: skip
 #: the fields ``assume`` changes
 DYNAMIC = (13, 14, 15)
+#: the batch cache's key of the claims and volumes the state's indices name
+RECORDS = "VolumeBinding.records"
 _claims = attrgetter("claims")
 
 
@@ -68,6 +71,7 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     prov = np.array([c.provisioner not in ("", NO_PROVISIONER) for c in classes], np.bool_)
     topo_row, topo = _rows([c.allowed_topologies for c in classes], node_class, node_labels,
                            topology_matches)  # fmt: skip
+    batch.cache[RECORDS] = (claims, volumes)
     node_index = {name: i for i, name in enumerate(snapshot.node_names)}
     selected = np.array([node_index.get(c.selected_node, k.OTHER_NODE) if c.selected_node
                          else k.NO_NODE for c in claims], np.int64).reshape(-1)  # fmt: skip
@@ -199,3 +203,25 @@ def _rows(values: list[Any], node_class: np.ndarray, node_labels: list[dict[str,
     table = np.array([[match(v, labels) for labels in node_labels] for v in ids], np.bool_)
     table = table.reshape(len(ids), len(node_labels))
     return row, table[:, node_class] if len(ids) else np.zeros((0, len(node_class)), np.bool_)
+
+
+def assumed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch) -> Storage:
+    """``snapshot``'s storage objects with what ``assume`` changed in the state ``s``
+    (made for ``snapshot`` and ``batch``): volumes owned by a claim get it as their claim
+    reference, claims selected for a node get it as their selected node."""
+    claims, volumes = batch.cache[RECORDS]
+    storage = snapshot.storage
+    owner, selected = s[13], s[15]
+    out = Storage(dict(storage.claims), dict(storage.volumes), dict(storage.classes))
+    for v in np.flatnonzero(owner >= 0).tolist():
+        claim, volume = claims[int(owner[v])], volumes[v]
+        ref = (claim.namespace, claim.name, claim.uid)
+        if not is_volume_bound_to_claim(volume.claim_ref, claim):
+            out.volumes[volume.name] = msgspec.structs.replace(volume, claim_ref=ref)
+    for i in np.flatnonzero(selected >= 0).tolist():
+        claim = claims[i]
+        node = snapshot.node_names[int(selected[i])]
+        out.claims[(claim.namespace, claim.name)] = msgspec.structs.replace(
+            claim, selected_node=node
+        )
+    return out

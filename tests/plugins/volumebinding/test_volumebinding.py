@@ -231,3 +231,45 @@ def test_assumed_volumes_and_selected_nodes():
     assert reference.filter(prov, "n3", on_n3, WFFC_STORAGE, assumed) == [ERR_REASON_BIND_CONFLICT]
     never = PodRecord("default", "d", claims=("none",))
     assert reference.filter(never, "n1", N1, WFFC_STORAGE, assumed) == [ERR_REASON_BIND_CONFLICT]
+
+
+def _node(name, zone):
+    return {"kind": "Node", "metadata": {"name": name, "labels": {"zone": zone}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}}  # fmt: skip
+
+
+def _claim_pod(name, claim):
+    return {"kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x"}], "volumes": [
+                {"name": "v", "persistentVolumeClaim": {"claimName": claim}}]}}  # fmt: skip
+
+
+def test_the_simulator_keeps_assumed_volumes_across_events(tmp_path):
+    """A volume matched for a pod stays its claim's after the pod is deleted and after
+    an event makes the simulator prepare its states again (Go's assume cache keeps it);
+    a provisioned claim stays selected for its node."""
+    from kscore_fast import Simulator
+
+    objs = [_node("n0", "a"), _node("n1", "b"),
+            {"kind": "StorageClass", "metadata": {"name": "local"},
+             "provisioner": "kubernetes.io/no-provisioner",
+             "volumeBindingMode": "WaitForFirstConsumer"},
+            {"kind": "StorageClass", "metadata": {"name": "made"},
+             "provisioner": "example.com/disk", "volumeBindingMode": "WaitForFirstConsumer"},
+            {"kind": "PersistentVolume", "metadata": {"name": "pv0", "resourceVersion": "1"},
+             "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                      "storageClassName": "local"}, "status": {"phase": "Available"}},
+            *({"kind": "PersistentVolumeClaim",
+               "metadata": {"name": name, "namespace": "default"},
+               "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": cls,
+                        "resources": {"requests": {"storage": "1Gi"}}}}
+              for name, cls in (("c0", "local"), ("c1", "local"), ("c2", "made"))),
+            _claim_pod("a", "c0"), _claim_pod("b", "c1"), _claim_pod("c", "c2"),
+            _claim_pod("d", "c2")]  # fmt: skip
+    sim = Simulator(_cluster(objs, tmp_path))
+    assert sim.schedule_and_bind("default/a") is not None  # pv0 for c0
+    host = sim.schedule_and_bind("default/c")  # c2 provisioned on its host
+    sim.delete("default/a")
+    sim.add_node(_node("n2", "c"))  # (the states are prepared again)
+    assert sim.schedule_and_bind("default/b") is None  # pv0 is still c0's
+    assert sim.schedule_and_bind("default/d") == host  # c2 is still selected for it
