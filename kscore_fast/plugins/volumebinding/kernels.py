@@ -28,8 +28,13 @@ def find_volume(state, k, node, chosen, n_chosen):  # pragma: no cover - compile
     excluded: a volume index, or -1."""
     (_, _, _, _, _, _, cand_ptr, cand, aff_row, aff, _, _, _, owner, pre, _) = state
     bound = pre[k]
-    if bound >= 0:  # pre-bound to the claim: this one or none
-        return bound if aff[aff_row[bound], node] else -1
+    if bound >= 0:  # pre-bound to the claim: this one or none, unless already chosen
+        excluded = False
+        for j in range(n_chosen):
+            if chosen[j] == bound:
+                excluded = True
+        if not excluded:
+            return bound if aff[aff_row[bound], node] else -1
     for i in range(cand_ptr[k], cand_ptr[k + 1]):
         v = cand[i]
         if owner[v] != FREE or not aff[aff_row[v], node]:

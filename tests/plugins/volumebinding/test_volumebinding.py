@@ -273,3 +273,30 @@ def test_the_simulator_keeps_assumed_volumes_across_events(tmp_path):
     sim.add_node(_node("n2", "c"))  # (the states are prepared again)
     assert sim.schedule_and_bind("default/b") is None  # pv0 is still c0's
     assert sim.schedule_and_bind("default/d") == host  # c2 is still selected for it
+
+
+def test_a_claim_twice_in_a_pod_excludes_its_pre_bound_volume(tmp_path):
+    """``GetPodVolumes`` lists a claim once per volume: the second time, the volume it is
+    pre-bound to is already chosen (excluded first), and none other is available."""
+    objs = [_node("n0", "a"),
+            {"kind": "StorageClass", "metadata": {"name": "local"},
+             "provisioner": "kubernetes.io/no-provisioner",
+             "volumeBindingMode": "WaitForFirstConsumer"},
+            {"kind": "PersistentVolume", "metadata": {"name": "pv0"},
+             "spec": {"capacity": {"storage": "1Gi"}, "storageClassName": "local",
+                      "claimRef": {"namespace": "default", "name": "c0"}}},
+            {"kind": "PersistentVolumeClaim", "metadata": {"name": "c0", "namespace": "default"},
+             "spec": {"storageClassName": "local"}},
+            _claim_pod("once", "c0"),
+            {**_claim_pod("twice", "c0"), "spec": {"containers": [{"name": "c", "image": "x"}],
+             "volumes": [{"name": f"v{i}", "persistentVolumeClaim": {"claimName": "c0"}}
+                         for i in range(2)]}}]  # fmt: skip
+    c = _cluster(objs, tmp_path)
+    plugin = VolumeBinding()
+    state = plugin.prepare(c.snapshot, c.batch)
+    codes = filter_codes(kernels, state, len(c.batch), c.snapshot.n_nodes)
+    assert plugin.reasons(state, int(codes[0, 0])) == []
+    assert plugin.reasons(state, int(codes[1, 0])) == [ERR_REASON_BIND_CONFLICT]
+    for p, pod in enumerate(c.batch.pods):
+        want = reference.filter(pod, "n0", c.snapshot.node_labels[0], c.snapshot.storage)
+        assert plugin.reasons(state, int(codes[p, 0])) == want
