@@ -144,7 +144,8 @@ class Simulator:
             if bound:
                 pods, nodes = (np.array(col, dtype=np.int64) for col in zip(*bound, strict=True))
                 counted = [p.counts_bound_pending(snap) for p in seq.plugins]
-                aids = seq.aids[~np.array(counted, dtype=np.bool_)[seq.aids]]
+                # (what Reserve assumed is in the cache's storage: _carry_storage)
+                aids = seq.add_ids[~np.array(counted, dtype=np.bool_)[seq.add_ids]]
                 seq.kernels.assume_pods(aids, seq.table, seq.cache, pods, nodes)
                 seq.bound[pods] = nodes
         self._cluster, self.framework, self._seq = cluster, framework, seq
@@ -361,8 +362,8 @@ class Simulator:
         seq = self._seq
         assert seq is not None  # a node exists
         one, at = np.array([i], dtype=np.int64), np.array([n], dtype=np.int64)
-        try:
-            seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, one, at)
+        try:  # (no Reserve: the binding was made elsewhere)
+            seq.kernels.assume_pods(seq.add_ids, seq.table, seq.cache, one, at)
         except BaseException:  # (a plugin's error)
             seq.undo_in_flight()
             raise

@@ -79,7 +79,7 @@ class DryRuns:
         for i, node in enumerate(at.tolist()):
             self._on_node.setdefault(node, []).append(i)
         if bound:
-            self.seq.kernels.assume_pods(self.seq.aids, self.seq.table, self.seq.cache,
+            self.seq.kernels.assume_pods(self.seq.add_ids, self.seq.table, self.seq.cache,
                                          np.arange(len(bound), dtype=np.int64), at)  # fmt: skip
             self.seq.bound[: len(bound)] = at
         #: the nominated pods (batch position → node)
@@ -267,7 +267,7 @@ class DryRuns:
                 continue
             at = np.full(len(pods), node, dtype=np.int64)
             added = np.array(pods, dtype=np.int64)
-            seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, added, at)
+            seq.kernels.assume_pods(seq.add_ids, seq.table, seq.cache, added, at)
             try:
                 self._fill(np.array([node], dtype=np.int64))
             finally:
@@ -307,5 +307,5 @@ class DryRuns:
 
     def _assume(self, i: int, node: int) -> None:
         seq = self.seq
-        seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, np.array([i], np.int64),
+        seq.kernels.assume_pods(seq.add_ids, seq.table, seq.cache, np.array([i], np.int64),
                                 np.array([node], np.int64))  # fmt: skip

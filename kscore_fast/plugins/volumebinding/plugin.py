@@ -111,6 +111,8 @@ class VolumeBinding(NoArgs):
     all_unresolvable = True
     kernels = kernels
     kernels_allocate = ("filter_node", "assume")
+    #: ``assume`` is Reserve's ``AssumePodVolumes``
+    assume_reserves = True
     #: a raw score depends on the pod and the node only
     row_independent = True
 
