@@ -163,9 +163,15 @@ def _pre_bind(objs: list[dict[str, Any]], rng: random.Random) -> None:
 
 def _pod(j: int, rng: random.Random, claims: list[tuple[str, str]]) -> dict[str, Any]:
     vols: list[dict[str, Any]] = []
-    for k in range(rng.choice((0, 1, 1, 1, 2, 3))):
-        name = rng.choice(claims)[1] if claims and rng.random() < 0.95 else "c-absent"
+    names = list(dict.fromkeys(name for _, name in claims))
+    # (distinct claims: a claim listed twice binds a second volume to it, and Go then
+    # finds one of the two at random for its later pods)
+    chosen = rng.sample(names, min(len(names), rng.choice((0, 1, 1, 1, 2, 3))))
+    for k, name in enumerate(chosen):
+        name = name if rng.random() < 0.95 else "c-absent"
         vols.append({"name": f"v{k}", "persistentVolumeClaim": {"claimName": name}})
+    if not claims and rng.random() < 0.5:
+        vols.append({"name": "v0", "persistentVolumeClaim": {"claimName": "c-absent"}})
     if rng.random() < 0.3:
         vols.insert(rng.randint(0, len(vols)), {"name": "tmp", "emptyDir": {}})
     spec: dict[str, Any] = {"containers": [{

@@ -23,27 +23,28 @@ FREE, TAKEN = -1, -2
 
 
 @inline_kernel
+def is_chosen(v, chosen, n_chosen):  # pragma: no cover - compiled
+    for j in range(n_chosen):
+        if chosen[j] == v:
+            return True
+    return False
+
+
+@inline_kernel
 def find_volume(state, k, node, chosen, n_chosen):  # pragma: no cover - compiled
     """``FindMatchingVolume`` of claim ``k`` on ``node``, volumes ``chosen[:n_chosen]``
-    excluded: a volume index, or -1."""
-    (_, _, _, _, _, _, cand_ptr, cand, aff_row, aff, _, _, _, owner, pre, _) = state
-    bound = pre[k]
-    if bound >= 0:  # pre-bound to the claim: this one or none, unless already chosen
-        excluded = False
-        for j in range(n_chosen):
-            if chosen[j] == bound:
-                excluded = True
-        if not excluded:
-            return bound if aff[aff_row[bound], node] else -1
+    excluded: a volume index, or -1. The first volume bound to the claim (by name) that
+    is not excluded decides: it, or none."""
+    (_, _, _, _, _, _, cand_ptr, cand, aff_row, aff, _, _, _, owner, pre, _, n_bound) = state
+    if n_bound[k] == 1 and not is_chosen(pre[k], chosen, n_chosen):
+        return pre[k] if aff[aff_row[pre[k]], node] else -1
+    if n_bound[k] > 1:  # (a claim listed twice in a pod gets a volume each time)
+        for v in range(pre[k], owner.shape[0]):
+            if owner[v] == k and not is_chosen(v, chosen, n_chosen):
+                return v if aff[aff_row[v], node] else -1
     for i in range(cand_ptr[k], cand_ptr[k + 1]):
         v = cand[i]
-        if owner[v] != FREE or not aff[aff_row[v], node]:
-            continue
-        taken = False
-        for j in range(n_chosen):
-            if chosen[j] == v:
-                taken = True
-        if not taken:
+        if owner[v] == FREE and aff[aff_row[v], node] and not is_chosen(v, chosen, n_chosen):
             return v
     return -1
 
@@ -54,7 +55,7 @@ def pod_volumes(state, c, node, chosen, provision):  # pragma: no cover - compil
     (2, 4), with the matched volumes in ``chosen`` (per claim of the class's sorted
     order, -1 none) and the claims to provision in ``provision`` (-1 ends)."""
     (_, _, _, pc_ptr, pc_claims, pc_sorted, _, _, _, _, prov, topo_row, topo, _, _,
-     selected) = state  # fmt: skip
+     selected, _) = state  # fmt: skip
     lo, hi = pc_ptr[c], pc_ptr[c + 1]
     for i in range(lo, hi):  # the fast path: a claim selected for another node
         s = selected[pc_claims[i]]
@@ -108,7 +109,7 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
 def assume(state, pod, node):  # pragma: no cover - compiled
     """``AssumePodVolumes`` on the pod's host: True when a volume or claim changed."""
     pod_class, pc_ptr, pc_sorted = state[1], state[3], state[5]
-    owner, pre, selected = state[13], state[14], state[15]
+    owner, pre, selected, n_bound = state[13], state[14], state[15], state[16]
     c = pod_class[pod]
     lo, hi = pc_ptr[c], pc_ptr[c + 1]
     if c == 0 or hi == lo:
@@ -119,10 +120,12 @@ def assume(state, pod, node):  # pragma: no cover - compiled
         return False  # (not feasible there: nothing to reserve)
     changed = False
     for i in range(lo, hi):
-        v = chosen[i - lo]
-        if v >= 0 and owner[v] != pc_sorted[i]:
-            owner[v] = pc_sorted[i]
-            pre[pc_sorted[i]] = v
+        v, k = chosen[i - lo], pc_sorted[i]
+        if v >= 0 and owner[v] != k:
+            owner[v] = k
+            n_bound[k] += 1
+            if pre[k] < 0 or v < pre[k]:
+                pre[k] = v
             changed = True
     for i in range(hi - lo):
         k = provision[i]

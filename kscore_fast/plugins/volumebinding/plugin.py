@@ -16,6 +16,11 @@ Filter, Reserve and Score.
 * Score: 0 on every node (``VolumeCapacityPriority``, alpha, is off in 1.23; there is no
   ``NormalizeScore``).
 
+Where Go's choice is random, kscore_fast takes the first volume by name: among available
+volumes of equal capacity, and among the volumes bound to one claim (a pod that lists a
+claim twice binds two volumes to it; Go's later pods of that claim meet one of them in map
+order).
+
 Not simulated: the CSIStorageCapacity check (it needs CSIDriver objects, not read: every
 class has enough storage) and the translation of in-tree volumes to CSI (it needs
 CSINode objects).

@@ -20,7 +20,6 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from ...errors import UnsupportedError
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ...model.storage import NO_PROVISIONER, ClaimRecord, Storage, VolumeRecord
 from . import kernels as k
@@ -37,9 +36,9 @@ from .reference import (
 
 STATE_FIELDS = ("node_class", "pod_class", "bound_code", "pc_ptr", "pc_claims", "pc_sorted",
                 "cand_ptr", "cand", "aff_row", "aff", "prov", "topo_row", "topo", "owner",
-                "pre", "selected")  # fmt: skip
+                "pre", "selected", "n_bound")  # fmt: skip
 #: the fields ``assume`` changes
-DYNAMIC = (13, 14, 15)
+DYNAMIC = (13, 14, 15, 16)
 #: the batch cache's key of the claims and volumes the state's indices name
 RECORDS = "VolumeBinding.records"
 _claims = attrgetter("claims")
@@ -50,7 +49,8 @@ def empty_state() -> tuple:
     return (np.zeros(0, i32), np.zeros(0, i32), np.zeros((1, 1), i64), np.zeros(2, i64),
             np.zeros(0, i64), np.zeros(0, i64), np.zeros(1, i64), np.zeros(0, i64),
             np.zeros(0, i32), np.zeros((0, 0), b), np.zeros(0, b), np.zeros(0, i32),
-            np.zeros((0, 0), b), np.zeros(0, i64), np.zeros(0, i64), np.zeros(0, i64))  # fmt: skip
+            np.zeros((0, 0), b), np.zeros(0, i64), np.zeros(0, i64), np.zeros(0, i64),
+            np.zeros(0, i64))  # fmt: skip
 
 
 def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
@@ -64,7 +64,7 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     node_class, node_labels = node_classes(snapshot, _keys(reps, claims, volumes, storage))
     bound_code = _bound_codes(reps, node_labels, storage)
     pc_ptr, pc_claims, pc_sorted = _pod_class_claims(to_bind, claim_id)
-    cand_ptr, cand, pre, owner = _candidates(claims, claim_id, volumes)
+    cand_ptr, cand, pre, owner, n_bound = _candidates(claims, volumes)
     aff_row, aff = _rows([v.node_affinity for v in volumes], node_class, node_labels,
                          node_affinity_matches)  # fmt: skip
     classes = [storage.classes[c.class_name] for c in claims]
@@ -76,7 +76,7 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     selected = np.array([node_index.get(c.selected_node, k.OTHER_NODE) if c.selected_node
                          else k.NO_NODE for c in claims], np.int64).reshape(-1)  # fmt: skip
     return (node_class, pod_class, bound_code, pc_ptr, pc_claims, pc_sorted, cand_ptr, cand,
-            aff_row, aff, prov, topo_row, topo, owner, pre, selected)  # fmt: skip
+            aff_row, aff, prov, topo_row, topo, owner, pre, selected, n_bound)  # fmt: skip
 
 
 def pod_classes(batch: PodBatch, storage: Storage) -> tuple[np.ndarray, list[Any]]:
@@ -148,12 +148,15 @@ def _pod_class_claims(to_bind: list[list[ClaimRecord]], claim_id: dict[Any, int]
     return ptr, np.array(ids, np.int64), np.array(ranked, np.int64)
 
 
-def _candidates(claims: list[ClaimRecord], claim_id: dict[Any, int],
-                volumes: list[VolumeRecord]) -> tuple[np.ndarray, ...]:  # fmt: skip
-    """Per claim its free candidate volumes (CSR, smallest first, then by name) and its
-    pre-bound volume (-1: none); per volume its owner (free, a claim, or taken)."""
+def _candidates(claims: list[ClaimRecord], volumes: list[VolumeRecord]
+                ) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """Per claim its free candidate volumes (CSR, smallest first, then by name), its first
+    pre-bound volume (-1: none) and how many are bound to it; per volume its owner (free,
+    a claim, or taken). (Go finds the volumes bound to a claim in map order: with two or
+    more, which one it meets first is random; here: the first by name.)"""
     owner = np.full(len(volumes), k.FREE, dtype=np.int64)
     pre = np.full(len(claims), -1, dtype=np.int64)
+    n_bound = np.zeros(len(claims), dtype=np.int64)
     lists: list[list[int]] = []
     for i, claim in enumerate(claims):
         found = []
@@ -161,13 +164,9 @@ def _candidates(claims: list[ClaimRecord], claim_id: dict[Any, int],
             if volume.class_name != claim.class_name or not _fits(volume, claim):
                 continue
             if is_volume_bound_to_claim(volume.claim_ref, claim):
-                if pre[i] >= 0:
-                    raise UnsupportedError(
-                        f"PersistentVolumeClaim {claim.namespace}/{claim.name}: volumes "
-                        f"{volumes[pre[i]].name} and {volume.name} are both pre-bound to it "
-                        "(kube-scheduler picks one at random)"
-                    )
-                pre[i], owner[v] = v, i
+                pre[i] = v if pre[i] < 0 else pre[i]
+                owner[v] = i
+                n_bound[i] += 1
             elif volume.claim_ref is None and _available_for(volume, claim):
                 found.append(v)
         lists.append(sorted(found, key=lambda v: volumes[v].capacity))
@@ -176,7 +175,7 @@ def _candidates(claims: list[ClaimRecord], claim_id: dict[Any, int],
             owner[v] = k.TAKEN
     ptr = np.zeros(len(lists) + 1, dtype=np.int64)
     np.cumsum([len(x) for x in lists], out=ptr[1:])
-    return ptr, np.array([v for x in lists for v in x], np.int64), pre, owner
+    return ptr, np.array([v for x in lists for v in x], np.int64), pre, owner, n_bound
 
 
 def _fits(volume: VolumeRecord, claim: ClaimRecord) -> bool:
