@@ -192,6 +192,12 @@ class Plugin:
         (``all_unresolvable``) or none is, a plain ``Unschedulable``."""
         return self.all_unresolvable
 
+    def passes_all(self, state: CycleState) -> bool:
+        """``filter_node`` passes every pod of the batch on every node, whatever is bound
+        during the run (no pod of the batch has what the plugin checks): the run leaves
+        the plugin out of its filters. Default: False."""
+        return False
+
     def filter_key(self, state: CycleState) -> np.ndarray | None:
         """int64[B]: pods with equal keys get equal codes from ``filter_node`` on every
         node (pending pods of one shape are filtered once); None: every pod its own."""

@@ -207,7 +207,7 @@ class _Run:
     ) -> None:
         self._profile(fw, snapshot, batch, num_to_find, explain)
         filter_states = [self.states[p] for p in self.fids.tolist()]
-        self.keys = verdicts.plugin_keys(fw.filter_plugins, filter_states, len(batch))
+        self.keys = verdicts.plugin_keys(self.filter_slots, filter_states, len(batch))
         self.classes = verdicts.filter_classes(self.keys)
         self.twins = pod_twins(batch)
         plugins, states = self.score_plugins, self.score_states
@@ -236,10 +236,17 @@ class _Run:
         #: the profile's plugins (each once), their states and the table the loops read
         self.plugins = list(by_id.values())
         row = {id(p): i for i, p in enumerate(self.plugins)}
-        self.fids = np.array([row[id(p)] for p in fw.filter_plugins], np.int64)
         self.sids = np.array([row[id(wp.plugin)] for wp in fw.score_plugins], np.int64)
         self.score_plugins = [self.plugins[p] for p in self.sids.tolist()]
         self.adopt_states(self.owned([p.prepare(snapshot, batch) for p in self.plugins]))
+        #: the filter plugins the run calls (those that may fail a pod of the batch), in
+        #: the profile's order: a verdict's slot indexes them; each one's position among
+        #: the profile's filter plugins (``ScoreResult.filter_names``)
+        at = [k for k, p in enumerate(fw.filter_plugins)
+              if not p.passes_all(self.states[row[id(p)]])]  # fmt: skip
+        self.filter_slots = [fw.filter_plugins[k] for k in at]
+        self.filter_positions = at
+        self.fids = np.array([row[id(p)] for p in self.filter_slots], np.int64)
         self.weights = np.array([wp.weight for wp in fw.score_plugins], np.int64)
         self.prescore_errors = self._prescore_errors(snapshot, batch)
         self.n_nodes = snapshot.n_nodes
@@ -388,7 +395,7 @@ class _Run:
         found = memo.get(verdict)
         if found is None:
             slot, code = unpack(verdict)
-            plugin = self.fw.filter_plugins[slot]
+            plugin = self.filter_slots[slot]
             found = memo[verdict] = plugin.reasons(self.states[int(self.fids[slot])], code)
         return found
 
@@ -399,7 +406,7 @@ class _Run:
             result.add_rejections(
                 pod,
                 found.rej_node[lo:hi],
-                [unpack(v)[0] for v in verdicts],
+                [self.filter_positions[unpack(v)[0]] for v in verdicts],
                 [", ".join(self.reasons(v)) for v in verdicts],
             )
             if hi > lo:
@@ -413,7 +420,7 @@ class _Run:
         found = memo.get(verdict)
         if found is None:
             slot, code = unpack(verdict)
-            plugin = self.fw.filter_plugins[slot]
+            plugin = self.filter_slots[slot]
             state = self.states[int(self.fids[slot])]
             found = memo[verdict] = bool(plugin.unresolvable(state, code))
         return found

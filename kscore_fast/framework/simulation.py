@@ -221,7 +221,7 @@ class _Sequence(_Run):
         verdicts, counts = np.unique(one.fail_rows[one.fail_row[0]], return_counts=True)
         kinds = verdicts.tolist()
         slots = {unpack(v)[0] for v in kinds}
-        names = frozenset(self.fw.filter_plugins[s].name for s in slots)
+        names = frozenset(self.filter_slots[s].name for s in slots)
         return self.fit_error_of(kinds, counts.tolist()), names
 
     def record_one(self, result: ScoreResult) -> None:

@@ -299,7 +299,7 @@ class DryRuns:
 
     def _new_status(self, verdict: int) -> Status:
         slot, code = unpack(verdict)
-        plugin = self.fw.filter_plugins[slot]
+        plugin = self.seq.filter_slots[slot]
         state = self.seq.states[int(self.seq.fids[slot])]
         unresolvable = plugin.unresolvable(state, code)
         return Status(UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else UNSCHEDULABLE,

@@ -95,6 +95,10 @@ class PreFilterGate(NoArgs):
     def filter_key(self, state: tuple) -> np.ndarray:
         return state[0]
 
+    def passes_all(self, state: tuple) -> bool:
+        """No pod of the batch fails PreFilter."""
+        return not state[0].any()
+
     def reasons(self, state: tuple, code: int) -> list[str]:
         return [text_at(state[1], state[2], code - 1)]
 
@@ -141,6 +145,10 @@ class VolumeBinding(NoArgs):
     def filter_key(self, s: tuple) -> np.ndarray:
         """Pods of one class get the same verdicts."""
         return s[1].astype(np.int64)
+
+    def passes_all(self, s: tuple) -> bool:
+        """No pod of the batch has a claim that PreFilter passes."""
+        return not s[1].any()
 
     def reasons(self, s: tuple, code: int) -> list[str]:
         """The reasons of the bits of ``code``, in ``FindPodVolumes``' order."""
