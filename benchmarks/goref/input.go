@@ -418,6 +418,7 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		o.Namespace = ns
 		// The API server's defaulting (phase Pending, volumeMode Filesystem, ...).
 		corev1defaults.SetObjectDefaults_PersistentVolumeClaim(o)
+		storedVersion(&o.ObjectMeta)
 		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
 		if len(errs) == 0 {
 			ld.in.PVCs = append(ld.in.PVCs, o)
@@ -426,6 +427,7 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		o.Namespace = ""
 		// The API server's defaulting (phase Pending, reclaim policy Retain, ...).
 		corev1defaults.SetObjectDefaults_PersistentVolume(o)
+		storedVersion(&o.ObjectMeta)
 		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
 		if len(errs) == 0 {
 			ld.in.PVs = append(ld.in.PVs, o)
@@ -645,4 +647,14 @@ func (in *inputSet) warningLine(prog string) string {
 		return ""
 	}
 	return prog + ": " + strings.Join(parts, "; ")
+}
+
+// storedVersion gives an object without metadata.resourceVersion one, as the API server
+// gives every stored object (the fake clientset's tracker sets none). VolumeBinding's
+// assume cache parses the versions of the PersistentVolumes and claims it assumes
+// (Reserve); without one, Reserve would fail where a real cluster cannot.
+func storedVersion(meta *metav1.ObjectMeta) {
+	if meta.ResourceVersion == "" {
+		meta.ResourceVersion = "1"
+	}
 }

@@ -43,6 +43,7 @@ class Metadata(msgspec.Struct, rename="camel", gc=False):
     labels: dict[str, str] | None = None
     owner_references: list[OwnerRef | None] | None = None
     deletion_timestamp: Any = None
+    uid: Any = None
     #: read of PersistentVolumeClaims only (:func:`annotations`)
     annotations: Any = None
 
@@ -115,6 +116,20 @@ class Term(msgspec.Struct, rename="camel", frozen=True, gc=False):
 
 class NodeSelector(msgspec.Struct, rename="camel", frozen=True, gc=False):
     node_selector_terms: tuple[Term | None, ...] | None = None
+
+
+class ClaimRef(msgspec.Struct, frozen=True, gc=False):
+    """A PersistentVolume's ``spec.claimRef``."""
+
+    namespace: str | None = None
+    name: str | None = None
+    uid: str | None = None
+
+
+class VolumeNodeAffinity(msgspec.Struct, frozen=True, gc=False):
+    """A PersistentVolume's ``spec.nodeAffinity``."""
+
+    required: NodeSelector | None = None
 
 
 class Preferred(msgspec.Struct, frozen=True, gc=False):
@@ -278,6 +293,14 @@ class Spec(msgspec.Struct, rename="camel", gc=False):
     # PersistentVolumeClaim
     volume_name: str | None = None
     storage_class_name: str | None = None
+    # PersistentVolume
+    node_affinity: VolumeNodeAffinity | None = None
+    capacity: dict[Any, Any] | None = None
+    claim_ref: ClaimRef | None = None
+    # PersistentVolume and PersistentVolumeClaim
+    access_modes: tuple[str, ...] | None = None
+    volume_mode: str | None = None
+    resources: Resources | None = None
     # PodDisruptionBudget (checked by the reader)
     min_available: Any = None
     max_unavailable: Any = None
@@ -332,6 +355,7 @@ class Resource(msgspec.Struct, gc=False):
     # StorageClass (checked by the reader)
     volume_binding_mode: Any = msgspec.field(default=None, name="volumeBindingMode")
     provisioner: Any = None
+    allowed_topologies: Any = msgspec.field(default=None, name="allowedTopologies")
 
 
 # -- JSON documents: what pods of a template share, kept as text -------------------------------

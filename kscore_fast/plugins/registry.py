@@ -67,7 +67,6 @@ IN_TREE = Registry(
 #: upstream (v1.23) plugins kscore_fast does not simulate, with their extension points
 #: that matter to a scheduling cycle (filter, score); the rest only queue, bind, reserve
 NOT_SIMULATED: dict[str, tuple[str, ...]] = {
-    "VolumeBinding": ("filter",),  # its Score is simulated (0 in v1.23.6)
     "PrioritySort": (),
     "DefaultBinder": (),
     "DefaultPreemption": (),

@@ -83,7 +83,7 @@ class DryRuns:
         for i, node in enumerate(at.tolist()):
             self._on_node.setdefault(node, []).append(i)
         if bound:
-            self.seq.kernels.assume_pods(self.seq.aids, self.seq.table, self.seq.cache,
+            self.seq.kernels.assume_pods(self.seq.add_ids, self.seq.table, self.seq.cache,
                                          np.arange(len(bound), dtype=np.int64), at)  # fmt: skip
             self.seq.bound[: len(bound)] = at
         #: the nominated pods (batch position → node)
@@ -289,7 +289,7 @@ class DryRuns:
 
     def _new_status(self, verdict: int) -> Status:
         slot, code = unpack(verdict)
-        plugin = self.fw.filter_plugins[slot]
+        plugin = self.seq.filter_slots[slot]
         state = self.seq.states[int(self.seq.fids[slot])]
         unresolvable = plugin.unresolvable(state, code)
         return Status(UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else UNSCHEDULABLE,
@@ -297,5 +297,5 @@ class DryRuns:
 
     def _assume(self, i: int, node: int) -> None:
         seq = self.seq
-        seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, np.array([i], np.int64),
+        seq.kernels.assume_pods(seq.add_ids, seq.table, seq.cache, np.array([i], np.int64),
                                 np.array([node], np.int64))  # fmt: skip

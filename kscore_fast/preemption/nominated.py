@@ -27,7 +27,8 @@ def nominated_verdicts(seq: _Sequence, pod: int, by_node: Mapping[int, Sequence[
         if nodes is not None and node not in nodes:
             continue
         at = np.full(len(pods), node, dtype=np.int64)
-        seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, np.array(pods, np.int64), at)
+        seq.kernels.assume_pods(seq.add_ids, seq.table, seq.cache, np.array(pods, np.int64),
+                                at)  # fmt: skip
         try:
             fill_nodes(seq.fids, seq.table, reps, np.int64(0), np.array([node], np.int64), memo)
         finally:

@@ -65,6 +65,10 @@ class VolumeZone(NoArgs):
         """Pods of one class get the same verdicts."""
         return state[1].astype(np.int64)
 
+    def passes_all(self, state: tuple) -> bool:
+        """No pod of the batch has a claim."""
+        return not state[1].any()
+
     def reasons(self, state: tuple, code: int) -> list[str]:
         return [text_at(state[3], state[4], code - 1)]
 

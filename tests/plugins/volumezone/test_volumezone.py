@@ -4,12 +4,8 @@ storage objects as the reader makes them."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
-import yaml
 
-from kscore_fast.api import load_cluster
 from kscore_fast.errors import InputError
 from kscore_fast.model.objects import PodRecord
 from kscore_fast.model.storage import ClaimRecord, ClassRecord, Storage, VolumeRecord
@@ -17,14 +13,8 @@ from kscore_fast.plugins.volumezone import VolumeZone, kernels, reference
 from kscore_fast.plugins.volumezone.reference import ERR_REASON_CONFLICT
 
 from ...scenarios_volumes import BETA_REGION, BETA_ZONE, REGION, ZONE, volume_scenario
+from ..harness import cluster_of as _cluster
 from ..harness import filter_codes
-
-
-def _cluster(objs, tmp_path, how="json"):
-    doc = {"apiVersion": "v1", "kind": "List", "items": objs}
-    path = tmp_path / f"c.{how}"
-    path.write_text(json.dumps(doc) if how == "json" else yaml.safe_dump(doc))
-    return load_cluster([path])
 
 
 @pytest.mark.parametrize("seed", range(60))
