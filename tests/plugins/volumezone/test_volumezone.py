@@ -122,7 +122,7 @@ def test_the_reader_keeps_what_the_plugin_reads(tmp_path, how):
          "spec": {"storageClassName": "s", "volumeName": "pv"}},
     ), tmp_path, how)  # fmt: skip
     st = c.snapshot.storage
-    assert st.classes == {"s": ClassRecord("s", "Immediate"),
+    assert st.classes == {"s": ClassRecord("s", "Immediate", "x"),
                           "w": ClassRecord("w", "WaitForFirstConsumer")}  # fmt: skip
     assert st.volumes == {"pv": VolumeRecord("pv", {ZONE: "a"})}
     assert st.claims == {("default", "c"): ClaimRecord("default", "c", "", "w"),
