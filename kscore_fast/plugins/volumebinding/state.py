@@ -14,7 +14,6 @@ volume and selected node.
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -22,6 +21,7 @@ import numpy as np
 
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ...model.storage import NO_PROVISIONER, ClaimRecord, Storage, VolumeRecord
+from ..helper.claims import claim_classes
 from . import kernels as k
 from .reference import (
     by_request,
@@ -41,7 +41,6 @@ STATE_FIELDS = ("node_class", "pod_class", "bound_code", "pc_ptr", "pc_claims", 
 DYNAMIC = (13, 14, 15, 16)
 #: the batch cache's key of the claims and volumes the state's indices name
 RECORDS = "VolumeBinding.records"
-_claims = attrgetter("claims")
 
 
 def empty_state() -> tuple:
@@ -80,23 +79,9 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
 
 
 def pod_classes(batch: PodBatch, storage: Storage) -> tuple[np.ndarray, list[Any]]:
-    """int32[B]: each pod's class (0: no claim, or PreFilter fails it; else one per
-    namespace and claim names), and a pod of each class (None for class 0)."""
-    ids: dict[tuple[str, tuple[str, ...]], int] = {}
-    reps: list[Any] = [None]
-    of_pod = np.zeros(len(batch), dtype=np.int32)
-    pods = batch.pods
-    for i in [i for i, claims in enumerate(map(_claims, pods)) if claims]:
-        key = (pods[i].namespace, pods[i].claims)
-        c = ids.get(key)
-        if c is None:
-            if pre_filter(pods[i], storage) is not None:  # (never filtered)
-                c = ids[key] = 0
-            else:
-                c = ids[key] = len(reps)
-                reps.append(pods[i])
-        of_pod[i] = c
-    return of_pod, reps
+    """int32[B]: each pod's class (0: no claim, or PreFilter fails it: never filtered;
+    else one per namespace and claim names), and a pod of each class (None for class 0)."""
+    return claim_classes(batch, lambda pod: pre_filter(pod, storage) is None)
 
 
 def _keys(reps: list[Any], claims: list[ClaimRecord], volumes: list[VolumeRecord],
