@@ -78,6 +78,7 @@ from ..model.storage import (
     ClaimRecord,
     ClassRecord,
     StorageRecord,
+    VolumeRecord,
 )
 from ..model.times import rfc3339_problem
 from ..model.validation import valid_dns1123_subdomain, valid_label_value

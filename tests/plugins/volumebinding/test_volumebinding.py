@@ -146,8 +146,9 @@ def test_the_reader_keeps_what_the_plugin_reads(tmp_path, how):
          "spec": {"volumeName": "pv"}, "status": {"phase": "Lost"}},
     ), tmp_path, how)  # fmt: skip
     storage = c.snapshot.storage
-    assert storage.claims[("ns", "c")] == ClaimRecord("ns", "c", "pv", "", bind_completed=True,
-                                                      lost=True, deleting=True)
+    assert storage.claims[("ns", "c")] == ClaimRecord(
+        "ns", "c", "pv", "", bind_completed=True, lost=True, deleting=True
+    )
     assert storage.volumes["pv"].node_affinity == (_term(("zone", "In", ("a",))),)
 
 
