@@ -10,7 +10,6 @@ each, with larger clusters.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import yaml
 
 from ..goref import goref_missing, run_differences
 from ..scenarios_volume_binding import VOLUME_BINDING_CONFIG, binding_scenario
+from .storage_runs import differences
 
 pytestmark = [
     pytest.mark.goref,
@@ -34,12 +34,8 @@ DEFAULT = {"apiVersion": "kubescheduler.config.k8s.io/v1beta3",
 
 
 def _check(tmp_path, seed: int, mode: str, **sizes) -> None:
-    path = tmp_path / f"scenario-{seed}.json"
-    items = binding_scenario(seed, **sizes)
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    config = tmp_path / f"config-{seed}.yaml"
-    config.write_text(yaml.safe_dump(VOLUME_BINDING_CONFIG))
-    diffs = run_differences([path], config, seed, mode)
+    diffs = differences(tmp_path, seed, mode, binding_scenario(seed, **sizes),
+                        VOLUME_BINDING_CONFIG)  # fmt: skip
     assert not diffs, f"volume binding scenario {mode} {seed}:\n" + "\n".join(diffs[:20])
 
 
