@@ -27,13 +27,11 @@ PLUGINS = ("kubernetes.io/gce-pd", "kubernetes.io/aws-ebs", "kubernetes.io/azure
 PROVISIONERS = (*PLUGINS[:3], "csi.example.com", "kubernetes.io/no-provisioner")
 NAMES = ("d1", "d2", "d3", "d4")
 
-#: the default profile without VolumeBinding's filter (being built elsewhere)
+#: the default profile, every volume plugin in it
 DISK_CONFIG: dict[str, Any] = {
     "apiVersion": "kubescheduler.config.k8s.io/v1beta3",
     "kind": "KubeSchedulerConfiguration",
-    "profiles": [{"schedulerName": "default-scheduler",
-                  "plugins": {"multiPoint": {"disabled": [{"name": "VolumeBinding"}]}}}],
-}  # fmt: skip
+}
 
 
 def _node(rng: random.Random, i: int) -> dict[str, Any]:
