@@ -19,6 +19,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
+from ...errors import UnsupportedError
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ...model.storage import NO_PROVISIONER, ClaimRecord, Storage, VolumeRecord
 from ..helper.claims import claim_classes
@@ -68,6 +69,7 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
                          node_affinity_matches)  # fmt: skip
     classes = [storage.classes[c.class_name] for c in claims]
     prov = np.array([c.provisioner not in ("", NO_PROVISIONER) for c in classes], np.bool_)
+    _refuse_capacity_checks(classes, prov, storage)
     topo_row, topo = _rows([c.allowed_topologies for c in classes], node_class, node_labels,
                            topology_matches)  # fmt: skip
     batch.cache[RECORDS] = (claims, volumes)
@@ -76,6 +78,20 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
                          else k.NO_NODE for c in claims], np.int64).reshape(-1)  # fmt: skip
     return (node_class, pod_class, bound_code, pc_ptr, pc_claims, pc_sorted, cand_ptr, cand,
             aff_row, aff, prov, topo_row, topo, owner, pre, selected, n_bound)  # fmt: skip
+
+
+def _refuse_capacity_checks(classes: list[Any], prov: np.ndarray, storage: Storage) -> None:
+    """A claim to provision through a CSIDriver with ``storageCapacity: true`` needs
+    ``hasEnoughCapacity``'s check against CSIStorageCapacity objects, which is not
+    simulated: refused (never guessed)."""
+    for cls, provisions in zip(classes, prov.tolist(), strict=True):
+        driver = storage.csi_drivers.get(cls.provisioner) if provisions else None
+        if driver is not None and driver.storage_capacity:
+            raise UnsupportedError(
+                f"VolumeBinding: StorageClass {cls.name!r} provisions through CSIDriver "
+                f"{driver.name!r}, which has storageCapacity: true; the storage capacity "
+                "check (CSIStorageCapacity objects) is not simulated yet"
+            )
 
 
 def pod_classes(batch: PodBatch, storage: Storage) -> tuple[np.ndarray, list[Any]]:

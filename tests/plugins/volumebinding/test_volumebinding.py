@@ -302,3 +302,35 @@ def test_a_claim_twice_in_a_pod_excludes_its_pre_bound_volume(tmp_path):
     for p, pod in enumerate(c.batch.pods):
         want = reference.filter(pod, "n0", c.snapshot.node_labels[0], c.snapshot.storage)
         assert plugin.reasons(state, int(codes[p, 0])) == want
+
+
+@pytest.mark.parametrize("capacity", [True, False])
+def test_a_capacity_checked_provisioner_is_refused(tmp_path, capacity):
+    """A claim provisioned through a CSIDriver with ``storageCapacity: true`` needs the
+    CSIStorageCapacity check, which is not simulated: one clear error, no guess."""
+    import json
+
+    from kscore_fast.api import load_cluster, score
+    from kscore_fast.errors import UnsupportedError
+
+    objs = [
+        {"kind": "Node", "metadata": {"name": "n1", "labels": {HOST: "n1"}},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "fast"},
+         "provisioner": "csi.example.com", "volumeBindingMode": "WaitForFirstConsumer"},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver",
+         "metadata": {"name": "csi.example.com"}, "spec": {"storageCapacity": capacity}},
+        {"kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "default"},
+         "spec": {"storageClassName": "fast", "accessModes": ["ReadWriteOnce"],
+                  "resources": {"requests": {"storage": "1Gi"}}}},
+        {"kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+         "spec": {"containers": [{"name": "c"}],
+                  "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "data"}}]}},
+    ]  # fmt: skip
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
+    if capacity:
+        with pytest.raises(UnsupportedError, match=r"CSIDriver 'csi.example.com'.*storageCapacity"):
+            score(load_cluster([path]))
+    else:
+        assert score(load_cluster([path])).host_names == ["n1"]
