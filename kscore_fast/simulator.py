@@ -102,6 +102,7 @@ class Simulator:
         self._cache = ClusterCache.of(cluster)
         self._start = 0  # nextStartNodeIndex
         self._seq: _Sequence | None = None
+        self._preempts = preemption
         self._adopt(cluster, notice)
         #: the nominator (with preemption and a profile that preempts; else None): the
         #: pending pods' own ``status.nominatedNodeName``, as the queue's ``Add`` takes it
@@ -154,15 +155,27 @@ class Simulator:
         framework, refused = _framework(cluster, plugins, config, pct, notice)
         snap, batch = cluster.snapshot, cluster.batch
         index = {name: i for i, name in enumerate(batch.names)}
-        seq = None
+        seq, rows, runs = None, {}, None
         if snap.n_nodes > 0:
             num = num_feasible_nodes_to_find(snap.n_nodes, framework.percentage_of_nodes_to_score)
-            seq = _Sequence(framework, snap, batch, num, explain=False)
+            held = self._preempts and framework.preemption is not None
+            if held:  # every bound pod a batch pod of the run, after the pending ones
+                from .preemption.dryrun import DryRuns
+                from .preemption.stepwise import with_bound_pods
+
+                held_cluster, existing = with_bound_pods(cluster)
+                seq = _Sequence(framework, held_cluster.snapshot, held_cluster.batch, num,
+                                explain=False)  # fmt: skip
+                rows = {p.key: len(batch) + k for k, p in enumerate(existing)}
+                runs = DryRuns.over(framework, seq, snap.node_names, [*batch.pods, *existing])
+            else:
+                seq = _Sequence(framework, snap, batch, num, explain=False)
             # nextStartNodeIndex as Go keeps it: taken modulo the node count inside a cycle
             # only (nodes removed since the last cycle may leave it past the count)
             seq.start = self._start
             where = snap.node_index
             bound = [(index[k], where[n]) for k, n in self._cache.bound.items() if n in where]
+            bound += [(row, where[self._cache.existing[k].node_name]) for k, row in rows.items()]
             if bound:
                 pods, nodes = (np.array(col, dtype=np.int64) for col in zip(*bound, strict=True))
                 counted = [p.counts_bound_pending(snap) for p in seq.plugins]
@@ -172,6 +185,11 @@ class Simulator:
         self._cluster, self.framework, self._seq = cluster, framework, seq
         self._refused = {batch.names[i]: error for i, error in refused.items()}
         self._index = index
+        #: with preemption: the batch position of each bound pod of the input (or of
+        #: ``add_pod``) on a present node, held by the run to be deleted incrementally
+        self._rows: dict[str, int] = rows
+        #: with preemption: the dry runs over the run (:mod:`.preemption.stepwise`)
+        self._runs = runs
         self._stale = False
 
     def _fresh(self) -> _Sequence | None:
@@ -654,23 +672,32 @@ class Simulator:
     def _delete(self, pod: str) -> None:
         cache = self._cache
         if pod in cache.existing:
+            row, seq = self._rows.pop(pod, None), self._seq
+            if row is not None and not self._stale and seq is not None and seq.bound[row] >= 0:
+                self._unbind(seq, row)
+            else:
+                self._stale = True
             cache.drop_existing(pod)
-            self._stale = True
             return
         self._pending(pod)
         i, seq = self._index.get(pod), self._seq
         # (a pod on a node that is absent counts nowhere: bound[i] is -1)
         if not self._stale and seq is not None and i is not None and seq.bound[i] >= 0:
-            try:
-                seq.remove(i, int(seq.bound[i]))
-            except BaseException:  # (a plugin's error)
-                seq.undo_in_flight()
-                raise
-            seq.bound[i] = -1
+            self._unbind(seq, i)
         cache.drop_pending(pod)
         self._index.pop(pod, None)
         if self._nominated is not None:  # (the queue's Delete: DeleteNominatedPodIfExists)
             self._nominated.pop(pod, None)
+
+    @staticmethod
+    def _unbind(seq: _Sequence, i: int) -> None:
+        """Batch pod ``i`` deleted from every plugin's state (``RemovePod``)."""
+        try:
+            seq.remove(i, int(seq.bound[i]))
+        except BaseException:  # (a plugin's error)
+            seq.undo_in_flight()
+            raise
+        seq.bound[i] = -1
 
     @_serialized
     def add_pod(self, pod: dict[str, Any] | PodRecord) -> str:
@@ -751,7 +778,7 @@ class Simulator:
         other.__dict__.update(self.__dict__)
         other._cache = self._cache.copy()
         other._lock, other._running = threading.Lock(), None
-        other._index = dict(self._index)
+        other._index, other._rows = dict(self._index), dict(self._rows)
         if self._seq is not None:
             seq = _Sequence.__new__(_Sequence)
             seq.__dict__.update(self._seq.__dict__)
@@ -761,6 +788,8 @@ class Simulator:
             seq.override = self._seq.override.copy()
             seq.one = None  # (buffers of its own)
             other._seq = seq
+            if self._runs is not None:
+                other._runs = self._runs.rebased(seq)
         other._rng = self._rng.copy()
         if self._nominated is not None:
             other._nominated = copy.copy(self._nominated)

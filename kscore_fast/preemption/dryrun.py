@@ -16,6 +16,7 @@ is the node's status; else the verdict without them is.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -63,34 +64,52 @@ class DryRuns:
         built = build_cluster(nodes, [*unbound, *pending], snap.services, controllers,
                               namespaces, listed=listed, storage=snap.storage)  # fmt: skip
         assert len(built.batch) == len(unbound) + len(pending)
-        self.names = list(snap.node_names)
-        n = max(len(self.names), 1)
+        seq = _Sequence(fw, built.snapshot, built.batch, num_to_find or max(snap.n_nodes, 1),
+                        explain)  # fmt: skip
+        at = np.array([snap.node_index[p.node_name] for p in bound], dtype=np.int64)
+        on_node: dict[int, list[int]] = {}
+        for i, node in enumerate(at.tolist()):
+            on_node.setdefault(node, []).append(i)
+        if bound:
+            seq.kernels.assume_pods(seq.aids, seq.table, seq.cache,
+                                    np.arange(len(bound), dtype=np.int64), at)  # fmt: skip
+            seq.bound[: len(bound)] = at
+        self._setup(fw, seq, list(snap.node_names), [*bound, *pending], len(bound))
+        self._on_node = on_node
+
+    @classmethod
+    def over(cls, fw: Framework, seq: _Sequence, names: Sequence[str],
+             records: list[PodRecord]) -> DryRuns:  # fmt: skip
+        """The dry runs on a sequential run that already holds every bound pod as a batch
+        pod (a preempting :class:`~kscore_fast.Simulator`'s): ``records`` by batch
+        position. The caller sets :meth:`set_pods` and :attr:`nominated` before each use."""
+        runs = cls.__new__(cls)
+        runs._setup(fw, seq, list(names), records, 0)
+        return runs
+
+    def _setup(self, fw: Framework, seq: _Sequence, names: list[str],
+               records: list[PodRecord], offset: int) -> None:  # fmt: skip
+        self.names = names
+        n = max(len(names), 1)
         self.fw = fw
-        self.seq = _Sequence(fw, built.snapshot, built.batch, num_to_find or n, explain)
+        self.seq = seq
         #: the pods as the input gives them, by batch position of :attr:`seq`; the first
         #: :attr:`offset` are the snapshot's bound pods
-        self.records = [*bound, *pending]
-        self.offset = len(bound)
-        self._position = {id(p): i for i, p in enumerate(self.records)}
-        self._priority = np.array([priority(p) for p in self.records], dtype=np.int64)
-        starts = (start_ns(p.start_time) for p in self.records)
+        self.records = records
+        self.offset = offset
+        self._position = {id(p): i for i, p in enumerate(records)}
+        self._priority = np.array([priority(p) for p in records], dtype=np.int64)
+        starts = (start_ns(p.start_time) for p in records)
         self._start = np.array([kernels.NO_START if s is None else s for s in starts],
                                dtype=np.int64)  # fmt: skip
         self._budgets: tuple[Any, ...] | None = None
         #: ``NodeInfo.Pods`` of each node: batch positions, in Go's order
         self._on_node: dict[int, list[int]] = {}
-        at = np.array([snap.node_index[p.node_name] for p in bound], dtype=np.int64)
-        for i, node in enumerate(at.tolist()):
-            self._on_node.setdefault(node, []).append(i)
-        if bound:
-            self.seq.kernels.assume_pods(self.seq.aids, self.seq.table, self.seq.cache,
-                                         np.arange(len(bound), dtype=np.int64), at)  # fmt: skip
-            self.seq.bound[: len(bound)] = at
         #: the nominated pods (batch position → node)
         self.nominated: dict[int, int] = {}
         self._memo = np.zeros((1, n), dtype=np.int64)
         self._reps = np.zeros(1, dtype=np.int64)
-        self._all = np.arange(len(self.names), dtype=np.int64)
+        self._all = np.arange(len(names), dtype=np.int64)
         self._one = np.zeros(1, dtype=np.int64)
         #: verdict → status (reasons read only what a plugin keeps for the whole run)
         self._statuses: dict[int, Status] = {0: Status(SUCCESS)}
@@ -98,6 +117,19 @@ class DryRuns:
         self._out: set[int] = set()
         self._node = -1
         self.pod = -1
+
+    def rebased(self, seq: _Sequence) -> DryRuns:
+        """These dry runs over ``seq`` (a copy of :attr:`seq`), with buffers of their own."""
+        other = copy.copy(self)
+        other.seq, other._on_node, other.nominated = seq, {}, {}
+        other._memo, other._reps = self._memo.copy(), self._reps.copy()
+        other._one, other._out = self._one.copy(), set()
+        other._statuses = dict(self._statuses)
+        return other
+
+    def set_pods(self, on_node: dict[int, list[int]]) -> None:
+        """``NodeInfo.Pods`` of each node as it stands (batch positions, in order)."""
+        self._on_node = on_node
 
     def view(self, pod: int) -> DryRuns:
         """The view for batch position ``pod`` of :attr:`seq`, every pod bound again."""
