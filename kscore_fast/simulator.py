@@ -168,6 +168,7 @@ class Simulator:
                                 explain=False)  # fmt: skip
                 rows = {p.key: len(batch) + k for k, p in enumerate(existing)}
                 runs = DryRuns.over(framework, seq, snap.node_names, [*batch.pods, *existing])
+                runs.set_pods(self._cache.on_node, snap.node_index, {**index, **rows})
             else:
                 seq = _Sequence(framework, snap, batch, num, explain=False)
             # nextStartNodeIndex as Go keeps it: taken modulo the node count inside a cycle
@@ -325,8 +326,9 @@ class Simulator:
                 if ops is None or ops[k] == OP_SCHEDULE:
                     h = next(hosts)
                     if h >= 0:
-                        self._cache.bind(names[i], snap.node_names[h])
+                        self._bind_record(names[i], i, h)
                 else:
+                    self._leave(names[i], i)
                     self._cache.drop_pending(names[i])
                     del self._index[names[i]]
 
@@ -407,7 +409,7 @@ class Simulator:
             seq.undo_in_flight()
             raise
         seq.bound[i] = n
-        self._cache.bind(pod, node)
+        self._bind_record(pod, i, n)
         if self._nominated is not None:  # (bound: it leaves the nominator)
             self._nominated.pop(pod, None)
 
@@ -517,7 +519,7 @@ class Simulator:
             cache.listed = self._cluster.snapshot.node_names  # UpdateSnapshot
             host = seq.step(i, self._tie, self._seed, self._rng, bind is not None)
             if bind is not None and host >= 0:
-                cache.bind(bind, self._cluster.snapshot.node_names[host])
+                self._bind_record(bind, i, host)
         except BaseException:
             if before is not None:
                 if bind is not None:
@@ -675,6 +677,7 @@ class Simulator:
             row, seq = self._rows.pop(pod, None), self._seq
             if row is not None and not self._stale and seq is not None and seq.bound[row] >= 0:
                 self._unbind(seq, row)
+                self._leave(pod, row)
             else:
                 self._stale = True
             cache.drop_existing(pod)
@@ -684,10 +687,28 @@ class Simulator:
         # (a pod on a node that is absent counts nowhere: bound[i] is -1)
         if not self._stale and seq is not None and i is not None and seq.bound[i] >= 0:
             self._unbind(seq, i)
+        if i is not None:
+            self._leave(pod, i)
         cache.drop_pending(pod)
         self._index.pop(pod, None)
         if self._nominated is not None:  # (the queue's Delete: DeleteNominatedPodIfExists)
             self._nominated.pop(pod, None)
+
+    def _bind_record(self, pod: str, i: int, node: int) -> None:
+        """The cache's record of pending pod ``pod`` (batch pod ``i``) bound to ``node``
+        (and the dry runs' ``NodeInfo.Pods``, with preemption)."""
+        self._cache.bind(pod, self._cluster.snapshot.node_names[node])
+        if self._runs is not None and not self._stale:
+            self._runs.bound_to(i, node)
+
+    def _leave(self, pod: str, i: int) -> None:
+        """Before the cache drops ``pod`` (batch pod ``i``): with preemption, it leaves
+        the dry runs' ``NodeInfo.Pods`` of its node (the node's last pod takes its place)."""
+        cache, runs = self._cache, self._runs
+        name = cache.existing[pod].node_name if pod in cache.existing else cache.bound.get(pod)
+        node = None if name is None else self._cluster.snapshot.node_index.get(name)
+        if runs is not None and not self._stale and node is not None:
+            runs.leave(i, node)
 
     @staticmethod
     def _unbind(seq: _Sequence, i: int) -> None:

@@ -17,7 +17,7 @@ is the node's status; else the verdict without them is.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -121,15 +121,24 @@ class DryRuns:
     def rebased(self, seq: _Sequence) -> DryRuns:
         """These dry runs over ``seq`` (a copy of :attr:`seq`), with buffers of their own."""
         other = copy.copy(self)
-        other.seq, other._on_node, other.nominated = seq, {}, {}
+        other.seq, other.nominated = seq, {}
+        other._on_node = {node: list(pods) for node, pods in self._on_node.items()}
         other._memo, other._reps = self._memo.copy(), self._reps.copy()
         other._one, other._out = self._one.copy(), set()
         other._statuses = dict(self._statuses)
         return other
 
-    def set_pods(self, on_node: dict[int, list[int]]) -> None:
-        """``NodeInfo.Pods`` of each node as it stands (batch positions, in order)."""
-        self._on_node = on_node
+    def set_pods(self, on_node: Mapping[str, Sequence[str]], nodes: Mapping[str, int],
+                 positions: Mapping[str, int]) -> None:  # fmt: skip
+        """``NodeInfo.Pods`` of each node as a cache keeps it (``on_node``: node name →
+        pod keys, in order), for the nodes of ``nodes`` (name → index) and the pods of
+        ``positions`` (key → batch position); then :meth:`bound_to` and :meth:`leave`
+        follow it."""
+        self._on_node = {}
+        for name, keys in on_node.items():
+            node = nodes.get(name)
+            if node is not None and keys:
+                self._on_node[node] = [positions[k] for k in keys]
 
     def view(self, pod: int) -> DryRuns:
         """The view for batch position ``pod`` of :attr:`seq`, every pod bound again."""
@@ -146,11 +155,15 @@ class DryRuns:
         self.nominated.pop(pod, None)
 
     def evict(self, pod: int) -> None:
-        """Delete bound ``pod``: ``RemovePod`` of the plugins and of ``NodeInfo`` (the last
-        pod takes its place)."""
+        """Delete bound ``pod``: ``RemovePod`` of the plugins and of ``NodeInfo``."""
         node = int(self.seq.bound[pod])
         self.seq.remove(pod, node)
         self.seq.bound[pod] = -1
+        self.leave(pod, node)
+
+    def leave(self, pod: int, node: int) -> None:
+        """``NodeInfo.RemovePod`` of ``pod`` from ``node`` (the last pod takes its place;
+        the nominator unchanged)."""
         pods = self._on_node[node]
         k = pods.index(pod)
         pods[k] = pods[-1]

@@ -151,17 +151,12 @@ def with_bound_pods(cluster: Cluster) -> tuple[Cluster, list[PodRecord]]:
 
 
 def _dry_runs(sim: Simulator, key: str) -> DryRuns:
-    """The dry runs over the simulator's run as it stands: each node's pods in
-    ``NodeInfo.Pods`` order (kept by the cache), the other pending pods' nominations."""
-    runs, cache, where = sim._runs, sim._cache, sim._cluster.snapshot.node_index
-    nominations, index, rows = sim._nominated, sim._index, sim._rows
+    """The dry runs over the simulator's run as it stands (each node's pods in
+    ``NodeInfo.Pods`` order, followed as the simulator binds and deletes), with the other
+    pending pods' nominations."""
+    runs, where = sim._runs, sim._cluster.snapshot.node_index
+    nominations, index = sim._nominated, sim._index
     assert runs is not None and nominations is not None
-    on_node: dict[int, list[int]] = {}
-    for name, keys in cache.on_node.items():
-        node = where.get(name)
-        if node is not None and keys:
-            on_node[node] = [index[k] if k in index else rows[k] for k in keys]
-    runs.set_pods(on_node)
     runs.nominated = {}
     for other, name in nominations.items():
         node = where.get(name)
