@@ -90,6 +90,7 @@ class DryRuns:
     def _setup(self, fw: Framework, seq: _Sequence, names: list[str],
                records: list[PodRecord], offset: int) -> None:  # fmt: skip
         self.names = names
+        self._index_of: dict[str, int] = {}
         n = max(len(names), 1)
         self.fw = fw
         self.seq = seq
@@ -179,6 +180,22 @@ class DryRuns:
                 ) -> tuple[list[Victims], list[Victims], dict[int, Status]]:  # fmt: skip
         """:func:`.reference.dry_run_preemption` of the view's pod in one compiled call
         (:func:`.kernels.dry_run`)."""
+        walk = self._walk(np.asarray(potential, dtype=np.int64), offset, wanted, budgets)
+        order, status, vptr, victims, violations, walked = walk
+        clean: list[Victims] = []
+        dirty: list[Victims] = []
+        for k in np.flatnonzero(status[:walked] == kernels.CANDIDATE).tolist():
+            pods = [self.records[i] for i in victims[vptr[k] : vptr[k + 1]]]
+            found = Victims(int(order[k]), pods, int(violations[k]))
+            group = clean if found.pdb_violations == 0 else dirty
+            if len(group) < wanted:
+                group.append(found)
+        return clean, dirty, self._walk_statuses(pod, order, status, walked)
+
+    def _walk(self, potential: np.ndarray, offset: int, wanted: int,
+              budgets: Sequence[BudgetRecord]) -> tuple[Any, ...]:  # fmt: skip
+        """:func:`.kernels.dry_run` of the view's pod: (order, status, vptr, victims,
+        violations, walked)."""
         self.restore()
         seq, n = self.seq, len(potential)
         node_ptr, node_pods = self._node_lists()
@@ -190,23 +207,21 @@ class DryRuns:
         victims = np.empty(max(len(node_pods), 1), dtype=np.int64)
         violations = np.zeros(n, dtype=np.int64)
         walked = kernels.dry_run(
-            seq.fids, seq.table, seq.aids, seq.cache, np.int64(self.pod),
-            np.asarray(potential, dtype=np.int64), np.int64(offset), np.int64(wanted), node_ptr,
-            node_pods, self._priority, self._start, pdb_ptr, pdb_idx, allowed, nom_ptr,
-            nom_pods, self._memo, order, status, vptr, victims, violations,
+            seq.fids, seq.table, seq.aids, seq.cache, np.int64(self.pod), potential,
+            np.int64(offset), np.int64(wanted), node_ptr, node_pods, self._priority,
+            self._start, pdb_ptr, pdb_idx, allowed, nom_ptr, nom_pods, self._memo, order,
+            status, vptr, victims, violations,
         )  # fmt: skip
-        clean: list[Victims] = []
-        dirty: list[Victims] = []
+        return order, status, vptr, victims, violations, int(walked)
+
+    def _walk_statuses(self, pod: PodRecord, order: np.ndarray, status: np.ndarray,
+                       walked: int) -> dict[int, Status]:  # fmt: skip
+        """The statuses of the nodes of a walk that gave no candidate."""
         statuses: dict[int, Status] = {}
-        for k in range(walked):
-            node, code = int(order[k]), int(status[k])
+        for node, code in zip(order[:walked].tolist(), status[:walked].tolist(), strict=True):
             if code == kernels.CANDIDATE:
-                found = Victims(node, [self.records[i] for i in victims[vptr[k] : vptr[k + 1]]],
-                                int(violations[k]))  # fmt: skip
-                group = clean if found.pdb_violations == 0 else dirty
-                if len(group) < wanted:
-                    group.append(found)
-            elif code == kernels.NO_VICTIMS:
+                continue
+            if code == kernels.NO_VICTIMS:
                 statuses[node] = Status(UNSCHEDULABLE_AND_UNRESOLVABLE, (
                     f"No victims found on node {self.names[node]} for preemptor pod "
                     f"{pod.name}",))  # fmt: skip
@@ -215,7 +230,7 @@ class DryRuns:
                                             f'"{self.names[node]}"',))  # fmt: skip
             else:
                 statuses[node] = self._status(code)
-        return clean, dirty, statuses
+        return statuses
 
     def _node_lists(self) -> tuple[np.ndarray, np.ndarray]:
         """``NodeInfo.Pods`` of every node as CSR (batch positions)."""
@@ -256,6 +271,12 @@ class DryRuns:
 
     def node_names(self) -> Sequence[str]:
         return self.names
+
+    def node_index(self, name: str) -> int | None:
+        """The index of node ``name``, None if absent."""
+        if len(self._index_of) != len(self.names):
+            self._index_of = {n: i for i, n in enumerate(self.names)}
+        return self._index_of.get(name)
 
     def node_pods(self, node: int) -> Sequence[PodRecord]:
         return [self.records[i] for i in self._on_node.get(node, ())]

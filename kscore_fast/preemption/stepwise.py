@@ -34,10 +34,11 @@ from ..framework.selection import draw
 from ..framework.sequential import TIE_GO_RAND
 from ..model.objects import NamespaceRecord, PodRecord
 from ..model.snapshot import Cluster, build_cluster
+from .compiled import preempt_compiled
 from .dryrun import DryRuns
 from .explain import OFFSET_STREAM, preemption_entry
 from .nominated import nominated_verdicts
-from .reference import NOT_ELIGIBLE, preempt, priority
+from .reference import NOT_ELIGIBLE, priority
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -111,8 +112,7 @@ def post_filter(sim: Simulator, key: str) -> Outcome:
         return draw(sim._seed, OFFSET_STREAM + row, n)
 
     try:
-        found = preempt(record, view.statuses(), view, sim._cache.budgets, offset, pct,
-                        absolute, view.dry_run)  # fmt: skip
+        found = preempt_compiled(view, record, sim._cache.budgets, offset, pct, absolute)
     finally:
         view.restore()
     entry = preemption_entry(found, runs.names)
