@@ -168,7 +168,6 @@ class Simulator:
                                 explain=False)  # fmt: skip
                 rows = {p.key: len(batch) + k for k, p in enumerate(existing)}
                 runs = DryRuns.over(framework, seq, snap.node_names, [*batch.pods, *existing])
-                runs.set_pods(self._cache.on_node, snap.node_index, {**index, **rows})
             else:
                 seq = _Sequence(framework, snap, batch, num, explain=False)
             # nextStartNodeIndex as Go keeps it: taken modulo the node count inside a cycle
@@ -698,7 +697,7 @@ class Simulator:
         """The cache's record of pending pod ``pod`` (batch pod ``i``) bound to ``node``
         (and the dry runs' ``NodeInfo.Pods``, with preemption)."""
         self._cache.bind(pod, self._cluster.snapshot.node_names[node])
-        if self._runs is not None and not self._stale:
+        if self._runs is not None and self._runs.tracking and not self._stale:
             self._runs.bound_to(i, node)
 
     def _leave(self, pod: str, i: int) -> None:
@@ -707,7 +706,7 @@ class Simulator:
         cache, runs = self._cache, self._runs
         name = cache.existing[pod].node_name if pod in cache.existing else cache.bound.get(pod)
         node = None if name is None else self._cluster.snapshot.node_index.get(name)
-        if runs is not None and not self._stale and node is not None:
+        if runs is not None and runs.tracking and not self._stale and node is not None:
             runs.leave(i, node)
 
     @staticmethod

@@ -75,14 +75,15 @@ class DryRuns:
                                     np.arange(len(bound), dtype=np.int64), at)  # fmt: skip
             seq.bound[: len(bound)] = at
         self._setup(fw, seq, list(snap.node_names), [*bound, *pending], len(bound))
-        self._on_node = on_node
+        self._on_node, self.tracking = on_node, True
 
     @classmethod
     def over(cls, fw: Framework, seq: _Sequence, names: Sequence[str],
              records: list[PodRecord]) -> DryRuns:  # fmt: skip
         """The dry runs on a sequential run that already holds every bound pod as a batch
         pod (a preempting :class:`~kscore_fast.Simulator`'s): ``records`` by batch
-        position. The caller sets :meth:`set_pods` and :attr:`nominated` before each use."""
+        position. The caller sets the nodes' pods (:meth:`set_pods`, while not
+        :attr:`tracking`) and :attr:`nominated` before each use."""
         runs = cls.__new__(cls)
         runs._setup(fw, seq, list(names), records, 0)
         return runs
@@ -104,8 +105,10 @@ class DryRuns:
         self._start = np.array([kernels.NO_START if s is None else s for s in starts],
                                dtype=np.int64)  # fmt: skip
         self._budgets: tuple[Any, ...] | None = None
-        #: ``NodeInfo.Pods`` of each node: batch positions, in Go's order
+        #: ``NodeInfo.Pods`` of each node: batch positions, in Go's order; whether they
+        #: are known (else :meth:`set_pods` first)
         self._on_node: dict[int, list[int]] = {}
+        self.tracking = False
         #: the nominated pods (batch position → node)
         self.nominated: dict[int, int] = {}
         self._memo = np.zeros((1, n), dtype=np.int64)
@@ -120,10 +123,11 @@ class DryRuns:
         self.pod = -1
 
     def rebased(self, seq: _Sequence) -> DryRuns:
-        """These dry runs over ``seq`` (a copy of :attr:`seq`), with buffers of their own."""
+        """These dry runs over ``seq`` (a copy of :attr:`seq`), with buffers of their own,
+        the nodes' pods not known yet."""
         other = copy.copy(self)
         other.seq, other.nominated = seq, {}
-        other._on_node = {node: list(pods) for node, pods in self._on_node.items()}
+        other._on_node, other.tracking = {}, False  # (made again when needed: set_pods)
         other._memo, other._reps = self._memo.copy(), self._reps.copy()
         other._one, other._out = self._one.copy(), set()
         other._statuses = dict(self._statuses)
@@ -135,7 +139,7 @@ class DryRuns:
         pod keys, in order), for the nodes of ``nodes`` (name → index) and the pods of
         ``positions`` (key → batch position); then :meth:`bound_to` and :meth:`leave`
         follow it."""
-        self._on_node = {}
+        self._on_node, self.tracking = {}, True
         for name, keys in on_node.items():
             node = nodes.get(name)
             if node is not None and keys:

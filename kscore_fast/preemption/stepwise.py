@@ -157,6 +157,8 @@ def _dry_runs(sim: Simulator, key: str) -> DryRuns:
     runs, where = sim._runs, sim._cluster.snapshot.node_index
     nominations, index = sim._nominated, sim._index
     assert runs is not None and nominations is not None
+    if not runs.tracking:  # (made now, then followed as the simulator binds and deletes)
+        runs.set_pods(sim._cache.on_node, where, {**index, **sim._rows})
     runs.nominated = {}
     for other, name in nominations.items():
         node = where.get(name)
