@@ -478,3 +478,21 @@ def pick(status, vptr, victims, violations, walked, wanted, prio, start, cands, 
         if tie[e]:
             tie[e] = now[e] if any_now else earliest[e] == latest
     return n
+
+
+@kernel
+def with_nominated(fids, table, aids, cache, pod, nodes, ptr, pods, memo, out
+                   ):  # fmt: skip  # pragma: no cover - compiled
+    """``RunFilterPluginsWithNominatedPods``' first pass for ``pod`` on each of ``nodes``:
+    the node's nominated pods ``pods[ptr[k]:ptr[k+1]]`` added in order (``assume``), the
+    filters run, the pods removed again in the same order; the verdict in ``out[node]``."""
+    one = np.zeros(1, dtype=np.int64)
+    for k in range(nodes.shape[0]):
+        node = nodes[k]
+        for e in range(ptr[k], ptr[k + 1]):
+            _change(aids, table, cache, pods[e], node, np.bool_(True))
+        one[0] = node
+        fill_verdicts(fids, table, pod, np.int64(0), 0, 1, one, memo)
+        for e in range(ptr[k], ptr[k + 1]):
+            _change(aids, table, cache, pods[e], node, np.bool_(False))
+        out[node] = memo[0, node]
