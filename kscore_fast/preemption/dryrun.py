@@ -17,6 +17,7 @@ is the node's status; else the verdict without them is.
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -249,10 +250,12 @@ class DryRuns:
         """Lists of batch positions per node as CSR (pointer, positions)."""
         n = len(self.names)
         sizes = np.zeros(n + 1, dtype=np.int64)
-        for node, pods in by_node.items():
-            sizes[node + 1] = len(pods)
-        flat = [i for node in range(n) for i in by_node.get(node, ())]
-        return np.cumsum(sizes), np.asarray(flat, dtype=np.int64)
+        nodes = sorted(by_node)
+        sizes[np.asarray(nodes, dtype=np.int64) + 1] = [len(by_node[v]) for v in nodes]
+        ptr = np.cumsum(sizes)
+        flat = np.fromiter(itertools.chain.from_iterable(by_node[v] for v in nodes),
+                           dtype=np.int64, count=int(ptr[-1]))  # fmt: skip
+        return ptr, flat
 
     def _budget_lists(self, budgets: Sequence[BudgetRecord]
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
