@@ -14,7 +14,9 @@ cache's ``AssumePod``/``RemovePod``); ``run`` schedules many pods with no Python
 them. Events the kernels do not update incrementally (a node added or removed, a pod
 added, a pod of the input's bound pods deleted) are applied to the cache's records
 (``framework/cluster_cache``); the plugins' states are then prepared again from them at
-the next scheduling call, which costs what preparing the cluster once costs.
+the next scheduling call, which costs what preparing the cluster once costs. (With
+``preemption`` the run holds the input's bound pods as pods of its batch: deleting one,
+as preemption does, is incremental too.)
 
 A Simulator may be shared between threads: each call takes the simulator's lock, so calls
 run one after the other (the lock costs ~0.5 µs a call). A call made from inside another's

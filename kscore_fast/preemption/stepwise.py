@@ -9,8 +9,10 @@
   tried first, ``evaluateNominatedNode``; the filters with the node's nominated pods of
   the pod's priority or higher added first, ``RunFilterPluginsWithNominatedPods``);
 * after a ``FitError``, PostFilter (:func:`post_filter`) runs on the current state: the
-  dry runs of :class:`.dryrun.DryRuns` over the simulator's cluster (its bound pods in
-  ``NodeInfo.Pods`` order, kept by the cache), then ``prepareCandidate``: the victims
+  dry runs of :class:`.dryrun.DryRuns` over the simulator's own run, which holds every
+  bound pod as a batch pod (:func:`with_bound_pods`; each node's pods in
+  ``NodeInfo.Pods`` order, followed as the simulator binds and deletes), compiled
+  (:func:`.compiled.preempt_compiled`), then ``prepareCandidate``: the victims
   deleted as :meth:`Simulator.delete` deletes, lower-priority pods nominated to the node
   lose their nomination, the preemptor is nominated; without a candidate its nomination
   is cleared (unless it was not eligible to preempt: PostFilter gave no result);
