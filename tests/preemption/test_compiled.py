@@ -15,11 +15,10 @@ from kscore_fast.model.objects import PodRecord
 from kscore_fast.model.times import start_ns
 from kscore_fast.preemption import kernels
 from kscore_fast.preemption.compiled import preempt_compiled
-from kscore_fast.preemption.dryrun import DryRuns
 from kscore_fast.preemption.reference import Victims, _Clock, pick_ties, preempt, priority
-from kscore_fast.profile import framework_for_profile
 
 from ..scenarios_preemption import preemption_scenario
+from .runs import nominated_runs
 
 SAME_START = "2024-01-01T00:30:00Z"
 LATER = "2024-01-01T00:40:00Z"
@@ -54,11 +53,7 @@ def test_compiled_preempt_equals_the_reference(tmp_path, seed):
     rng = random.Random(seed)
     objects = _starts_tied(preemption_scenario(6_000_000 + seed, 10, 8), rng)
     cluster = _load(tmp_path, objects)
-    fw = framework_for_profile(api._default_config().profiles[0], 0).framework
-    runs = DryRuns(fw, cluster)
-    pending = list(range(runs.offset, len(runs.records)))
-    for q in rng.sample(pending, len(pending) // 3):  # some pods nominated somewhere
-        runs.nominated[q] = rng.randrange(len(runs.names))
+    runs, pending = nominated_runs(cluster, rng)
     for pod in pending:
         record = runs.records[pod]
         pct, absolute = rng.choice(((10, 100), (50, 1), (0, 2), (100, 3)))
