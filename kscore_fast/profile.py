@@ -154,6 +154,7 @@ def framework_for_profile(profile: Any, percentage_of_nodes_to_score: int) -> Bu
         return built[name]
 
     filters = [p for n in profile.enabled("filter") if (p := plugin(n, "filter")) is not None]
+    filters = _pre_filter_gates(profile, built) + filters
     scores = [
         WeightedPlugin(p, w)
         for n, w in profile.score_plugins()
@@ -173,6 +174,19 @@ def framework_for_profile(profile: Any, percentage_of_nodes_to_score: int) -> Bu
                                 args.min_candidate_nodes_absolute)  # fmt: skip
     shown = tuple(f"{n} ({', '.join(points)})" for n, points in missing.items())
     return BuiltProfile(framework, shown)
+
+
+def _pre_filter_gates(profile: Any, built: dict[str, Any]) -> list[Any]:
+    """The PreFilters that can fail a pod, as filters run before every other (a pod they
+    fail gets their status on every node): one per plugin at ``preFilter`` whose class
+    declares ``pre_filter_gate``, built beside the plugin (its args)."""
+    gates = []
+    for name in profile.enabled("preFilter"):
+        gate = getattr(plugin_class(name), "pre_filter_gate", None)
+        if gate is not None:
+            owner = built.get(name)
+            gates.append(gate(None if owner is None else owner.args))
+    return gates
 
 
 def _fails_pre_score(cls: type[Plugin] | None) -> bool:

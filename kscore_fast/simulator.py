@@ -181,7 +181,8 @@ class Simulator:
             if bound:
                 pods, nodes = (np.array(col, dtype=np.int64) for col in zip(*bound, strict=True))
                 counted = [p.counts_bound_pending(snap) for p in seq.plugins]
-                aids = seq.aids[~np.array(counted, dtype=np.bool_)[seq.aids]]
+                # (what Reserve assumed is in the cache's storage: _carry_storage)
+                aids = seq.add_ids[~np.array(counted, dtype=np.bool_)[seq.add_ids]]
                 seq.kernels.assume_pods(aids, seq.table, seq.cache, pods, nodes)
                 seq.bound[pods] = nodes
         self._cluster, self.framework, self._seq = cluster, framework, seq
@@ -194,11 +195,22 @@ class Simulator:
         self._runs = runs
         self._stale = False
 
+    def _carry_storage(self, seq: _Sequence) -> None:
+        """Keep what the plugins assumed of the storage objects (VolumeBinding's volumes
+        and selected nodes, ``assumed_storage``) in the cache the states are made again
+        from: in Go those stay in the binder's assume cache."""
+        cluster = self._cluster
+        for plugin, state in zip(seq.plugins, seq.states, strict=True):
+            carry = getattr(plugin, "assumed_storage", None)
+            if carry is not None:
+                self._cache.storage = carry(state, cluster.snapshot, cluster.batch)
+
     def _fresh(self) -> _Sequence | None:
         """The run, its states prepared again first if an event made them stale."""
         if self._stale:
             if self._seq is not None:
                 self._start = self._seq.start
+                self._carry_storage(self._seq)
             self._adopt(self._cache.cluster())
         return self._seq
 
@@ -207,7 +219,7 @@ class Simulator:
         tie = ("uniform", "go-rand")[self._tie]
         cache = self._cache
         return (f"Simulator({len(cache.tree.records)} nodes, {len(cache.pending)} pending pods "
-                f"({len(cache.bound)} bound), {len(fw.filter_plugins)} filter and "
+                f"({len(cache.bound)} bound), {len(set(fw.filter_names))} filter and "
                 f"{len(fw.score_plugins)} score plugins, tie_break={tie!r})")  # fmt: skip
 
     # -- lookups -------------------------------------------------------------------------
@@ -404,8 +416,8 @@ class Simulator:
         seq = self._seq
         assert seq is not None  # a node exists
         one, at = np.array([i], dtype=np.int64), np.array([n], dtype=np.int64)
-        try:
-            seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, one, at)
+        try:  # (no Reserve: the binding was made elsewhere)
+            seq.kernels.assume_pods(seq.add_ids, seq.table, seq.cache, one, at)
         except BaseException:  # (a plugin's error)
             seq.undo_in_flight()
             raise

@@ -80,3 +80,25 @@ def compare(kscore: dict[str, Any], go: dict[str, Any], top_k: int | None = None
         elif k["host"] != g["host"]:
             diffs.append(f"{pod}: host {k['host']!r} != go {g['host']!r}")
     return diffs
+
+
+def run_differences(paths: list[Path], config: Path, seed: int, mode: str) -> list[str]:
+    """kscore against goref on the cluster ``paths`` under the configuration file ``config``:
+    ``score`` (:func:`compare`), or a whole ``simulate`` run with Go's tie-breaks (the
+    same, and every host, over the results goref's timing does not decide)."""
+    from benchmarks.timing import timing_free
+    from kscore_fast.api import load_cluster, score, simulate
+
+    flags = ["--config", str(config), "--seed", str(seed)]
+    if mode == "score":
+        ours = score(load_cluster(paths), config=config, seed=seed).to_dict()
+        return compare(ours, run_goref(paths, flags))
+    ours = simulate(load_cluster(paths), config=config, seed=seed,
+                    tie_break="go-rand").to_dict()  # fmt: skip
+    go = run_goref(paths, [*flags, "--plugin-metrics-draw"], command="simulate")
+    n = timing_free(go["results"])
+    ours["results"], go["results"] = ours["results"][:n], go["results"][:n]
+    diffs = compare(ours, go)
+    return diffs + [f"{k['pod']}: host {k['host']!r} != go {g['host']!r}"
+                    for k, g in zip(ours["results"], go["results"], strict=True)
+                    if k["host"] != g["host"]]  # fmt: skip

@@ -51,6 +51,37 @@ def _volume_labels(rng: random.Random) -> dict[str, str]:
     return labels
 
 
+def random_claims(rng: random.Random, volumes: list[str], classes: list[str]
+                  ) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:  # fmt: skip
+    """0-8 claims (mostly in ``default``): bound to one of ``volumes``, to an absent one,
+    or unbound; of one of ``classes`` ("" none) by ``spec.storageClassName`` or the beta
+    annotation. The objects and the claims' (namespace, name)."""
+    objs: list[dict[str, Any]] = []
+    claims: list[tuple[str, str]] = []
+    for i in range(rng.randint(0, 8)):
+        ns = "default" if rng.random() < 0.85 else "other"
+        meta: dict[str, Any] = {"name": f"c{i}", "namespace": ns}
+        spec: dict[str, Any] = {
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}},
+        }
+        shape = rng.random()
+        if shape < 0.5 and volumes:
+            spec["volumeName"] = rng.choice(volumes)
+        elif shape < 0.55:
+            spec["volumeName"] = "pv-absent"
+        cls = rng.choice(classes)
+        if cls and rng.random() < 0.2:
+            meta["annotations"] = {"volume.beta.kubernetes.io/storage-class": cls}
+        elif cls:
+            spec["storageClassName"] = cls
+        objs.append(
+            {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta, "spec": spec}
+        )
+        claims.append((ns, f"c{i}"))
+    return objs, claims
+
+
 def volume_scenario(seed: int, max_nodes: int = 8, max_pending: int = 8) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     objs: list[dict[str, Any]] = []
@@ -86,28 +117,8 @@ def volume_scenario(seed: int, max_nodes: int = 8, max_pending: int = 8) -> list
                 "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"]},
             }
         )
-    claims: list[tuple[str, str]] = []
-    for i in range(rng.randint(0, 8)):
-        ns = "default" if rng.random() < 0.85 else "other"
-        meta: dict[str, Any] = {"name": f"c{i}", "namespace": ns}
-        spec: dict[str, Any] = {
-            "accessModes": ["ReadWriteOnce"],
-            "resources": {"requests": {"storage": "1Gi"}},
-        }
-        shape = rng.random()
-        if shape < 0.5 and volumes:
-            spec["volumeName"] = rng.choice(volumes)
-        elif shape < 0.55:
-            spec["volumeName"] = "pv-absent"
-        cls = rng.choice(["wffc", "imm", "plain", "ghost", ""])
-        if cls and rng.random() < 0.2:
-            meta["annotations"] = {"volume.beta.kubernetes.io/storage-class": cls}
-        elif cls:
-            spec["storageClassName"] = cls
-        objs.append(
-            {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta, "spec": spec}
-        )
-        claims.append((ns, f"c{i}"))
+    claim_objs, claims = random_claims(rng, volumes, ["wffc", "imm", "plain", "ghost", ""])
+    objs += claim_objs
     for j in range(rng.randint(1, max_pending)):
         vols: list[dict[str, Any]] = []
         for k in range(rng.choice((0, 1, 1, 2, 3))):

@@ -87,7 +87,7 @@ def test_reprs_are_short(cluster):
         "ScoreResult(40 pods: 37 placed, 3 not; 36 nodes, 8 score plugins, scores=top:3)"
     )
     sim = ks.Simulator(cluster, tie_break="go-rand")
-    assert repr(sim) == ("Simulator(36 nodes, 40 pending pods (0 bound), 9 filter and 8 score "
+    assert repr(sim) == ("Simulator(36 nodes, 40 pending pods (0 bound), 15 filter and 8 score "
                          "plugins, tie_break='go-rand')")  # fmt: skip
     assert all(len(repr(x)) < 200 for x in (cluster.snapshot, cluster.batch))
 

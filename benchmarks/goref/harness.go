@@ -229,6 +229,8 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 	objs = appendObjects(objs, in.PVCs)
 	objs = appendObjects(objs, in.PVs)
 	objs = appendObjects(objs, in.StorageClasses)
+	objs = appendObjects(objs, in.CSINodes)
+	objs = appendObjects(objs, in.CSIDrivers)
 	// DefaultPreemption's PDB lister; a PDB without status gets the disruption
 	// controller's (pdb.go).
 	if opts.Preemption || opts.Explain {
@@ -266,12 +268,13 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 
 	// One recording registry per profile: a recorder is keyed by plugin name, and two
 	// profiles may both have a plugin of a name.
+	binders := &volumeBinders{}
 	newRegistry := func() (frameworkruntime.Registry, *recorders) {
 		recs := &recorders{m: map[string]*recorder{}}
 		if opts.Plain {
-			return plugins.NewInTreeRegistry(), recs
+			return binders.wrap(plugins.NewInTreeRegistry()), recs
 		}
-		reg := wrapRegistry(plugins.NewInTreeRegistry(), recs)
+		reg := wrapRegistry(binders.wrap(plugins.NewInTreeRegistry()), recs)
 		if opts.Preemption || opts.Explain {
 			ties := opts.PreemptionTies
 			if ties == "" {
@@ -344,6 +347,10 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 	}
 
 	if err := startInformers(informerFactory, client, stop); err != nil {
+		close(stop)
+		return nil, err
+	}
+	if err := binders.wait(in.PVCs, in.PVs); err != nil {
 		close(stop)
 		return nil, err
 	}

@@ -56,6 +56,10 @@ type inputSet struct {
 	PVCs           []*v1.PersistentVolumeClaim
 	PVs            []*v1.PersistentVolume
 	StorageClasses []*storagev1.StorageClass
+	// what the volume limits read (NodeVolumeLimits, EBSLimits, ...): CSINodes (named
+	// after their nodes) and CSIDrivers
+	CSINodes   []*storagev1.CSINode
+	CSIDrivers []*storagev1.CSIDriver
 	// the PriorityClasses the Priority admission plugin reads (admission.go)
 	PriorityClasses []*schedulingv1.PriorityClass
 	// PodDisruptionBudgets (policy/v1; policy/v1beta1 converted as the API server
@@ -287,7 +291,8 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 	}
 	switch kind {
 	case "Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Namespace", "PriorityClass",
-		"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "PodDisruptionBudget":
+		"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "PodDisruptionBudget",
+		"CSINode", "CSIDriver":
 	case "Deployment":
 		ld.in.SkippedKinds[kind]++
 		return ld.addDeployment(obj, loc)
@@ -309,7 +314,7 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 	}
 	what := fmt.Sprintf("%s %s/%s", kind, ns, name)
 	clusterScoped := kind == "Node" || kind == "Namespace" || kind == "PriorityClass" ||
-		kind == "PersistentVolume" || kind == "StorageClass"
+		kind == "PersistentVolume" || kind == "StorageClass" || kind == "CSINode" || kind == "CSIDriver"
 	if clusterScoped {
 		what = kind + " " + name
 	}
@@ -344,6 +349,10 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		target = &v1.PersistentVolume{}
 	case "StorageClass":
 		target = &storagev1.StorageClass{}
+	case "CSINode":
+		target = &storagev1.CSINode{}
+	case "CSIDriver":
+		target = &storagev1.CSIDriver{}
 	case "PodDisruptionBudget":
 		target = &policyv1.PodDisruptionBudget{}
 	}
@@ -409,6 +418,7 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		o.Namespace = ns
 		// The API server's defaulting (phase Pending, volumeMode Filesystem, ...).
 		corev1defaults.SetObjectDefaults_PersistentVolumeClaim(o)
+		storedVersion(&o.ObjectMeta)
 		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
 		if len(errs) == 0 {
 			ld.in.PVCs = append(ld.in.PVCs, o)
@@ -417,6 +427,7 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		o.Namespace = ""
 		// The API server's defaulting (phase Pending, reclaim policy Retain, ...).
 		corev1defaults.SetObjectDefaults_PersistentVolume(o)
+		storedVersion(&o.ObjectMeta)
 		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
 		if len(errs) == 0 {
 			ld.in.PVs = append(ld.in.PVs, o)
@@ -436,6 +447,20 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
 		if len(errs) == 0 {
 			ld.in.StorageClasses = append(ld.in.StorageClasses, o)
+		}
+	case *storagev1.CSINode:
+		o.Namespace = ""
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		if len(errs) == 0 {
+			ld.in.CSINodes = append(ld.in.CSINodes, o)
+		}
+	case *storagev1.CSIDriver:
+		o.Namespace = ""
+		// The API server's defaulting: attachRequired true, storageCapacity false, ...
+		storagev1defaults.SetObjectDefaults_CSIDriver(o)
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		if len(errs) == 0 {
+			ld.in.CSIDrivers = append(ld.in.CSIDrivers, o)
 		}
 	case *v1.Service:
 		o.Namespace = ns
@@ -622,4 +647,14 @@ func (in *inputSet) warningLine(prog string) string {
 		return ""
 	}
 	return prog + ": " + strings.Join(parts, "; ")
+}
+
+// storedVersion gives an object without metadata.resourceVersion one, as the API server
+// gives every stored object (the fake clientset's tracker sets none). VolumeBinding's
+// assume cache parses the versions of the PersistentVolumes and claims it assumes
+// (Reserve); without one, Reserve would fail where a real cluster cannot.
+func storedVersion(meta *metav1.ObjectMeta) {
+	if meta.ResourceVersion == "" {
+		meta.ResourceVersion = "1"
+	}
 }

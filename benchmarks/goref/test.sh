@@ -37,6 +37,22 @@ check "unknown plugin exits 2" expect_exit 2 bin/goref score testdata/small --pl
 check "negative weight exits 2" expect_exit 2 bin/goref score testdata/small --plugins SelectorSpread=-1
 check "--config with --plugins exits 2" expect_exit 2 bin/goref score testdata/small --plugins SelectorSpread --config testdata/filters/default-v1beta3.yaml.cfg
 check "missing path exits 2" expect_exit 2 bin/goref score /nonexistent/path
+check "score: CSINodes reach NodeVolumeLimits (default profile without VolumeBinding), no warning" bash -c '
+  printf "%s\n" "kind: Node" "metadata: {name: a}" "status: {allocatable: {pods: \"9\"}}" "---" \
+    "kind: Node" "metadata: {name: b}" "status: {allocatable: {pods: \"9\"}}" "---" \
+    "apiVersion: storage.k8s.io/v1" "kind: CSINode" "metadata: {name: a}" "spec: {drivers: [{name: d.io, nodeID: a, allocatable: {count: 0}}]}" "---" \
+    "apiVersion: storage.k8s.io/v1" "kind: CSIDriver" "metadata: {name: d.io}" "spec: {attachRequired: true}" "---" \
+    "kind: PersistentVolume" "metadata: {name: pv}" "spec: {csi: {driver: d.io, volumeHandle: h}}" "---" \
+    "kind: PersistentVolumeClaim" "metadata: {name: c}" "spec: {volumeName: pv}" "---" \
+    "kind: Pod" "metadata: {name: p}" "spec: {containers: [{name: c}], volumes: [{name: v, persistentVolumeClaim: {claimName: c}}]}" > "$0/csi.yaml"
+  printf "%s\n" "apiVersion: kubescheduler.config.k8s.io/v1beta3" "kind: KubeSchedulerConfiguration" \
+    "profiles: [{schedulerName: default-scheduler, plugins: {multiPoint: {disabled: [{name: VolumeBinding}]}}}]" > "$0/csi.cfg"
+  r=$(bin/goref score "$0/csi.yaml" --config "$0/csi.cfg" 2>"$0/csi.err") && [[ ! -s "$0/csi.err" ]] &&
+  python3 -c "
+import json, sys
+r = json.loads(sys.argv[1])[\"results\"]
+assert [(x[\"pod\"], x[\"host\"], x[\"feasibleNodes\"]) for x in r] == [(\"default/p\", \"b\", 1)], r
+" "$r"' "$tmp"
 check "score: PVCs, PVs, StorageClasses reach VolumeZone (volumezone profile), no warning" bash -c '
   printf "%s\n" "kind: Node" "metadata: {name: a, labels: {topology.kubernetes.io/zone: a}}" "status: {allocatable: {pods: \"9\"}}" "---" \
     "kind: Node" "metadata: {name: b, labels: {topology.kubernetes.io/zone: b}}" "status: {allocatable: {pods: \"9\"}}" "---" \

@@ -139,6 +139,11 @@ class Plugin:
     kernels_allocate: ClassVar[tuple[str, ...]] = ()
     #: binding or deleting a pod changes nothing this plugin reads (no ``assume`` needed)
     bind_independent: ClassVar[bool] = False
+    #: ``assume`` also does what the plugin's Reserve does (VolumeBinding assumes the
+    #: pod's volumes): only a scheduling cycle that places the pod runs it; pods added
+    #: otherwise (the input's bound pods, nominated pods in filters, pods bound elsewhere,
+    #: victims restored after a dry run) skip it, as Go's ``AddPod`` does not reserve
+    assume_reserves: ClassVar[bool] = False
     #: every failure of ``filter_node`` is ``UnschedulableAndUnresolvable`` (see
     #: :meth:`unresolvable`, which a plugin with both kinds overrides)
     all_unresolvable: ClassVar[bool] = False
@@ -186,6 +191,12 @@ class Plugin:
         pods cannot help: preemption leaves such nodes out); by default every failure is
         (``all_unresolvable``) or none is, a plain ``Unschedulable``."""
         return self.all_unresolvable
+
+    def passes_all(self, state: CycleState) -> bool:
+        """``filter_node`` passes every pod of the batch on every node, whatever is bound
+        during the run (no pod of the batch has what the plugin checks): the run leaves
+        the plugin out of its filters. Default: False."""
+        return False
 
     def filter_key(self, state: CycleState) -> np.ndarray | None:
         """int64[B]: pods with equal keys get equal codes from ``filter_node`` on every

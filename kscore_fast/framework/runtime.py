@@ -69,15 +69,16 @@ class _Scratch:
 
 class _TableRows:
     """A profile's plugins, each once (filter plugins first, in order, then the score
-    plugins not filtering), the rows of its filter and score plugins in that list, and
-    what a run's result names."""
+    plugins not filtering), the rows of its score plugins in that list, and what a run's
+    result names."""
 
     def __init__(self, fw: Framework) -> None:
-        by_name = {p.name: p for p in [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]}
-        self.plugins = list(by_name.values())
-        row = {p.name: i for i, p in enumerate(self.plugins)}
-        self.fids = np.array([row[p.name] for p in fw.filter_plugins], np.int64)
-        self.sids = np.array([row[wp.plugin.name] for wp in fw.score_plugins], np.int64)
+        # (by identity: a PreFilter run as a filter bears its plugin's name)
+        by_id = {id(p): p for p in [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]}
+        self.plugins = list(by_id.values())
+        #: each plugin's row, by its identity
+        self.row = {id(p): i for i, p in enumerate(self.plugins)}
+        self.sids = np.array([self.row[id(wp.plugin)] for wp in fw.score_plugins], np.int64)
         self.score_plugins = [self.plugins[p] for p in self.sids.tolist()]
         self.weights = np.array([wp.weight for wp in fw.score_plugins], np.int64)
         self.weight_list = self.weights.tolist()
@@ -236,7 +237,7 @@ class _Run:
     ) -> None:
         self._profile(fw, snapshot, batch, num_to_find, explain)
         filter_states = [self.states[p] for p in self.fids.tolist()]
-        self.keys = verdicts.plugin_keys(fw.filter_plugins, filter_states, len(batch))
+        self.keys = verdicts.plugin_keys(self.filter_slots, filter_states, len(batch))
         self.classes = verdicts.filter_classes(self.keys)
         self.twins = pod_twins(batch)
         plugins, states = self.score_plugins, self.score_states
@@ -262,9 +263,17 @@ class _Run:
         rows = fw.table_rows
         self.fw, self.batch = fw, batch
         #: the profile's plugins (each once), their states and the table the loops read
-        self.plugins, self.fids, self.sids = rows.plugins, rows.fids, rows.sids
+        self.plugins, self.sids = rows.plugins, rows.sids
         self.score_plugins, self.weights = rows.score_plugins, rows.weights
         self.adopt_states(self.owned([p.prepare(snapshot, batch) for p in self.plugins]))
+        #: the filter plugins the run calls (those that may fail a pod of the batch), in
+        #: the profile's order: a verdict's slot indexes them; each one's position among
+        #: the profile's filter plugins (``ScoreResult.filter_names``)
+        at = [k for k, p in enumerate(fw.filter_plugins)
+              if not p.passes_all(self.states[rows.row[id(p)]])]  # fmt: skip
+        self.filter_slots = [fw.filter_plugins[k] for k in at]
+        self.filter_positions = at
+        self.fids = np.array([rows.row[id(p)] for p in self.filter_slots], np.int64)
         self.prescore_errors = self._prescore_errors(snapshot, batch)
         #: bool[B]: the pod's PreScore failed (it is not scored; PreScore runs only when
         #: scoring)
@@ -415,7 +424,7 @@ class _Run:
         found = memo.get(verdict)
         if found is None:
             slot, code = unpack(verdict)
-            plugin = self.fw.filter_plugins[slot]
+            plugin = self.filter_slots[slot]
             found = memo[verdict] = plugin.reasons(self.states[int(self.fids[slot])], code)
         return found
 
@@ -426,7 +435,7 @@ class _Run:
             result.add_rejections(
                 pod,
                 found.rej_node[lo:hi],
-                [unpack(v)[0] for v in verdicts],
+                [self.filter_positions[unpack(v)[0]] for v in verdicts],
                 [", ".join(self.reasons(v)) for v in verdicts],
             )
             if hi > lo:
@@ -440,7 +449,7 @@ class _Run:
         found = memo.get(verdict)
         if found is None:
             slot, code = unpack(verdict)
-            plugin = self.fw.filter_plugins[slot]
+            plugin = self.filter_slots[slot]
             state = self.states[int(self.fids[slot])]
             found = memo[verdict] = bool(plugin.unresolvable(state, code))
         return found

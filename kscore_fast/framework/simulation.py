@@ -76,6 +76,10 @@ class _Sequence(_Run):
         self._profile(fw, snapshot, batch, num_to_find, explain)
         #: the plugins whose node aggregates follow binds and deletions
         self.aids = np.flatnonzero(self.table[:, ASSUME] != 0).astype(np.int64)
+        #: those whose ``assume`` is an ``AddPod`` only (not ``assume_reserves``): for
+        #: pods added without a scheduling cycle placing them
+        self.add_ids = np.array([a for a in self.aids.tolist()
+                                 if not self.plugins[a].assume_reserves], np.int64)  # fmt: skip
         #: int32[B]: the node each pod of the batch is bound to (-1: none)
         self.bound = np.full(len(batch), -1, dtype=np.int32)
         #: int64[B]: each pod's twin group; the verdicts kept across cycles, per group
@@ -217,7 +221,7 @@ class _Sequence(_Run):
         verdicts, counts = np.unique(one.fail_rows[one.fail_row[0]], return_counts=True)
         kinds = verdicts.tolist()
         slots = {unpack(v)[0] for v in kinds}
-        names = frozenset(self.fw.filter_plugins[s].name for s in slots)
+        names = frozenset(self.filter_slots[s].name for s in slots)
         return self.fit_error_of(kinds, counts.tolist()), names
 
     def record_one(self, result: ScoreResult) -> None:

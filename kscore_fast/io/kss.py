@@ -65,7 +65,12 @@ class KssPods:
 
     def __init__(self, result: Any, pods: Mapping[str, Mapping[str, Any]],
                  filter_names: Sequence[str]) -> None:  # fmt: skip
-        self.result, self.pods, self.filter_names = result, pods, filter_names
+        self.result, self.pods = result, pods
+        #: the Filter plugins (a PreFilter run as a filter, listed first under its
+        #: plugin's name, is not one: the later entry of a name is kept)
+        self.filter_names = [
+            n for i, n in enumerate(filter_names) if n not in filter_names[i + 1 :]
+        ]
 
     def items(self) -> Iterator[dict[str, Any]]:
         for entry in self.result.to_dict()["results"]:

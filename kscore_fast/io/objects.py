@@ -27,6 +27,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from itertools import chain
 from typing import Any, TypeVar
 
@@ -67,7 +68,12 @@ from ..model.quantity import Quantity
 from ..model.selectors import LabelSelector
 from ..model.storage import (
     BETA_STORAGE_CLASS_ANNOTATION,
+    BIND_COMPLETED_ANNOTATION,
+    CLAIM_LOST,
+    FILESYSTEM,
     IMMEDIATE,
+    SELECTED_NODE_ANNOTATION,
+    VOLUME_AVAILABLE,
     WAIT_FOR_FIRST_CONSUMER,
     ClaimRecord,
     ClassRecord,
@@ -77,6 +83,7 @@ from ..model.storage import (
 from ..model.times import rfc3339_problem
 from ..model.validation import valid_dns1123_subdomain, valid_label_value
 from . import schema
+from .disks import CSI_KINDS, NO_DISKS, PV_SOURCES, csi_record, pod_disks, volume_record
 from .validate import (
     CLUSTER_SCOPED,
     INT32,
@@ -92,7 +99,9 @@ from .validate import (
     integer_problem,
     label_problem,
     label_selector,
+    listing,
     map_selector,
+    mapping,
     name_problem,
     namespace_problem,
     object_label,
@@ -103,6 +112,7 @@ from .validate import (
     resource_name_problem,
     resource_quantity,
     spread_constraint_problem,
+    string,
     taint_problem,
     toleration_problem,
     typed_label_selector,
@@ -110,7 +120,7 @@ from .validate import (
 )
 
 #: the storage objects' kinds (:mod:`kscore_fast.model.storage`)
-STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass")
+STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", *CSI_KINDS)
 BUDGET_KIND = "PodDisruptionBudget"
 USED_KINDS = frozenset(("Node", "Pod", "Service", RC_KIND, RS_KIND, SS_KIND, "Namespace",
                         "PriorityClass", BUDGET_KIND, *STORAGE_KINDS))  # fmt: skip
@@ -120,6 +130,7 @@ _NO_OWNER = OwnerReference("", "", "", False)
 _NO_METADATA = schema.Metadata()
 _NO_SPEC = schema.Spec()
 _NO_STATUS = schema.Status()
+_NO_CLAIM_RESOURCES = schema.Resources()
 #: shared by every record without them (records and their dicts are never mutated)
 _NO_RESOURCES: ResourceList = {}
 _NO_LABELS: dict[str, str] = {}
@@ -133,9 +144,13 @@ _OWN_FIELDS = {
     "Node": ({"unschedulable", "taints"}, {"allocatable", "capacity", "images"}),
     "Namespace": (set(), set()),
     "PriorityClass": (set(), set()),
-    "PersistentVolumeClaim": ({"volumeName", "storageClassName", "selector"}, set()),
-    "PersistentVolume": (set(), set()),
+    "PersistentVolumeClaim": ({"volumeName", "storageClassName", "selector", "accessModes",
+                               "volumeMode", "resources"}, {"phase"}),
+    "PersistentVolume": ({*PV_SOURCES, "nodeAffinity", "capacity", "claimRef", "accessModes",
+                          "volumeMode", "storageClassName"}, {"phase"}),
     "StorageClass": (set(), set()),
+    "CSINode": ({"drivers"}, set()),
+    "CSIDriver": ({"attachRequired", "storageCapacity"}, set()),
     BUDGET_KIND: ({"selector", "minAvailable", "maxUnavailable"},
                   {"disruptionsAllowed", "disruptedPods"}),
 }  # fmt: skip
@@ -226,6 +241,8 @@ class _Fields:
         self._pod_affinities: dict[bytes, PodAffinity] = {}
         self._selectors: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
         self._no_claims: set[tuple[schema.Volume | None, ...]] = set()
+        #: volume lists → their (disks, ephemeral volume names)
+        self._disks: dict[tuple[schema.Volume | None, ...], tuple[Any, Any]] = {}
         #: the last container and toleration list recorded, and their records
         self._last_container: tuple[Any, tuple[ContainerRecord, bool]] = (None, _NO_CONTAINER)
         self._last_tolerations: tuple[Any, tuple[Toleration, ...]] = (None, ())
@@ -309,10 +326,11 @@ class _Fields:
             tolerations = self._toleration_list(tolerations, at)
         volumes = spec.volumes
         pvc = self._claims(volumes, at) if volumes and volumes not in self._no_claims else ()
+        disks = pod_disks(volumes, self._disks, self._where(*at)) if volumes else NO_DISKS
         return (spec.scheduler_name or DEFAULT_SCHEDULER_NAME, priority, containers, init,
                 overhead, selector, affinity, tolerations, pvc, pod_affinity,
                 pod_anti_affinity, spec.priority_class_name or "",
-                spec.preemption_policy)  # fmt: skip
+                spec.preemption_policy, *disks)  # fmt: skip
 
     def _toleration_list(self, tolerations: tuple[schema.Toleration | None, ...],
                          at: At) -> tuple[Toleration, ...]:  # fmt: skip
@@ -864,24 +882,10 @@ class ObjectReader(_Fields):
                  labels: dict[str, str], at: At) -> StorageRecord:  # fmt: skip
         """A PersistentVolumeClaim, PersistentVolume or StorageClass: what the volume
         plugins read of it, with the API server's defaults."""
-        name = at[2][2]
-        if kind == "PersistentVolume":
-            return VolumeRecord(name, labels)
+        if kind in CSI_KINDS:
+            return csi_record(kind, at[2][2], meta, obj, self._where(*at))
         if kind == "StorageClass":
-            mode = obj.volume_binding_mode
-            if mode is None:  # (SetDefaults_StorageClass)
-                mode = IMMEDIATE
-            elif mode not in (IMMEDIATE, WAIT_FOR_FIRST_CONSUMER):
-                raise self._fail(
-                    at,
-                    "",
-                    (
-                        "volumeBindingMode",
-                        f"unsupported value {found(mode)}: "
-                        f"expected {IMMEDIATE} or {WAIT_FOR_FIRST_CONSUMER}",
-                    ),
-                )
-            return ClassRecord(name, mode)
+            return self._storage_class(obj, at)
         spec = obj.spec or _NO_SPEC
         try:
             notes = schema.annotations(meta)
@@ -892,10 +896,85 @@ class ObjectReader(_Fields):
             and all(isinstance(k, str) and isinstance(v, str) for k, v in notes.items())
         ):
             raise self._fail(at, "", ("metadata.annotations", "expected a mapping of strings"))
-        cls = (notes or {}).get(BETA_STORAGE_CLASS_ANNOTATION)
+        notes = notes or {}
+        cls = notes.get(BETA_STORAGE_CLASS_ANNOTATION)
         if cls is None:
             cls = spec.storage_class_name or ""
-        return ClaimRecord(at[2][1], name, spec.volume_name or "", cls)
+        if kind == "PersistentVolume":
+            return self._volume(meta, spec, obj.status or _NO_STATUS, labels, cls, at)
+        return self._claim(meta, spec, obj.status or _NO_STATUS, notes, cls, at)
+
+    def _storage_class(self, obj: schema.Resource, at: At) -> ClassRecord:
+        """A StorageClass: binding mode (defaulted), provisioner, allowed topologies."""
+        mode = obj.volume_binding_mode
+        if mode is None:  # (SetDefaults_StorageClass)
+            mode = IMMEDIATE
+        elif mode not in (IMMEDIATE, WAIT_FOR_FIRST_CONSUMER):
+            expected = f"expected {IMMEDIATE} or {WAIT_FOR_FIRST_CONSUMER}"
+            problem = f"unsupported value {found(mode)}: {expected}"
+            raise self._fail(at, "", ("volumeBindingMode", problem))
+        ctx = self._where(*at)
+        provisioner = string(ctx, obj.provisioner, "provisioner")
+        terms = []
+        for i, t in enumerate(listing(ctx, obj.allowed_topologies, "allowedTopologies")):
+            path = f"allowedTopologies[{i}].matchLabelExpressions"
+            exprs = listing(ctx, mapping(ctx, t, path[:-22]).get("matchLabelExpressions"), path)
+            term = []
+            for j, e in enumerate(exprs):
+                e = mapping(ctx, e, f"{path}[{j}]")
+                values = listing(ctx, e.get("values"), f"{path}[{j}].values")
+                key = string(ctx, e.get("key"), f"{path}[{j}].key")
+                term.append((key, tuple(string(ctx, v, f"{path}[{j}].values") for v in values)))
+            terms.append(tuple(term))
+        return ClassRecord(at[2][2], mode, provisioner or "", tuple(terms))
+
+    def _volume(self, meta: schema.Metadata, spec: schema.Spec, status: schema.Status,
+                labels: dict[str, str], cls: str, at: At) -> VolumeRecord:  # fmt: skip
+        """A PersistentVolume: what VolumeZone and VolumeBinding read of it."""
+        capacity = self._resource_list(spec.capacity or {}, "spec.capacity", at)
+        ref = spec.claim_ref
+        claim_ref = None if ref is None else (ref.namespace or "", ref.name or "", ref.uid or "")
+        storage = capacity.get("storage")
+        disks = volume_record(at[2][2], labels, spec, self._where(*at))  # (its disk sources)
+        return msgspec.structs.replace(
+            disks, node_affinity=self._volume_affinity(spec, at), class_name=cls,
+            capacity=Fraction(0) if storage is None else storage.as_fraction(),
+            access_modes=tuple(spec.access_modes or ()),
+            volume_mode=spec.volume_mode or FILESYSTEM, claim_ref=claim_ref,
+            available=status.phase == VOLUME_AVAILABLE,
+            deleting=meta.deletion_timestamp is not None,
+        )  # fmt: skip
+
+    def _claim(self, meta: schema.Metadata, spec: schema.Spec, status: schema.Status,
+               notes: dict[str, str], cls: str, at: At) -> ClaimRecord:  # fmt: skip
+        """A PersistentVolumeClaim: what VolumeZone and VolumeBinding read of it."""
+        resources = spec.resources or _NO_CLAIM_RESOURCES
+        requests = self._resource_list(resources.requests or {}, "spec.resources.requests", at)
+        storage = requests.get("storage")
+        ctx = self._where(*at)
+        selector = label_selector(ctx, spec.selector, "spec.selector")
+        return ClaimRecord(
+            at[2][1], at[2][2], volume_name=spec.volume_name or "", class_name=cls,
+            spec_class=spec.storage_class_name or "",
+            bind_completed=BIND_COMPLETED_ANNOTATION in notes, lost=status.phase == CLAIM_LOST,
+            deleting=meta.deletion_timestamp is not None, uid=str(meta.uid or ""),
+            request=Fraction(0) if storage is None else storage.as_fraction(),
+            access_modes=tuple(spec.access_modes or ()),
+            volume_mode=spec.volume_mode or FILESYSTEM,
+            selector=None if selector is None else selector.as_selector(),
+            selected_node=notes.get(SELECTED_NODE_ANNOTATION, ""),
+        )  # fmt: skip
+
+    def _volume_affinity(self, spec: schema.Spec, at: At) -> tuple[NodeSelectorTerm, ...] | None:
+        """A PersistentVolume's ``spec.nodeAffinity.required`` terms (None: absent)."""
+        required = spec.node_affinity.required if spec.node_affinity is not None else None
+        if required is None:
+            return None
+        path = "spec.nodeAffinity.required.nodeSelectorTerms"
+        terms = required.node_selector_terms or ()
+        if not terms:
+            raise self._where(*at).error(path, "must have at least one node selector term")
+        return tuple(self._term(t, f"{path}[{i}]", at) for i, t in enumerate(terms))
 
     def _budget(self, obj: schema.Resource, at: At) -> BudgetRecord:
         """A PodDisruptionBudget: what DefaultPreemption reads of it, its status computed

@@ -43,6 +43,7 @@ class Metadata(msgspec.Struct, rename="camel", gc=False):
     labels: dict[str, str] | None = None
     owner_references: list[OwnerRef | None] | None = None
     deletion_timestamp: Any = None
+    uid: Any = None
     #: read of PersistentVolumeClaims only (:func:`annotations`)
     annotations: Any = None
 
@@ -115,6 +116,20 @@ class Term(msgspec.Struct, rename="camel", frozen=True, gc=False):
 
 class NodeSelector(msgspec.Struct, rename="camel", frozen=True, gc=False):
     node_selector_terms: tuple[Term | None, ...] | None = None
+
+
+class ClaimRef(msgspec.Struct, frozen=True, gc=False):
+    """A PersistentVolume's ``spec.claimRef``."""
+
+    namespace: str | None = None
+    name: str | None = None
+    uid: str | None = None
+
+
+class VolumeNodeAffinity(msgspec.Struct, frozen=True, gc=False):
+    """A PersistentVolume's ``spec.nodeAffinity``."""
+
+    required: NodeSelector | None = None
 
 
 class Preferred(msgspec.Struct, frozen=True, gc=False):
@@ -190,10 +205,62 @@ class ClaimSource(msgspec.Struct, rename="camel", frozen=True, gc=False):
     claim_name: str | None = None
 
 
+class GcePdSource(msgspec.Struct, rename="camel", frozen=True, gc=False):
+    """``gcePersistentDisk`` (of a pod volume or a PersistentVolume)."""
+
+    pd_name: str | None = None
+    read_only: bool | None = None
+
+
+class IdSource(msgspec.Struct, rename="camel", frozen=True, gc=False):
+    """``awsElasticBlockStore`` and ``cinder``: a ``volumeID``."""
+
+    volume_id: str | None = msgspec.field(default=None, name="volumeID")
+    read_only: bool | None = None
+
+
+class AzureDiskSource(msgspec.Struct, rename="camel", frozen=True, gc=False):
+    disk_name: str | None = None
+    disk_uri: str | None = msgspec.field(default=None, name="diskURI")
+    kind: str | None = None
+    read_only: bool | None = None
+
+
+class RbdSource(msgspec.Struct, rename="camel", frozen=True, gc=False):
+    monitors: tuple[str, ...] | None = None
+    image: str | None = None
+    pool: str | None = None
+    read_only: bool | None = None
+
+
+class IscsiSource(msgspec.Struct, rename="camel", frozen=True, gc=False):
+    iqn: str | None = None
+    read_only: bool | None = None
+
+
+class CsiSource(msgspec.Struct, rename="camel", frozen=True, gc=False):
+    """A PersistentVolume's ``csi``."""
+
+    driver: str | None = None
+    volume_handle: str | None = None
+
+
+class Present(msgspec.Struct, frozen=True, gc=False):
+    """A field only whose presence is read (``ephemeral``)."""
+
+
 class Volume(msgspec.Struct, rename="camel", frozen=True, gc=False):
-    """A pod volume: only whether it is a ``persistentVolumeClaim`` is read."""
+    """A pod volume: its claim, and the in-tree disk sources the volume plugins read."""
 
     persistent_volume_claim: ClaimSource | None = None
+    name: str | None = None
+    gce_persistent_disk: GcePdSource | None = None
+    aws_elastic_block_store: IdSource | None = None
+    azure_disk: AzureDiskSource | None = None
+    cinder: IdSource | None = None
+    rbd: RbdSource | None = None
+    iscsi: IscsiSource | None = None
+    ephemeral: Present | None = None
 
 
 class Image(msgspec.Struct, rename="camel", frozen=True, gc=False):
@@ -226,9 +293,28 @@ class Spec(msgspec.Struct, rename="camel", gc=False):
     # PersistentVolumeClaim
     volume_name: str | None = None
     storage_class_name: str | None = None
+    # PersistentVolume
+    node_affinity: VolumeNodeAffinity | None = None
+    capacity: dict[Any, Any] | None = None
+    claim_ref: ClaimRef | None = None
+    # PersistentVolume and PersistentVolumeClaim
+    access_modes: tuple[str, ...] | None = None
+    volume_mode: str | None = None
+    resources: Resources | None = None
     # PodDisruptionBudget (checked by the reader)
     min_available: Any = None
     max_unavailable: Any = None
+    # PersistentVolume: the sources the volume limits read
+    gce_persistent_disk: GcePdSource | None = None
+    aws_elastic_block_store: IdSource | None = None
+    azure_disk: AzureDiskSource | None = None
+    cinder: IdSource | None = None
+    csi: CsiSource | None = None
+    # CSINode (checked by the reader)
+    drivers: Any = None
+    # CSIDriver (checked by the reader)
+    attach_required: Any = None
+    storage_capacity: Any = None
 
 
 class Condition(msgspec.Struct, frozen=True, gc=False):
@@ -268,6 +354,8 @@ class Resource(msgspec.Struct, gc=False):
     preemption_policy: Any = msgspec.field(default=None, name="preemptionPolicy")
     # StorageClass (checked by the reader)
     volume_binding_mode: Any = msgspec.field(default=None, name="volumeBindingMode")
+    provisioner: Any = None
+    allowed_topologies: Any = msgspec.field(default=None, name="allowedTopologies")
 
 
 # -- JSON documents: what pods of a template share, kept as text -------------------------------

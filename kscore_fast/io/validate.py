@@ -53,10 +53,12 @@ _NAME_RULES = {
     "PersistentVolume": ("a DNS subdomain", is_dns1123_subdomain),
     "StorageClass": ("a DNS subdomain", is_dns1123_subdomain),
     "PodDisruptionBudget": ("a DNS subdomain", is_dns1123_subdomain),
+    "CSINode": ("a DNS subdomain", is_dns1123_subdomain),
+    "CSIDriver": ("a DNS subdomain", is_dns1123_subdomain),
 }
 #: the kinds read that have no namespace
 CLUSTER_SCOPED = frozenset(("Node", "Namespace", "PriorityClass", "PersistentVolume",
-                            "StorageClass"))  # fmt: skip
+                            "StorageClass", "CSINode", "CSIDriver"))  # fmt: skip
 #: the fields of node and pod (anti-)affinity that hold terms
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"

@@ -19,7 +19,10 @@ a controller owner reference, appended to the input in workload order:
 * StatefulSet: pods ``<name>-<ordinal>`` for the ordinals 0 … ``spec.replicas`` - 1 it
   lacks, in ordinal order, labelled ``statefulset.kubernetes.io/pod-name`` and
   ``controller-revision-hash`` (the status' ``updateRevision``, else ``currentRevision``,
-  else ``<name>-<hash>``);
+  else ``<name>-<hash>``); with ``volumeClaimTemplates``, each pod's claims
+  ``<template>-<name>-<ordinal>`` as its volumes, and the claims the input lacks, of the
+  template's class or the default StorageClass (unbound: the class's binding mode
+  decides what VolumeBinding does with them);
 * Job: ``min(parallelism, completions - succeeded)`` active pods (``parallelism``
   default 1; without ``completions``, ``parallelism`` until one succeeded; none when
   suspended), labelled ``job-name`` and ``controller-uid`` as the API server labels a
@@ -58,6 +61,9 @@ def expand_workloads(objects: Iterable[Any]) -> tuple[list[Obj], dict[str, int]]
     pods = [o for o in objs if o.get("kind") == "Pod"]
     names = {(_ns(p), _meta(p).get("name")) for p in pods}
     replica_sets = [o for o in objs if o.get("kind") == "ReplicaSet"]
+    claims = {(_ns(c), _meta(c).get("name")) for c in objs
+              if c.get("kind") == "PersistentVolumeClaim"}  # fmt: skip
+    default_class = _default_class(objs)
     out: list[Obj] = []
     counts: dict[str, int] = {}
     for w in objs:
@@ -74,6 +80,7 @@ def expand_workloads(objects: Iterable[Any]) -> tuple[list[Obj], dict[str, int]]
             owned = [p for p in pods if _owns(w, p) and _active(p)]
             if kind == "StatefulSet":
                 made = _stateful(w, owned)
+                out += _stateful_claims(w, made, claims, default_class)
             elif kind == "Job":
                 made = _generated(w, _job_wanted(w, pods), owned, names)
             else:
@@ -114,11 +121,81 @@ def _stateful(sts: Mapping[str, Any], owned: list[Obj]) -> list[Obj]:
         if pod_name in have:
             continue
         pod = _pod(sts, pod_name, {POD_NAME_LABEL: pod_name, REVISION_LABEL: revision})
+        _claim_volumes(sts, pod, ordinal)
         pod["spec"].setdefault("hostname", pod_name)
         if sts.get("spec", {}).get("serviceName"):
             pod["spec"].setdefault("subdomain", sts["spec"]["serviceName"])
         out.append(pod)
     return out
+
+
+def _templates(sts: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    spec = sts.get("spec") if isinstance(sts.get("spec"), Mapping) else {}
+    return [t for t in spec.get("volumeClaimTemplates") or () if isinstance(t, Mapping)]
+
+
+def _claim_name(sts: Mapping[str, Any], template: Mapping[str, Any], ordinal: int) -> str:
+    """``getPersistentVolumeClaimName``: ``<template>-<statefulset>-<ordinal>``."""
+    return f"{_meta(template).get('name')}-{_meta(sts).get('name')}-{ordinal}"
+
+
+def _claim_volumes(sts: Mapping[str, Any], pod: Obj, ordinal: int) -> None:
+    """``updateStorage``: a claim volume per template (named as the template), then the
+    template's own volumes of other names. (Go builds the claim volumes from a map, so
+    their order is random with two templates or more; here: the templates' order.)"""
+    templates = _templates(sts)
+    if not templates:
+        return
+    names = [_meta(t).get("name") for t in templates]
+    volumes = [{"name": n, "persistentVolumeClaim": {"claimName": _claim_name(sts, t, ordinal)}}
+               for n, t in zip(names, templates, strict=True)]  # fmt: skip
+    own = [v for v in pod["spec"].get("volumes") or () if v.get("name") not in names]
+    pod["spec"]["volumes"] = volumes + own
+
+
+def _stateful_claims(sts: Mapping[str, Any], pods: list[Obj], taken: set[tuple[str, Any]],
+                     default_class: str | None) -> list[Obj]:  # fmt: skip
+    """The claims the StatefulSet controller creates for ``pods`` (``createPersistentVolumeClaims``)
+    that the input lacks: each template's, labelled with the selector's ``matchLabels``,
+    of the default StorageClass when the template names none (the DefaultStorageClass
+    admission plugin)."""
+    spec = sts.get("spec") if isinstance(sts.get("spec"), Mapping) else {}
+    selector = spec.get("selector") if isinstance(spec.get("selector"), Mapping) else {}
+    match = dict(selector.get("matchLabels") or {})
+    out = []
+    for pod in pods:
+        ordinal = int(pod["metadata"]["name"].rsplit("-", 1)[1])
+        for template in _templates(sts):
+            name, ns = _claim_name(sts, template, ordinal), _ns(sts)
+            if (ns, name) in taken:
+                continue
+            taken.add((ns, name))
+            tmeta = _meta(template)
+            meta: Obj = {"name": name, "namespace": ns,
+                         "labels": {**dict(tmeta.get("labels") or {}), **match}}  # fmt: skip
+            if tmeta.get("annotations"):
+                meta["annotations"] = dict(tmeta["annotations"])
+            cspec = copy.deepcopy(dict(template.get("spec") or {}))
+            if cspec.get("storageClassName") is None and default_class is not None:
+                cspec["storageClassName"] = default_class
+            out.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta,
+                        "spec": cspec, "status": {"phase": "Pending"}})  # fmt: skip
+    return out
+
+
+#: the annotations that make a StorageClass the default (GA and beta)
+DEFAULT_CLASS = ("storageclass.kubernetes.io/is-default-class",
+                 "storageclass.beta.kubernetes.io/is-default-class")  # fmt: skip
+
+
+def _default_class(objs: list[Mapping[str, Any]]) -> str | None:
+    """The default StorageClass's name: None when there is none, or more than one (v1.23's
+    admission plugin then refuses the claim: the claims are left out, so the pods'
+    claims are missing)."""
+    defaults = [_meta(o).get("name") for o in objs if o.get("kind") == "StorageClass"
+                and any((_meta(o).get("annotations") or {}).get(a) == "true"
+                        for a in DEFAULT_CLASS)]  # fmt: skip
+    return defaults[0] if len(defaults) == 1 else None
 
 
 def _job_wanted(job: Mapping[str, Any], pods: list[Obj]) -> int:

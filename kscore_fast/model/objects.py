@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from .disks import DiskVolume
 from .quantity import Quantity
 from .selectors import LabelSelector
 
@@ -210,6 +211,11 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
     priority_class_name: str = ""
     #: ``spec.preemptionPolicy`` (None when absent)
     preemption_policy: str | None = None
+    #: the in-tree disk sources of ``spec.volumes`` (GCE PD, EBS, Azure Disk, Cinder, RBD,
+    #: iSCSI), in order: what VolumeRestrictions and the volume limits read
+    disks: tuple[DiskVolume, ...] = ()
+    #: the names of the ``ephemeral`` volumes of ``spec.volumes``
+    ephemeral: tuple[str, ...] = ()
     #: ``status.startTime`` as given (RFC 3339, checked by the reader; "" when absent):
     #: :func:`kscore_fast.model.times.start_ns` reads it
     start_time: str = ""

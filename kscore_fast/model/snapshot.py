@@ -173,7 +173,7 @@ class Cluster:
     terminated_pods: int = 0
     #: pending pods being deleted (not scheduled, as kube-scheduler skips them)
     deleting_pending_pods: int = 0
-    #: pending pods with PersistentVolumeClaim volumes (VolumeBinding is not simulated)
+    #: pending pods with PersistentVolumeClaim volumes
     pvc_pending_pods: int = 0
     #: objects of kinds the scheduler does not read, by kind (filled by the loader)
     skipped_kinds: dict[str, int] = field(default_factory=dict)
@@ -218,10 +218,6 @@ class Cluster:
              "skipped {} special files, broken links or link loops in directories"),
             (self.deleting_pending_pods,
              "skipped {} pending pods being deleted (metadata.deletionTimestamp set)"),
-            (self.pvc_pending_pods,
-             "{} pending pods have PersistentVolumeClaim volumes, scheduled as if their "
-             "claims could bind anywhere VolumeZone allows (VolumeBinding and the volume "
-             "limits not simulated)"),
         )  # fmt: skip
         parts += [text.format(n) for n, text in counted if n]
         parts += priority.notices(self.refused_pods, self.differing_priorities)

@@ -26,10 +26,18 @@ from .nodename import NodeName
 from .nodeports import NodePorts
 from .noderesources import NodeResourcesBalancedAllocation, NodeResourcesFit
 from .nodeunschedulable import NodeUnschedulable
+from .nodevolumelimits import (
+    AzureDiskLimits,
+    CinderLimits,
+    EBSLimits,
+    GCEPDLimits,
+    NodeVolumeLimits,
+)
 from .podtopologyspread import PodTopologySpread
 from .selectorspread import SelectorSpread
 from .tainttoleration import TaintToleration
 from .volumebinding import VolumeBinding
+from .volumerestrictions import VolumeRestrictions
 from .volumezone import VolumeZone
 
 IN_TREE = Registry(
@@ -45,6 +53,12 @@ IN_TREE = Registry(
         ImageLocality,
         VolumeBinding,
         VolumeZone,
+        VolumeRestrictions,
+        NodeVolumeLimits,
+        EBSLimits,
+        GCEPDLimits,
+        AzureDiskLimits,
+        CinderLimits,
         PodTopologySpread,
         InterPodAffinity,
     ]
@@ -53,13 +67,6 @@ IN_TREE = Registry(
 #: upstream (v1.23) plugins kscore_fast does not simulate, with their extension points
 #: that matter to a scheduling cycle (filter, score); the rest only queue, bind, reserve
 NOT_SIMULATED: dict[str, tuple[str, ...]] = {
-    "VolumeBinding": ("filter",),  # its Score is simulated (0 in v1.23.6)
-    "VolumeRestrictions": ("filter",),
-    "NodeVolumeLimits": ("filter",),
-    "EBSLimits": ("filter",),
-    "GCEPDLimits": ("filter",),
-    "AzureDiskLimits": ("filter",),
-    "CinderLimits": ("filter",),
     "PrioritySort": (),
     "DefaultBinder": (),
     "DefaultPreemption": (),

@@ -72,7 +72,7 @@ class DryRuns:
         for i, node in enumerate(at.tolist()):
             on_node.setdefault(node, []).append(i)
         if bound:
-            seq.kernels.assume_pods(seq.aids, seq.table, seq.cache,
+            seq.kernels.assume_pods(seq.add_ids, seq.table, seq.cache,
                                     np.arange(len(bound), dtype=np.int64), at)  # fmt: skip
             seq.bound[: len(bound)] = at
         self._setup(fw, seq, list(snap.node_names), [*bound, *pending], len(bound))
@@ -362,7 +362,7 @@ class DryRuns:
 
     def _new_status(self, verdict: int) -> Status:
         slot, code = unpack(verdict)
-        plugin = self.fw.filter_plugins[slot]
+        plugin = self.seq.filter_slots[slot]
         state = self.seq.states[int(self.seq.fids[slot])]
         unresolvable = plugin.unresolvable(state, code)
         return Status(UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else UNSCHEDULABLE,
@@ -370,5 +370,5 @@ class DryRuns:
 
     def _assume(self, i: int, node: int) -> None:
         seq = self.seq
-        seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, np.array([i], np.int64),
+        seq.kernels.assume_pods(seq.add_ids, seq.table, seq.cache, np.array([i], np.int64),
                                 np.array([node], np.int64))  # fmt: skip

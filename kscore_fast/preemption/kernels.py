@@ -481,16 +481,17 @@ def pick(status, vptr, victims, violations, walked, wanted, prio, start, cands, 
 
 
 @kernel
-def with_nominated(fids, table, aids, cache, pod, nodes, ptr, pods, memo, out
+def with_nominated(fids, table, add_ids, aids, cache, pod, nodes, ptr, pods, memo, out
                    ):  # fmt: skip  # pragma: no cover - compiled
     """``RunFilterPluginsWithNominatedPods``' first pass for ``pod`` on each of ``nodes``:
-    the node's nominated pods ``pods[ptr[k]:ptr[k+1]]`` added in order (``assume``), the
-    filters run, the pods removed again in the same order; the verdict in ``out[node]``."""
+    the node's nominated pods ``pods[ptr[k]:ptr[k+1]]`` added in order (the ``assume`` of
+    the plugins of ``add_ids``: no Reserve), the filters run, the pods removed again in
+    the same order (``remove`` of ``aids``); the verdict in ``out[node]``."""
     one = np.zeros(1, dtype=np.int64)
     for k in range(nodes.shape[0]):
         node = nodes[k]
         for e in range(ptr[k], ptr[k + 1]):
-            _change(aids, table, cache, pods[e], node, np.bool_(True))
+            _change(add_ids, table, cache, pods[e], node, np.bool_(True))
         one[0] = node
         fill_verdicts(fids, table, pod, np.int64(0), 0, 1, one, memo)
         for e in range(ptr[k], ptr[k + 1]):

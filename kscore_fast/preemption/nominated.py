@@ -32,6 +32,6 @@ def nominated_verdicts(seq: _Sequence, pod: int, by_node: Mapping[int, Sequence[
     np.cumsum(sizes, out=ptr[1:])
     pods = np.fromiter(itertools.chain.from_iterable(by_node[n] for n in listed),
                        dtype=np.int64, count=int(ptr[-1]))  # fmt: skip
-    kernels.with_nominated(seq.fids, seq.table, seq.aids, seq.cache, np.int64(pod),
+    kernels.with_nominated(seq.fids, seq.table, seq.add_ids, seq.aids, seq.cache, np.int64(pod),
                            np.asarray(listed, dtype=np.int64), ptr, pods, memo, out)  # fmt: skip
     return out

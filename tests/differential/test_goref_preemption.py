@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -32,12 +33,19 @@ DEFAULT_CONFIG = GOREF.parent.parent / "testdata" / "filters" / "default-v1beta3
 
 
 def differences(tmp_path, seed: int, **sizes) -> list[str]:
+    return explain_differences(tmp_path, seed, preemption_scenario(seed, **sizes))
+
+
+def explain_differences(tmp_path, seed: int, objects: list[dict],
+                        config: Path | None = None) -> list[str]:  # fmt: skip
+    """``score --explain`` of ``objects`` against goref's, under ``config`` (None: kscore's
+    default profile, goref's ``DEFAULT_CONFIG``)."""
     path = tmp_path / f"scenario-{seed}.json"
-    objects = preemption_scenario(seed, **sizes)
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
-    ours = score(load_cluster([path]), seed=seed, scores="none", explain=True).to_dict()
-    go = run_goref([path], ["--config", str(DEFAULT_CONFIG), "--seed", str(seed), "--explain",
-                            "--scores", "none"])  # fmt: skip
+    ours = score(load_cluster([path]), config=config, seed=seed, scores="none",
+                 explain=True).to_dict()  # fmt: skip
+    go = run_goref([path], ["--config", str(config or DEFAULT_CONFIG), "--seed", str(seed),
+                            "--explain", "--scores", "none"])  # fmt: skip
     mine = {r["pod"]: r for r in ours["results"]}
     diffs = []
     for g in go["results"]:

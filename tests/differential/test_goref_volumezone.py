@@ -9,17 +9,13 @@ with larger clusters.
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
-import yaml
 
-from benchmarks.timing import timing_free
-from kscore_fast.api import load_cluster, score, simulate
-
-from ..goref import compare, goref_missing, run_goref
+from ..goref import goref_missing
 from ..scenarios_volumes import VOLUME_ZONE_CONFIG, volume_scenario
+from .storage_runs import differences
 
 pytestmark = [
     pytest.mark.goref,
@@ -31,29 +27,8 @@ SCORE_SEEDS, SIMULATE_SEEDS = 2_000_000, 2_100_000
 SLOW = {"max_nodes": 30, "max_pending": 20}
 
 
-def differences(tmp_path, seed: int, mode: str, **sizes) -> list[str]:
-    objs = volume_scenario(seed, **sizes)
-    path = tmp_path / f"scenario-{seed}.json"
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
-    config = tmp_path / f"config-{seed}.yaml"
-    config.write_text(yaml.safe_dump(VOLUME_ZONE_CONFIG))
-    flags = ["--config", str(config), "--seed", str(seed)]
-    if mode == "score":
-        ours = score(load_cluster([path]), config=config, seed=seed).to_dict()
-        return compare(ours, run_goref([path], flags))
-    ours = simulate(load_cluster([path]), config=config, seed=seed,
-                    tie_break="go-rand").to_dict()  # fmt: skip
-    go = run_goref([path], [*flags, "--plugin-metrics-draw"], command="simulate")
-    n = timing_free(go["results"])
-    ours["results"], go["results"] = ours["results"][:n], go["results"][:n]
-    diffs = compare(ours, go)
-    return diffs + [f"{k['pod']}: host {k['host']!r} != go {g['host']!r}"
-                    for k, g in zip(ours["results"], go["results"], strict=True)
-                    if k["host"] != g["host"]]  # fmt: skip
-
-
 def _check(tmp_path, seed: int, mode: str, **sizes) -> None:
-    diffs = differences(tmp_path, seed, mode, **sizes)
+    diffs = differences(tmp_path, seed, mode, volume_scenario(seed, **sizes), VOLUME_ZONE_CONFIG)
     assert not diffs, f"volume scenario {mode} {seed}:\n" + "\n".join(diffs[:20])
 
 

@@ -233,7 +233,8 @@ def test_record_fields_are_the_ones_the_reader_fills_in_order():
     assert PodRecord.__struct_fields__[9:] == (
         "scheduler_name", "priority", "containers", "init_containers", "overhead",
         "node_selector", "node_affinity", "tolerations", "claims", "pod_affinity",
-        "pod_anti_affinity", "priority_class_name", "preemption_policy", "start_time", "ready",
+        "pod_anti_affinity", "priority_class_name", "preemption_policy", "disks", "ephemeral",
+        "start_time", "ready",
     )  # fmt: skip
 
 

@@ -85,6 +85,44 @@ def test_a_stateful_set_fills_its_missing_ordinals():
     assert made[1]["spec"]["hostname"] == "db-2" and made[1]["spec"]["subdomain"] == "db"
 
 
+def test_a_stateful_set_claims_its_volume_claim_templates():
+    """Each pod it adds mounts ``<template>-<name>-<ordinal>`` (the template's name as the
+    volume's); the claims the input lacks are added, labelled with the selector, of the
+    template's class or the default one."""
+    templates = [{"metadata": {"name": "data"}, "spec": {"resources": {"requests": {
+                     "storage": "1Gi"}}}},
+                 {"metadata": {"name": "logs", "labels": {"tier": "x"}},
+                  "spec": {"storageClassName": "slow"}}]  # fmt: skip
+    template = {**TEMPLATE, "spec": {**TEMPLATE["spec"], "volumes": [
+        {"name": "data", "emptyDir": {}}, {"name": "tmp", "emptyDir": {}}]}}  # fmt: skip
+    sts = _workload("StatefulSet", "db", "s1", replicas=2, volumeClaimTemplates=templates,
+                    selector={"matchLabels": {"app": "web"}}, template=template)  # fmt: skip
+    default = {"kind": "StorageClass", "metadata": {"name": "fast", "annotations": {
+        "storageclass.kubernetes.io/is-default-class": "true"}}}  # fmt: skip
+    have = {"kind": "PersistentVolumeClaim", "metadata": {"name": "data-db-1", "namespace": "ns"}}
+    made, counts = expand_workloads([sts, default, have])
+    pods = [o for o in made if o["kind"] == "Pod"]
+    claims = {o["metadata"]["name"]: o for o in made if o["kind"] == "PersistentVolumeClaim"}
+    assert counts == {"StatefulSet": 2}
+    assert pods[1]["spec"]["volumes"] == [
+        {"name": "data", "persistentVolumeClaim": {"claimName": "data-db-1"}},
+        {"name": "logs", "persistentVolumeClaim": {"claimName": "logs-db-1"}},
+        {"name": "tmp", "emptyDir": {}},
+    ]
+    assert sorted(claims) == ["data-db-0", "logs-db-0", "logs-db-1"]
+    assert claims["data-db-0"]["spec"]["storageClassName"] == "fast"
+    assert claims["logs-db-1"]["spec"]["storageClassName"] == "slow"
+    assert claims["logs-db-1"]["metadata"]["labels"] == {"tier": "x", "app": "web"}
+    assert claims["logs-db-0"]["metadata"]["namespace"] == "ns"
+    two = {**default, "metadata": {**default["metadata"], "name": "other"}}
+    made, _ = expand_workloads([sts, default, two])  # two defaults: no class set
+    assert all(
+        "storageClassName" not in o["spec"]
+        for o in made
+        if o["kind"] == "PersistentVolumeClaim" and o["metadata"]["name"][:4] == "data"
+    )
+
+
 @pytest.mark.parametrize(("spec", "status", "wanted"), [
     ({"parallelism": 3, "completions": 5}, {"succeeded": 4}, 1),
     ({"parallelism": 3, "completions": 5}, {}, 3),

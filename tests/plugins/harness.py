@@ -7,6 +7,8 @@ without the driver.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -60,3 +62,15 @@ def score_lists(
         _normalize_lists(kernels.normalize_pod, state, pod_idx, ptr, nodes, norm)
     split = lambda a: [a[ptr[i] : ptr[i + 1]].tolist() for i in range(len(lists))]  # noqa: E731
     return split(raw), split(norm)
+
+
+def cluster_of(objs: list[dict[str, Any]], tmp_path: Path, how: str = "json") -> Any:
+    """``load_cluster`` of ``objs`` written as one List document (``how``: json or yaml)."""
+    import yaml
+
+    from kscore_fast.api import load_cluster
+
+    doc = {"apiVersion": "v1", "kind": "List", "items": objs}
+    path = tmp_path / f"c.{how}"
+    path.write_text(json.dumps(doc) if how == "json" else yaml.safe_dump(doc))
+    return load_cluster([path])

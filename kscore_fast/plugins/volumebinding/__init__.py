@@ -1,5 +1,5 @@
-"""VolumeBinding (score only): pkg/scheduler/framework/plugins/volumebinding."""
+"""VolumeBinding (pkg/scheduler/framework/plugins/volumebinding)."""
 
-from .plugin import NAME, VolumeBinding
+from .plugin import NAME, PreFilterGate, VolumeBinding
 
-__all__ = ["NAME", "VolumeBinding"]
+__all__ = ["NAME", "PreFilterGate", "VolumeBinding"]

@@ -10,7 +10,6 @@ nothing the plugin reads.
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -27,13 +26,13 @@ from ...framework.cluster_events import (
 )
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
+from ..helper.claims import claim_classes
 from ..helper.texts import text_at, text_table
 from . import kernels
 from .reference import filter as reference_filter
 from .reference import node_constraints
 
 NAME = "VolumeZone"
-_claims = attrgetter("claims")
 
 
 class VolumeZone(NoArgs):
@@ -64,6 +63,10 @@ class VolumeZone(NoArgs):
     def filter_key(self, state: tuple) -> np.ndarray:
         """Pods of one class get the same verdicts."""
         return state[1].astype(np.int64)
+
+    def passes_all(self, state: tuple) -> bool:
+        """No pod of the batch has a claim."""
+        return not state[1].any()
 
     def reasons(self, state: tuple, code: int) -> list[str]:
         return [text_at(state[3], state[4], code - 1)]
@@ -107,16 +110,5 @@ def _pod_classes(batch: PodBatch) -> tuple[np.ndarray, list[Any]]:
     and a pod of each class (None for class 0). Cached on the batch."""
     found = batch.cache.get("volume_zone_pods")
     if found is None:
-        ids: dict[tuple[str, tuple[str, ...]], int] = {}
-        reps: list[Any] = [None]
-        of_pod = np.zeros(len(batch), dtype=np.int32)
-        pods = batch.pods
-        for i in [i for i, claims in enumerate(map(_claims, pods)) if claims]:
-            key = (pods[i].namespace, pods[i].claims)
-            c = ids.get(key)
-            if c is None:
-                c = ids[key] = len(reps)
-                reps.append(pods[i])
-            of_pod[i] = c
-        found = batch.cache["volume_zone_pods"] = (of_pod, reps)
+        found = batch.cache["volume_zone_pods"] = claim_classes(batch)
     return found

@@ -4,12 +4,8 @@ storage objects as the reader makes them."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
-import yaml
 
-from kscore_fast.api import load_cluster
 from kscore_fast.errors import InputError
 from kscore_fast.model.objects import PodRecord
 from kscore_fast.model.storage import ClaimRecord, ClassRecord, Storage, VolumeRecord
@@ -17,14 +13,8 @@ from kscore_fast.plugins.volumezone import VolumeZone, kernels, reference
 from kscore_fast.plugins.volumezone.reference import ERR_REASON_CONFLICT
 
 from ...scenarios_volumes import BETA_REGION, BETA_ZONE, REGION, ZONE, volume_scenario
+from ..harness import cluster_of as _cluster
 from ..harness import filter_codes
-
-
-def _cluster(objs, tmp_path, how="json"):
-    doc = {"apiVersion": "v1", "kind": "List", "items": objs}
-    path = tmp_path / f"c.{how}"
-    path.write_text(json.dumps(doc) if how == "json" else yaml.safe_dump(doc))
-    return load_cluster([path])
 
 
 @pytest.mark.parametrize("seed", range(60))
@@ -132,11 +122,11 @@ def test_the_reader_keeps_what_the_plugin_reads(tmp_path, how):
          "spec": {"storageClassName": "s", "volumeName": "pv"}},
     ), tmp_path, how)  # fmt: skip
     st = c.snapshot.storage
-    assert st.classes == {"s": ClassRecord("s", "Immediate"),
+    assert st.classes == {"s": ClassRecord("s", "Immediate", "x"),
                           "w": ClassRecord("w", "WaitForFirstConsumer")}  # fmt: skip
     assert st.volumes == {"pv": VolumeRecord("pv", {ZONE: "a"})}
-    assert st.claims == {("default", "c"): ClaimRecord("default", "c", "", "w"),
-                         ("ns", "d"): ClaimRecord("ns", "d", "pv", "s")}  # fmt: skip
+    assert st.claims == {("default", "c"): ClaimRecord("default", "c", "", "w", "s"),
+                         ("ns", "d"): ClaimRecord("ns", "d", "pv", "s", "s")}  # fmt: skip
     assert c.skipped_kinds == {}
 
 

@@ -1,0 +1,96 @@
+"""Kernels of the volume limits (NodeVolumeLimits, EBSLimits, GCEPDLimits,
+AzureDiskLimits, CinderLimits) over the state of ``plugin.build_state``:
+
+``(node_class int64[N], skip bool[N], ent_ptr int64[B * C + 1], ent_vol int64[E],
+vol_key int64[V], ref int32[N, V], count int32[N, L], limit int64[N, L], code int64[B],
+meta int64[2])``.
+
+Volumes are interned by unique name (CSI: ``driver/handle``; non-CSI: the in-tree id or
+the claim's placeholder), each with its limit key (CSI: its driver's
+``attachable-volumes-csi-*``; non-CSI: key 0). How a pod's claims resolve depends on the
+node's CSINode (which in-tree plugins it says are migrated): nodes of one *class* resolve
+them alike, and pod ``p``'s volumes on a node of class ``c`` are entries
+``ent_ptr[p * C + c]:ent_ptr[p * C + c + 1]`` (distinct). ``ref[n, v]``: how many pods on
+node ``n`` hold volume ``v``; ``count[n, l]``: how many distinct volumes of key ``l`` they
+hold; ``limit[n, l]``: the node's limit (-1: none). ``skip[n]``: the non-CSI filter passes
+every pod (the node's CSINode says the plugin is migrated). ``code[p]`` > 0: the pod
+fails everywhere with that code (its claim lookup failed). ``meta``: (0 non-CSI or 1 CSI,
+``C``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._jit import inline_kernel
+
+#: the failure code of ``ErrReasonMaxVolumeCountExceeded``; lookup errors follow it
+EXCEEDED = 1
+
+
+@inline_kernel
+def _csi_exceeded(state, s, e, node):  # pragma: no cover - compiled
+    """Some limit key of the pod's volumes not on the node goes over its limit."""
+    _, _, _, ent_vol, vol_key, ref, count, limit, _, _, _, _, _ = state
+    for j in range(s, e):
+        v = ent_vol[j]
+        k = vol_key[v]
+        if ref[node, v] > 0 or limit[node, k] < 0:
+            continue
+        first, n = True, 0
+        for i in range(s, e):
+            w = ent_vol[i]
+            if ref[node, w] == 0 and vol_key[w] == k:
+                if i < j:
+                    first = False
+                    break
+                n += 1
+        if first and count[node, k] + n > limit[node, k]:
+            return True
+    return False
+
+
+@inline_kernel
+def filter_node(state, pod, node):  # pragma: no cover - compiled
+    """``Filter``: 0, ``EXCEEDED``, or the pod's lookup error code."""
+    node_class, skip, ent_ptr, ent_vol, _, ref, count, limit, code, meta, _, _, _ = state
+    if code[pod] != 0:
+        return code[pod]
+    row = pod * meta[1] + node_class[node]
+    s, e = ent_ptr[row], ent_ptr[row + 1]
+    if s == e or skip[node]:
+        return np.int64(0)
+    if meta[0] == 1:
+        return np.int64(EXCEEDED) if _csi_exceeded(state, s, e, node) else np.int64(0)
+    new = 0
+    for j in range(s, e):
+        if ref[node, ent_vol[j]] == 0:
+            new += 1
+    return np.int64(EXCEEDED) if count[node, 0] + new > limit[node, 0] else np.int64(0)
+
+
+@inline_kernel
+def _attach(state, pod, node, delta):  # pragma: no cover - compiled
+    """The pod's volumes attached to (``delta`` 1) or detached from (-1) the node."""
+    node_class, _, ent_ptr, ent_vol, vol_key, ref, count, _, _, meta, _, _, _ = state
+    row = pod * meta[1] + node_class[node]
+    for j in range(ent_ptr[row], ent_ptr[row + 1]):
+        v = ent_vol[j]
+        before = ref[node, v]
+        ref[node, v] = before + delta
+        if before == 0 or before + delta == 0:  # (a volume the node gains or loses)
+            count[node, vol_key[v]] += delta
+
+
+@inline_kernel
+def assume(state, pod, node):  # pragma: no cover - compiled
+    """``NodeInfo.AddPod``: the pod's volumes are attached to the node."""
+    _attach(state, pod, node, np.int32(1))
+    return False
+
+
+@inline_kernel
+def remove(state, pod, node):  # pragma: no cover - compiled
+    """``NodeInfo.RemovePod``: ``assume`` undone."""
+    _attach(state, pod, node, np.int32(-1))
+    return False

@@ -1,0 +1,231 @@
+"""The volume limits: NodeVolumeLimits (CSI, csi.go) and EBSLimits, GCEPDLimits,
+AzureDiskLimits, CinderLimits (non_csi.go) of pkg/scheduler/framework/plugins/nodevolumelimits.
+State layout: see ``kernels``; the scalar port is ``reference``.
+
+``prepare`` resolves every pod's volumes once per node class with the reference's own
+functions, and folds the bound pods into the node counts; with no pending pod holding a
+volume the filter counts, the state is empty lists and the filter passes at no cost.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import ClassVar
+
+import numpy as np
+
+from ...errors import UnsupportedError
+from ...framework.cluster_events import ADD, CSI_NODE, DELETE, NODE, POD, events
+from ...model.disks import CSINodeRecord
+from ...model.objects import PodRecord
+from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper.base import NoArgs
+from ..helper.texts import text_at, text_table
+from . import kernels
+from .kernels import EXCEEDED
+from .reference import (
+    AZURE,
+    CINDER_LIMITS,
+    EBS,
+    ERR_REASON_MAX_VOLUME_COUNT,
+    GCE,
+    LOOKUP_ERROR,
+    NonCSI,
+    csi_volumes,
+    non_csi_volumes,
+    volume_limits,
+)
+from .translate import is_csi_migration_on, migration_mask
+
+_claims, _disks, _ephemeral = attrgetter("claims"), attrgetter("disks"), attrgetter("ephemeral")
+
+
+class _Limits(NoArgs):
+    """What the five limit plugins share; ``spec`` None: the CSI one."""
+
+    spec: ClassVar[NonCSI | None] = None
+    filters = True
+    scores = False
+    normalizes = False
+    extension_points = frozenset({"filter"})
+    events_to_register = events((NODE, ADD), (POD, DELETE))
+    kernels = kernels
+
+    def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+        return batch.prepared(self.name, snapshot, lambda: _Builder(self, snapshot, batch).state())
+
+    def own_state(self, state: tuple) -> tuple:
+        """Copies of the counts ``assume`` changes."""
+        return (*state[:5], state[5].copy(), state[6].copy(), *state[7:])
+
+    def empty_state(self) -> tuple:
+        z = np.zeros(0, np.int64)
+        return (z, np.zeros(0, np.bool_), np.zeros(1, np.int64), z, z,
+                np.zeros((0, 0), np.int32), np.zeros((0, 0), np.int32),
+                np.zeros((0, 0), np.int64), z, np.array([0, 1], np.int64),
+                np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.uint8))  # fmt: skip
+
+    def filter_key(self, state: tuple) -> np.ndarray:
+        return state[10]
+
+    def reasons(self, state: tuple, code: int) -> list[str]:
+        if code == EXCEEDED:
+            return [ERR_REASON_MAX_VOLUME_COUNT]
+        return [text_at(state[11], state[12], code - EXCEEDED - 1)]
+
+    def unresolvable(self, state: tuple, code: int) -> bool:
+        """The count is ``Unschedulable``; a lookup error is no node's fault."""
+        return code != EXCEEDED
+
+
+class NodeVolumeLimits(_Limits):
+    """The NodeVolumeLimits filter plugin (csi.go)."""
+
+    name = "NodeVolumeLimits"
+    events_to_register = events((CSI_NODE, ADD), (POD, DELETE))
+
+
+def _non_csi(spec: NonCSI) -> type[_Limits]:
+    """The plugin class of a non-CSI limit (non_csi.go ``newNonCSILimits``)."""
+    doc = f"The {spec.name} filter plugin (non_csi.go)."
+    return type(spec.name, (_Limits,), {"name": spec.name, "spec": spec, "__doc__": doc})
+
+
+EBSLimits = _non_csi(EBS)
+GCEPDLimits = _non_csi(GCE)
+AzureDiskLimits = _non_csi(AZURE)
+CinderLimits = _non_csi(CINDER_LIMITS)
+
+
+class _Builder:
+    """The state of one plugin for one (snapshot, batch)."""
+
+    def __init__(self, plugin: _Limits, snapshot: ClusterSnapshot, batch: PodBatch) -> None:
+        self.name, self.spec, self.snapshot, self.batch = plugin.name, plugin.spec, snapshot, batch
+        self.storage = snapshot.storage
+        self.vols: dict[str, int] = {}
+        self.keys: dict[str, int] = {} if self.spec is None else {self.spec.limit_key: 0}
+        self.vol_key: list[int] = []
+
+    def _classes(self) -> tuple[np.ndarray, list[CSINodeRecord | None]]:
+        """Each node's class and a CSINode of each (CSI: by migration mask; else one)."""
+        if self.spec is not None:
+            return np.zeros(self.snapshot.n_nodes, np.int64), [None]
+        ids: dict[int, int] = {}
+        reps: list[CSINodeRecord | None] = []
+        of = []
+        for name in self.snapshot.node_names:
+            csi_node = self.storage.csi_nodes.get(name)
+            c = ids.get(mask := migration_mask(csi_node))
+            if c is None:
+                c = ids[mask] = len(reps)
+                reps.append(csi_node)
+            of.append(c)
+        return np.array(of, dtype=np.int64).reshape(-1), reps or [None]
+
+    def _ids(self, pod: PodRecord, csi_node: CSINodeRecord | None) -> list[int]:
+        """The interned volumes of ``pod`` (an existing pod's view: absent claims skipped)."""
+        if self.spec is not None:
+            named = dict.fromkeys(non_csi_volumes(self.spec, pod, False, self.storage), "")
+        else:
+            named = csi_volumes(pod, csi_node, False, self.storage)
+        out = []
+        for unique, key in sorted(named.items()):
+            v = self.vols.get(unique)
+            if v is None:
+                v = self.vols[unique] = len(self.vols)
+                self.vol_key.append(self.keys.setdefault(key, len(self.keys)) if key else 0)
+            out.append(v)
+        return out
+
+    def _lookup_error(self, pod: PodRecord) -> str | None:
+        missing = [c for c in pod.claims if (pod.namespace, c) not in self.storage.claims]
+        return (
+            LOOKUP_ERROR.format(self.name, pod.namespace, missing[0], missing[0])
+            if missing
+            else None
+        )
+
+    def state(self) -> tuple:
+        pods, snap = self.batch.pods, self.snapshot
+        relevant = any(map(_claims, pods)) or any(map(_disks, pods))
+        if not relevant and not any(map(_ephemeral, pods)):
+            return self._nothing()
+        if any(p.ephemeral for p in pods) or (relevant and any(p.ephemeral for p in snap.pods)):
+            raise UnsupportedError(f"{self.name}: pods with ephemeral volumes are not simulated "
+                                   "by kscore_fast yet")  # fmt: skip
+        node_class, reps = (
+            self._classes() if relevant else (np.zeros(snap.n_nodes, np.int64), [None])
+        )
+        n_classes = len(reps)
+        errors: dict[str, int] = {}
+        code = np.zeros(len(pods), dtype=np.int64)
+        ptr, ent, rows = [0], [], {}
+        group = np.zeros(len(pods), dtype=np.int64)
+        for p, pod in enumerate(pods):
+            per_class = [self._ids(pod, c) if relevant and (pod.claims or pod.disks) else []
+                         for c in reps]  # fmt: skip
+            for ids in per_class:
+                ent += ids
+                ptr.append(len(ent))
+            error = self._lookup_error(pod) if pod.claims else None
+            if error is not None:
+                code[p] = EXCEEDED + 1 + errors.setdefault(error, len(errors))
+            group[p] = rows.setdefault((int(code[p]), *map(tuple, per_class)), len(rows))
+        ent_ptr, ent_vol = np.array(ptr, np.int64), np.array(ent, np.int64).reshape(-1)
+        ref, count = self._bound(node_class, reps)
+        meta = np.array([int(self.spec is None), n_classes], np.int64)
+        return (node_class, self._skip(), ent_ptr, ent_vol,
+                np.array(self.vol_key, np.int64).reshape(-1), ref, count, self._limits(),
+                code, meta, group, *text_table(list(errors)))  # fmt: skip
+
+    def _nothing(self) -> tuple:
+        """The state when no pending pod has a volume the filter counts: it passes all."""
+        n, b = self.snapshot.n_nodes, len(self.batch)
+        zeros = np.zeros(b, np.int64)
+        meta = np.array([int(self.spec is None), 1], np.int64)
+        return (np.zeros(n, np.int64), np.zeros(n, np.bool_), np.zeros(b + 1, np.int64),
+                np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((n, 0), np.int32),
+                np.zeros((n, len(self.keys)), np.int32), self._limits(), zeros, meta,
+                zeros.copy(), *text_table([]))  # fmt: skip
+
+    def _bound(self, node_class: np.ndarray, reps: list[CSINodeRecord | None]
+               ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """``ref`` and ``count`` of the bound pods (none when no pending pod counts)."""
+        held = []
+        if len(self.vols):
+            for pod, node in zip(self.snapshot.pods, self.snapshot.pod_node.tolist(), strict=True):
+                if pod.claims or pod.disks:
+                    held += [(node, v) for v in self._ids(pod, reps[node_class[node]])]
+        ref = np.zeros((self.snapshot.n_nodes, len(self.vols)), dtype=np.int32)
+        count = np.zeros((self.snapshot.n_nodes, len(self.keys)), dtype=np.int32)
+        vol_key = np.array(self.vol_key, np.int64)
+        for node, v in held:
+            if ref[node, v] == 0:
+                count[node, vol_key[v]] += 1
+            ref[node, v] += 1
+        return ref, count
+
+    def _skip(self) -> np.ndarray:
+        """bool[N]: the node's CSINode says the non-CSI filter's plugin is migrated."""
+        csi_nodes = self.storage.csi_nodes
+        if self.spec is None or not csi_nodes:
+            return np.zeros(self.snapshot.n_nodes, np.bool_)
+        plugin = self.spec.provisioner
+        return np.array([is_csi_migration_on(csi_nodes.get(n), plugin)
+                         for n in self.snapshot.node_names], np.bool_).reshape(-1)  # fmt: skip
+
+    def _limits(self) -> np.ndarray:
+        """int64[N, L]: each node's limit of each key (-1: none)."""
+        nodes, csi_nodes = self.snapshot.nodes, self.storage.csi_nodes
+        out = np.full((len(nodes), len(self.keys)), -1, dtype=np.int64)
+        if not len(self.vols):
+            return out
+        for n, node in enumerate(nodes):
+            if self.spec is not None:
+                out[n, 0] = self.spec.max_volumes(node)
+                continue
+            limits = volume_limits(node, csi_nodes.get(node.name))
+            for key, k in self.keys.items():
+                out[n, k] = limits.get(key, -1)
+        return out

@@ -1,0 +1,211 @@
+"""VolumeBinding's state for a batch (``plugin.VolumeBinding.prepare``): the scalar
+reference evaluated where verdicts never change (bound claims, per pod class and node
+class) and the arrays the kernels bind claims with.
+
+``STATE_FIELDS`` names the tuple's arrays in order: node classes (equal values of the
+labels the volumes' node affinity and the classes' allowed topologies read), pod classes
+(0: no claim, or PreFilter fails), the bound claims' reason bits per pod class and node
+class, per pod class its claims to bind (volume order, and sorted by request), per claim
+its candidate volumes (``FindMatchingVolume``'s static checks passed, smallest first, then
+by name), per volume its node affinity row, per claim whether its class provisions and its
+topology row, and what ``assume`` changes: each volume's owning claim, each claim's bound
+volume and selected node.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import numpy as np
+
+from ...model.snapshot import ClusterSnapshot, PodBatch
+from ...model.storage import NO_PROVISIONER, ClaimRecord, Storage, VolumeRecord
+from ..helper.claims import claim_classes
+from . import kernels as k
+from .reference import (
+    by_request,
+    check_bound_claims,
+    is_volume_bound_to_claim,
+    node_affinity_matches,
+    pod_claims,
+    pre_filter,
+    topology_matches,
+    volume_order,
+)
+
+STATE_FIELDS = ("node_class", "pod_class", "bound_code", "pc_ptr", "pc_claims", "pc_sorted",
+                "cand_ptr", "cand", "aff_row", "aff", "prov", "topo_row", "topo", "owner",
+                "pre", "selected", "n_bound")  # fmt: skip
+#: the fields ``assume`` changes
+DYNAMIC = (13, 14, 15, 16)
+#: the batch cache's key of the claims and volumes the state's indices name
+RECORDS = "VolumeBinding.records"
+
+
+def empty_state() -> tuple:
+    i64, i32, b = np.int64, np.int32, np.bool_
+    return (np.zeros(0, i32), np.zeros(0, i32), np.zeros((1, 1), i64), np.zeros(2, i64),
+            np.zeros(0, i64), np.zeros(0, i64), np.zeros(1, i64), np.zeros(0, i64),
+            np.zeros(0, i32), np.zeros((0, 0), b), np.zeros(0, b), np.zeros(0, i32),
+            np.zeros((0, 0), b), np.zeros(0, i64), np.zeros(0, i64), np.zeros(0, i64),
+            np.zeros(0, i64))  # fmt: skip
+
+
+def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
+    """The state (see the module's docstring)."""
+    storage = snapshot.storage
+    pod_class, reps = pod_classes(batch, storage)
+    to_bind = [pod_claims(p, storage)[1] if p is not None else [] for p in reps]
+    claims = list({(c.namespace, c.name): c for cs in to_bind for c in cs}.values())
+    claim_id = {(c.namespace, c.name): i for i, c in enumerate(claims)}
+    volumes = volume_order(storage)
+    node_class, node_labels = node_classes(snapshot, _keys(reps, claims, volumes, storage))
+    bound_code = _bound_codes(reps, node_labels, storage)
+    pc_ptr, pc_claims, pc_sorted = _pod_class_claims(to_bind, claim_id)
+    cand_ptr, cand, pre, owner, n_bound = _candidates(claims, volumes)
+    aff_row, aff = _rows([v.node_affinity for v in volumes], node_class, node_labels,
+                         node_affinity_matches)  # fmt: skip
+    classes = [storage.classes[c.class_name] for c in claims]
+    prov = np.array([c.provisioner not in ("", NO_PROVISIONER) for c in classes], np.bool_)
+    topo_row, topo = _rows([c.allowed_topologies for c in classes], node_class, node_labels,
+                           topology_matches)  # fmt: skip
+    batch.cache[RECORDS] = (claims, volumes)
+    node_index = {name: i for i, name in enumerate(snapshot.node_names)}
+    selected = np.array([node_index.get(c.selected_node, k.OTHER_NODE) if c.selected_node
+                         else k.NO_NODE for c in claims], np.int64).reshape(-1)  # fmt: skip
+    return (node_class, pod_class, bound_code, pc_ptr, pc_claims, pc_sorted, cand_ptr, cand,
+            aff_row, aff, prov, topo_row, topo, owner, pre, selected, n_bound)  # fmt: skip
+
+
+def pod_classes(batch: PodBatch, storage: Storage) -> tuple[np.ndarray, list[Any]]:
+    """int32[B]: each pod's class (0: no claim, or PreFilter fails it: never filtered;
+    else one per namespace and claim names), and a pod of each class (None for class 0)."""
+    return claim_classes(batch, lambda pod: pre_filter(pod, storage) is None)
+
+
+def _keys(reps: list[Any], claims: list[ClaimRecord], volumes: list[VolumeRecord],
+          storage: Storage) -> tuple[str, ...]:  # fmt: skip
+    """The node label keys the verdicts read: the node affinity of the volumes (bound or
+    candidates) and the allowed topologies of the claims' classes."""
+    keys: set[str] = set()
+    for volume in volumes:
+        for term in volume.node_affinity or ():
+            keys.update(r.key for r in term.match_expressions)
+    for claim in claims:
+        for term in storage.classes[claim.class_name].allowed_topologies:
+            keys.update(key for key, _ in term)
+    return tuple(sorted(keys))
+
+
+def node_classes(snapshot: ClusterSnapshot, keys: tuple[str, ...]
+                 ) -> tuple[np.ndarray, list[dict[str, str]]]:  # fmt: skip
+    """int32[N]: each node's class (equal values of the label ``keys``, absent ones
+    apart); each class's labels (those keys only)."""
+    if not keys:
+        return np.zeros(snapshot.n_nodes, dtype=np.int32), [{}]
+    ids: dict[tuple[tuple[str, str], ...], int] = {}
+    of_node = [ids.setdefault(tuple((k, labels[k]) for k in keys if k in labels), len(ids))
+               for labels in snapshot.node_labels]  # fmt: skip
+    return np.array(of_node, dtype=np.int32).reshape(-1), [dict(key) for key in ids] or [{}]
+
+
+def _bound_codes(reps: list[Any], node_labels: list[dict[str, str]],
+                 storage: Storage) -> np.ndarray:  # fmt: skip
+    """int64[P, C]: the bound claims' reason bits (``checkBoundClaims``) of each pod
+    class on each node class."""
+    out = np.zeros((len(reps), len(node_labels)), dtype=np.int64)
+    for p, pod in enumerate(reps):
+        bound = pod_claims(pod, storage)[0] if pod is not None else []
+        for c, labels in enumerate(node_labels if bound else ()):
+            satisfied, found = check_bound_claims(bound, labels, storage)
+            out[p, c] = (0 if satisfied else k.NODE_CONFLICT) | (0 if found else k.PV_NOT_EXIST)
+    return out
+
+
+def _pod_class_claims(to_bind: list[list[ClaimRecord]], claim_id: dict[Any, int]
+                      ) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """Per pod class, its claims to bind: CSR (``pc_ptr``), in volume order and sorted."""
+    ptr = np.zeros(len(to_bind) + 1, dtype=np.int64)
+    np.cumsum([len(cs) for cs in to_bind], out=ptr[1:])
+    ids = [claim_id[(c.namespace, c.name)] for cs in to_bind for c in cs]
+    ranked = [claim_id[(c.namespace, c.name)] for cs in to_bind for c in by_request(cs)]
+    return ptr, np.array(ids, np.int64), np.array(ranked, np.int64)
+
+
+def _candidates(claims: list[ClaimRecord], volumes: list[VolumeRecord]
+                ) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """Per claim its free candidate volumes (CSR, smallest first, then by name), its first
+    pre-bound volume (-1: none) and how many are bound to it; per volume its owner (free,
+    a claim, or taken). (Go finds the volumes bound to a claim in map order: with two or
+    more, which one it meets first is random; here: the first by name.)"""
+    owner = np.full(len(volumes), k.FREE, dtype=np.int64)
+    pre = np.full(len(claims), -1, dtype=np.int64)
+    n_bound = np.zeros(len(claims), dtype=np.int64)
+    lists: list[list[int]] = []
+    for i, claim in enumerate(claims):
+        found = []
+        for v, volume in enumerate(volumes):
+            if volume.class_name != claim.class_name or not _fits(volume, claim):
+                continue
+            if is_volume_bound_to_claim(volume.claim_ref, claim):
+                pre[i] = v if pre[i] < 0 else pre[i]
+                owner[v] = i
+                n_bound[i] += 1
+            elif volume.claim_ref is None and _available_for(volume, claim):
+                found.append(v)
+        lists.append(sorted(found, key=lambda v: volumes[v].capacity))
+    for v, volume in enumerate(volumes):
+        if volume.claim_ref is not None and owner[v] == k.FREE:
+            owner[v] = k.TAKEN
+    ptr = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum([len(x) for x in lists], out=ptr[1:])
+    return ptr, np.array([v for x in lists for v in x], np.int64), pre, owner, n_bound
+
+
+def _fits(volume: VolumeRecord, claim: ClaimRecord) -> bool:
+    """``FindMatchingVolume``'s first checks: capacity, volume mode, not being deleted."""
+    return (volume.capacity >= claim.request and volume.volume_mode == claim.volume_mode
+            and not volume.deleting)  # fmt: skip
+
+
+def _available_for(volume: VolumeRecord, claim: ClaimRecord) -> bool:
+    """The checks of a volume not bound to the claim (but its node affinity)."""
+    if not volume.available:
+        return False
+    if claim.selector is not None and not claim.selector.matches(volume.labels):
+        return False
+    return set(claim.access_modes) <= set(volume.access_modes)
+
+
+def _rows(values: list[Any], node_class: np.ndarray, node_labels: list[dict[str, str]],
+          match: Any) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(int32 row of each value, bool[rows, N]): ``match(value, labels)`` of each distinct
+    value on each node (through the node classes)."""
+    ids: dict[Any, int] = {}
+    row = np.array([ids.setdefault(v, len(ids)) for v in values], np.int32).reshape(-1)
+    table = np.array([[match(v, labels) for labels in node_labels] for v in ids], np.bool_)
+    table = table.reshape(len(ids), len(node_labels))
+    return row, table[:, node_class] if len(ids) else np.zeros((0, len(node_class)), np.bool_)
+
+
+def assumed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch) -> Storage:
+    """``snapshot``'s storage objects with what ``assume`` changed in the state ``s``
+    (made for ``snapshot`` and ``batch``): volumes owned by a claim get it as their claim
+    reference, claims selected for a node get it as their selected node."""
+    claims, volumes = batch.cache[RECORDS]
+    storage = snapshot.storage
+    owner, selected = s[13], s[15]
+    out = Storage(dict(storage.claims), dict(storage.volumes), dict(storage.classes))
+    for v in np.flatnonzero(owner >= 0).tolist():
+        claim, volume = claims[int(owner[v])], volumes[v]
+        ref = (claim.namespace, claim.name, claim.uid)
+        if not is_volume_bound_to_claim(volume.claim_ref, claim):
+            out.volumes[volume.name] = msgspec.structs.replace(volume, claim_ref=ref)
+    for i in np.flatnonzero(selected >= 0).tolist():
+        claim = claims[i]
+        node = snapshot.node_names[int(selected[i])]
+        out.claims[(claim.namespace, claim.name)] = msgspec.structs.replace(
+            claim, selected_node=node
+        )
+    return out
