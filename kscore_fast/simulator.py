@@ -157,7 +157,7 @@ class Simulator:
         framework, refused = _framework(cluster, plugins, config, pct, notice)
         snap, batch = cluster.snapshot, cluster.batch
         index = {name: i for i, name in enumerate(batch.names)}
-        seq, rows, runs = None, {}, None
+        seq, rows, runs, made_on = None, {}, None, cluster
         if snap.n_nodes > 0:
             num = num_feasible_nodes_to_find(snap.n_nodes, framework.percentage_of_nodes_to_score)
             held = self._preempts and framework.preemption is not None
@@ -166,6 +166,7 @@ class Simulator:
                 from .preemption.stepwise import with_bound_pods
 
                 held_cluster, existing = with_bound_pods(cluster)
+                made_on = held_cluster
                 seq = _Sequence(framework, held_cluster.snapshot, held_cluster.batch, num,
                                 explain=False)  # fmt: skip
                 rows = {p.key: len(batch) + k for k, p in enumerate(existing)}
@@ -186,6 +187,9 @@ class Simulator:
                 seq.kernels.assume_pods(aids, seq.table, seq.cache, pods, nodes)
                 seq.bound[pods] = nodes
         self._cluster, self.framework, self._seq = cluster, framework, seq
+        #: the cluster the run's states were made from (with preemption: the bound pods
+        #: in its batch, :func:`.preemption.stepwise.with_bound_pods`)
+        self._made_on = made_on
         self._refused = {batch.names[i]: error for i, error in refused.items()}
         self._index = index
         #: with preemption: the batch position of each bound pod of the input (or of
@@ -199,7 +203,7 @@ class Simulator:
         """Keep what the plugins assumed of the storage objects (VolumeBinding's volumes
         and selected nodes, ``assumed_storage``) in the cache the states are made again
         from: in Go those stay in the binder's assume cache."""
-        cluster = self._cluster
+        cluster = self._made_on
         for plugin, state in zip(seq.plugins, seq.states, strict=True):
             carry = getattr(plugin, "assumed_storage", None)
             if carry is not None:
