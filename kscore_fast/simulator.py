@@ -14,7 +14,9 @@ cache's ``AssumePod``/``RemovePod``); ``run`` schedules many pods with no Python
 them. Events the kernels do not update incrementally (a node added or removed, a pod
 added, a pod of the input's bound pods deleted) are applied to the cache's records
 (``framework/cluster_cache``); the plugins' states are then prepared again from them at
-the next scheduling call, which costs what preparing the cluster once costs.
+the next scheduling call, which costs what preparing the cluster once costs. (With
+``preemption`` the run holds the input's bound pods as pods of its batch: deleting one,
+as preemption does, is incremental too.)
 
 A Simulator may be shared between threads: each call takes the simulator's lock, so calls
 run one after the other (the lock costs ~0.5 µs a call). A call made from inside another's
@@ -102,6 +104,7 @@ class Simulator:
         self._cache = ClusterCache.of(cluster)
         self._start = 0  # nextStartNodeIndex
         self._seq: _Sequence | None = None
+        self._preempts = preemption
         self._adopt(cluster, notice)
         #: the nominator (with preemption and a profile that preempts; else None): the
         #: pending pods' own ``status.nominatedNodeName``, as the queue's ``Add`` takes it
@@ -154,15 +157,28 @@ class Simulator:
         framework, refused = _framework(cluster, plugins, config, pct, notice)
         snap, batch = cluster.snapshot, cluster.batch
         index = {name: i for i, name in enumerate(batch.names)}
-        seq = None
+        seq, rows, runs, made_on = None, {}, None, cluster
         if snap.n_nodes > 0:
             num = num_feasible_nodes_to_find(snap.n_nodes, framework.percentage_of_nodes_to_score)
-            seq = _Sequence(framework, snap, batch, num, explain=False)
+            held = self._preempts and framework.preemption is not None
+            if held:  # every bound pod a batch pod of the run, after the pending ones
+                from .preemption.dryrun import DryRuns
+                from .preemption.stepwise import with_bound_pods
+
+                held_cluster, existing = with_bound_pods(cluster)
+                made_on = held_cluster
+                seq = _Sequence(framework, held_cluster.snapshot, held_cluster.batch, num,
+                                explain=False)  # fmt: skip
+                rows = {p.key: len(batch) + k for k, p in enumerate(existing)}
+                runs = DryRuns.over(framework, seq, snap.node_names, [*batch.pods, *existing])
+            else:
+                seq = _Sequence(framework, snap, batch, num, explain=False)
             # nextStartNodeIndex as Go keeps it: taken modulo the node count inside a cycle
             # only (nodes removed since the last cycle may leave it past the count)
             seq.start = self._start
             where = snap.node_index
             bound = [(index[k], where[n]) for k, n in self._cache.bound.items() if n in where]
+            bound += [(row, where[self._cache.existing[k].node_name]) for k, row in rows.items()]
             if bound:
                 pods, nodes = (np.array(col, dtype=np.int64) for col in zip(*bound, strict=True))
                 counted = [p.counts_bound_pending(snap) for p in seq.plugins]
@@ -171,15 +187,23 @@ class Simulator:
                 seq.kernels.assume_pods(aids, seq.table, seq.cache, pods, nodes)
                 seq.bound[pods] = nodes
         self._cluster, self.framework, self._seq = cluster, framework, seq
+        #: the cluster the run's states were made from (with preemption: the bound pods
+        #: in its batch, :func:`.preemption.stepwise.with_bound_pods`)
+        self._made_on = made_on
         self._refused = {batch.names[i]: error for i, error in refused.items()}
         self._index = index
+        #: with preemption: the batch position of each bound pod of the input (or of
+        #: ``add_pod``) on a present node, held by the run to be deleted incrementally
+        self._rows: dict[str, int] = rows
+        #: with preemption: the dry runs over the run (:mod:`.preemption.stepwise`)
+        self._runs = runs
         self._stale = False
 
     def _carry_storage(self, seq: _Sequence) -> None:
         """Keep what the plugins assumed of the storage objects (VolumeBinding's volumes
         and selected nodes, ``assumed_storage``) in the cache the states are made again
         from: in Go those stay in the binder's assume cache."""
-        cluster = self._cluster
+        cluster = self._made_on
         for plugin, state in zip(seq.plugins, seq.states, strict=True):
             carry = getattr(plugin, "assumed_storage", None)
             if carry is not None:
@@ -319,8 +343,9 @@ class Simulator:
                 if ops is None or ops[k] == OP_SCHEDULE:
                     h = next(hosts)
                     if h >= 0:
-                        self._cache.bind(names[i], snap.node_names[h])
+                        self._bind_record(names[i], i, h)
                 else:
+                    self._leave(names[i], i)
                     self._cache.drop_pending(names[i])
                     del self._index[names[i]]
 
@@ -401,7 +426,7 @@ class Simulator:
             seq.undo_in_flight()
             raise
         seq.bound[i] = n
-        self._cache.bind(pod, node)
+        self._bind_record(pod, i, n)
         if self._nominated is not None:  # (bound: it leaves the nominator)
             self._nominated.pop(pod, None)
 
@@ -511,7 +536,7 @@ class Simulator:
             cache.listed = self._cluster.snapshot.node_names  # UpdateSnapshot
             host = seq.step(i, self._tie, self._seed, self._rng, bind is not None)
             if bind is not None and host >= 0:
-                cache.bind(bind, self._cluster.snapshot.node_names[host])
+                self._bind_record(bind, i, host)
         except BaseException:
             if before is not None:
                 if bind is not None:
@@ -666,23 +691,51 @@ class Simulator:
     def _delete(self, pod: str) -> None:
         cache = self._cache
         if pod in cache.existing:
+            row, seq = self._rows.pop(pod, None), self._seq
+            if row is not None and not self._stale and seq is not None and seq.bound[row] >= 0:
+                self._unbind(seq, row)
+                self._leave(pod, row)
+            else:
+                self._stale = True
             cache.drop_existing(pod)
-            self._stale = True
             return
         self._pending(pod)
         i, seq = self._index.get(pod), self._seq
         # (a pod on a node that is absent counts nowhere: bound[i] is -1)
         if not self._stale and seq is not None and i is not None and seq.bound[i] >= 0:
-            try:
-                seq.remove(i, int(seq.bound[i]))
-            except BaseException:  # (a plugin's error)
-                seq.undo_in_flight()
-                raise
-            seq.bound[i] = -1
+            self._unbind(seq, i)
+        if i is not None:
+            self._leave(pod, i)
         cache.drop_pending(pod)
         self._index.pop(pod, None)
         if self._nominated is not None:  # (the queue's Delete: DeleteNominatedPodIfExists)
             self._nominated.pop(pod, None)
+
+    def _bind_record(self, pod: str, i: int, node: int) -> None:
+        """The cache's record of pending pod ``pod`` (batch pod ``i``) bound to ``node``
+        (and the dry runs' ``NodeInfo.Pods``, with preemption)."""
+        self._cache.bind(pod, self._cluster.snapshot.node_names[node])
+        if self._runs is not None and self._runs.tracking and not self._stale:
+            self._runs.bound_to(i, node)
+
+    def _leave(self, pod: str, i: int) -> None:
+        """Before the cache drops ``pod`` (batch pod ``i``): with preemption, it leaves
+        the dry runs' ``NodeInfo.Pods`` of its node (the node's last pod takes its place)."""
+        cache, runs = self._cache, self._runs
+        name = cache.existing[pod].node_name if pod in cache.existing else cache.bound.get(pod)
+        node = None if name is None else self._cluster.snapshot.node_index.get(name)
+        if runs is not None and runs.tracking and not self._stale and node is not None:
+            runs.leave(i, node)
+
+    @staticmethod
+    def _unbind(seq: _Sequence, i: int) -> None:
+        """Batch pod ``i`` deleted from every plugin's state (``RemovePod``)."""
+        try:
+            seq.remove(i, int(seq.bound[i]))
+        except BaseException:  # (a plugin's error)
+            seq.undo_in_flight()
+            raise
+        seq.bound[i] = -1
 
     @_serialized
     def add_pod(self, pod: dict[str, Any] | PodRecord) -> str:
@@ -763,7 +816,7 @@ class Simulator:
         other.__dict__.update(self.__dict__)
         other._cache = self._cache.copy()
         other._lock, other._running = threading.Lock(), None
-        other._index = dict(self._index)
+        other._index, other._rows = dict(self._index), dict(self._rows)
         if self._seq is not None:
             seq = _Sequence.__new__(_Sequence)
             seq.__dict__.update(self._seq.__dict__)
@@ -773,6 +826,8 @@ class Simulator:
             seq.override = self._seq.override.copy()
             seq.one = None  # (buffers of its own)
             other._seq = seq
+            if self._runs is not None:
+                other._runs = self._runs.rebased(seq)
         other._rng = self._rng.copy()
         if self._nominated is not None:
             other._nominated = copy.copy(self._nominated)

@@ -16,7 +16,9 @@ is the node's status; else the verdict without them is.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+import itertools
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -63,34 +65,56 @@ class DryRuns:
         built = build_cluster(nodes, [*unbound, *pending], snap.services, controllers,
                               namespaces, listed=listed, storage=snap.storage)  # fmt: skip
         assert len(built.batch) == len(unbound) + len(pending)
-        self.names = list(snap.node_names)
-        n = max(len(self.names), 1)
+        seq = _Sequence(fw, built.snapshot, built.batch, num_to_find or max(snap.n_nodes, 1),
+                        explain)  # fmt: skip
+        at = np.array([snap.node_index[p.node_name] for p in bound], dtype=np.int64)
+        on_node: dict[int, list[int]] = {}
+        for i, node in enumerate(at.tolist()):
+            on_node.setdefault(node, []).append(i)
+        if bound:
+            seq.kernels.assume_pods(seq.add_ids, seq.table, seq.cache,
+                                    np.arange(len(bound), dtype=np.int64), at)  # fmt: skip
+            seq.bound[: len(bound)] = at
+        self._setup(fw, seq, list(snap.node_names), [*bound, *pending], len(bound))
+        self._on_node, self.tracking = on_node, True
+
+    @classmethod
+    def over(cls, fw: Framework, seq: _Sequence, names: Sequence[str],
+             records: list[PodRecord]) -> DryRuns:  # fmt: skip
+        """The dry runs on a sequential run that already holds every bound pod as a batch
+        pod (a preempting :class:`~kscore_fast.Simulator`'s): ``records`` by batch
+        position. The caller sets the nodes' pods (:meth:`set_pods`, while not
+        :attr:`tracking`) and :attr:`nominated` before each use."""
+        runs = cls.__new__(cls)
+        runs._setup(fw, seq, list(names), records, 0)
+        return runs
+
+    def _setup(self, fw: Framework, seq: _Sequence, names: list[str],
+               records: list[PodRecord], offset: int) -> None:  # fmt: skip
+        self.names = names
+        self._index_of: dict[str, int] = {}
+        n = max(len(names), 1)
         self.fw = fw
-        self.seq = _Sequence(fw, built.snapshot, built.batch, num_to_find or n, explain)
+        self.seq = seq
         #: the pods as the input gives them, by batch position of :attr:`seq`; the first
         #: :attr:`offset` are the snapshot's bound pods
-        self.records = [*bound, *pending]
-        self.offset = len(bound)
-        self._position = {id(p): i for i, p in enumerate(self.records)}
-        self._priority = np.array([priority(p) for p in self.records], dtype=np.int64)
-        starts = (start_ns(p.start_time) for p in self.records)
+        self.records = records
+        self.offset = offset
+        self._position = {id(p): i for i, p in enumerate(records)}
+        self._priority = np.array([priority(p) for p in records], dtype=np.int64)
+        starts = (start_ns(p.start_time) for p in records)
         self._start = np.array([kernels.NO_START if s is None else s for s in starts],
                                dtype=np.int64)  # fmt: skip
         self._budgets: tuple[Any, ...] | None = None
-        #: ``NodeInfo.Pods`` of each node: batch positions, in Go's order
+        #: ``NodeInfo.Pods`` of each node: batch positions, in Go's order; whether they
+        #: are known (else :meth:`set_pods` first)
         self._on_node: dict[int, list[int]] = {}
-        at = np.array([snap.node_index[p.node_name] for p in bound], dtype=np.int64)
-        for i, node in enumerate(at.tolist()):
-            self._on_node.setdefault(node, []).append(i)
-        if bound:
-            self.seq.kernels.assume_pods(self.seq.add_ids, self.seq.table, self.seq.cache,
-                                         np.arange(len(bound), dtype=np.int64), at)  # fmt: skip
-            self.seq.bound[: len(bound)] = at
+        self.tracking = False
         #: the nominated pods (batch position → node)
         self.nominated: dict[int, int] = {}
         self._memo = np.zeros((1, n), dtype=np.int64)
         self._reps = np.zeros(1, dtype=np.int64)
-        self._all = np.arange(len(self.names), dtype=np.int64)
+        self._all = np.arange(len(names), dtype=np.int64)
         self._one = np.zeros(1, dtype=np.int64)
         #: verdict → status (reasons read only what a plugin keeps for the whole run)
         self._statuses: dict[int, Status] = {0: Status(SUCCESS)}
@@ -98,6 +122,29 @@ class DryRuns:
         self._out: set[int] = set()
         self._node = -1
         self.pod = -1
+
+    def rebased(self, seq: _Sequence) -> DryRuns:
+        """These dry runs over ``seq`` (a copy of :attr:`seq`), with buffers of their own,
+        the nodes' pods not known yet."""
+        other = copy.copy(self)
+        other.seq, other.nominated = seq, {}
+        other._on_node, other.tracking = {}, False  # (made again when needed: set_pods)
+        other._memo, other._reps = self._memo.copy(), self._reps.copy()
+        other._one, other._out = self._one.copy(), set()
+        other._statuses = dict(self._statuses)
+        return other
+
+    def set_pods(self, on_node: Mapping[str, Sequence[str]], nodes: Mapping[str, int],
+                 positions: Mapping[str, int]) -> None:  # fmt: skip
+        """``NodeInfo.Pods`` of each node as a cache keeps it (``on_node``: node name →
+        pod keys, in order), for the nodes of ``nodes`` (name → index) and the pods of
+        ``positions`` (key → batch position); then :meth:`bound_to` and :meth:`leave`
+        follow it."""
+        self._on_node, self.tracking = {}, True
+        for name, keys in on_node.items():
+            node = nodes.get(name)
+            if node is not None and keys:
+                self._on_node[node] = [positions[k] for k in keys]
 
     def view(self, pod: int) -> DryRuns:
         """The view for batch position ``pod`` of :attr:`seq`, every pod bound again."""
@@ -114,11 +161,15 @@ class DryRuns:
         self.nominated.pop(pod, None)
 
     def evict(self, pod: int) -> None:
-        """Delete bound ``pod``: ``RemovePod`` of the plugins and of ``NodeInfo`` (the last
-        pod takes its place)."""
+        """Delete bound ``pod``: ``RemovePod`` of the plugins and of ``NodeInfo``."""
         node = int(self.seq.bound[pod])
         self.seq.remove(pod, node)
         self.seq.bound[pod] = -1
+        self.leave(pod, node)
+
+    def leave(self, pod: int, node: int) -> None:
+        """``NodeInfo.RemovePod`` of ``pod`` from ``node`` (the last pod takes its place;
+        the nominator unchanged)."""
         pods = self._on_node[node]
         k = pods.index(pod)
         pods[k] = pods[-1]
@@ -134,6 +185,22 @@ class DryRuns:
                 ) -> tuple[list[Victims], list[Victims], dict[int, Status]]:  # fmt: skip
         """:func:`.reference.dry_run_preemption` of the view's pod in one compiled call
         (:func:`.kernels.dry_run`)."""
+        walk = self._walk(np.asarray(potential, dtype=np.int64), offset, wanted, budgets)
+        order, status, vptr, victims, violations, walked = walk
+        clean: list[Victims] = []
+        dirty: list[Victims] = []
+        for k in np.flatnonzero(status[:walked] == kernels.CANDIDATE).tolist():
+            pods = [self.records[i] for i in victims[vptr[k] : vptr[k + 1]]]
+            found = Victims(int(order[k]), pods, int(violations[k]))
+            group = clean if found.pdb_violations == 0 else dirty
+            if len(group) < wanted:
+                group.append(found)
+        return clean, dirty, self._walk_statuses(pod, order, status, walked)
+
+    def _walk(self, potential: np.ndarray, offset: int, wanted: int,
+              budgets: Sequence[BudgetRecord]) -> tuple[Any, ...]:  # fmt: skip
+        """:func:`.kernels.dry_run` of the view's pod: (order, status, vptr, victims,
+        violations, walked)."""
         self.restore()
         seq, n = self.seq, len(potential)
         node_ptr, node_pods = self._node_lists()
@@ -145,23 +212,21 @@ class DryRuns:
         victims = np.empty(max(len(node_pods), 1), dtype=np.int64)
         violations = np.zeros(n, dtype=np.int64)
         walked = kernels.dry_run(
-            seq.fids, seq.table, seq.aids, seq.cache, np.int64(self.pod),
-            np.asarray(potential, dtype=np.int64), np.int64(offset), np.int64(wanted), node_ptr,
-            node_pods, self._priority, self._start, pdb_ptr, pdb_idx, allowed, nom_ptr,
-            nom_pods, self._memo, order, status, vptr, victims, violations,
+            seq.fids, seq.table, seq.aids, seq.cache, np.int64(self.pod), potential,
+            np.int64(offset), np.int64(wanted), node_ptr, node_pods, self._priority,
+            self._start, pdb_ptr, pdb_idx, allowed, nom_ptr, nom_pods, self._memo, order,
+            status, vptr, victims, violations,
         )  # fmt: skip
-        clean: list[Victims] = []
-        dirty: list[Victims] = []
+        return order, status, vptr, victims, violations, int(walked)
+
+    def _walk_statuses(self, pod: PodRecord, order: np.ndarray, status: np.ndarray,
+                       walked: int) -> dict[int, Status]:  # fmt: skip
+        """The statuses of the nodes of a walk that gave no candidate."""
         statuses: dict[int, Status] = {}
-        for k in range(walked):
-            node, code = int(order[k]), int(status[k])
+        for node, code in zip(order[:walked].tolist(), status[:walked].tolist(), strict=True):
             if code == kernels.CANDIDATE:
-                found = Victims(node, [self.records[i] for i in victims[vptr[k] : vptr[k + 1]]],
-                                int(violations[k]))  # fmt: skip
-                group = clean if found.pdb_violations == 0 else dirty
-                if len(group) < wanted:
-                    group.append(found)
-            elif code == kernels.NO_VICTIMS:
+                continue
+            if code == kernels.NO_VICTIMS:
                 statuses[node] = Status(UNSCHEDULABLE_AND_UNRESOLVABLE, (
                     f"No victims found on node {self.names[node]} for preemptor pod "
                     f"{pod.name}",))  # fmt: skip
@@ -170,7 +235,7 @@ class DryRuns:
                                             f'"{self.names[node]}"',))  # fmt: skip
             else:
                 statuses[node] = self._status(code)
-        return clean, dirty, statuses
+        return statuses
 
     def _node_lists(self) -> tuple[np.ndarray, np.ndarray]:
         """``NodeInfo.Pods`` of every node as CSR (batch positions)."""
@@ -185,10 +250,12 @@ class DryRuns:
         """Lists of batch positions per node as CSR (pointer, positions)."""
         n = len(self.names)
         sizes = np.zeros(n + 1, dtype=np.int64)
-        for node, pods in by_node.items():
-            sizes[node + 1] = len(pods)
-        flat = [i for node in range(n) for i in by_node.get(node, ())]
-        return np.cumsum(sizes), np.asarray(flat, dtype=np.int64)
+        nodes = sorted(by_node)
+        sizes[np.asarray(nodes, dtype=np.int64) + 1] = [len(by_node[v]) for v in nodes]
+        ptr = np.cumsum(sizes)
+        flat = np.fromiter(itertools.chain.from_iterable(by_node[v] for v in nodes),
+                           dtype=np.int64, count=int(ptr[-1]))  # fmt: skip
+        return ptr, flat
 
     def _budget_lists(self, budgets: Sequence[BudgetRecord]
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
@@ -211,6 +278,12 @@ class DryRuns:
 
     def node_names(self) -> Sequence[str]:
         return self.names
+
+    def node_index(self, name: str) -> int | None:
+        """The index of node ``name``, None if absent."""
+        if len(self._index_of) != len(self.names):
+            self._index_of = {n: i for i, n in enumerate(self.names)}
+        return self._index_of.get(name)
 
     def node_pods(self, node: int) -> Sequence[PodRecord]:
         return [self.records[i] for i in self._on_node.get(node, ())]

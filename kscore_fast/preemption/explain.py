@@ -14,8 +14,9 @@ import numpy as np
 from ..framework.selection import draw
 from ..model.disruption import BudgetRecord
 from ..model.objects import PodRecord
+from .compiled import preempt_compiled
 from .dryrun import DryRuns
-from .reference import NOT_ELIGIBLE, Preemption, preempt, priority
+from .reference import NOT_ELIGIBLE, Preemption, priority
 
 #: the stream key of the candidates' offset draws (the hosts' draws use the pod's position)
 OFFSET_STREAM = 1 << 62
@@ -33,8 +34,7 @@ def explain_preemption(runs: DryRuns, pod: int, seed: int, budgets: Sequence[Bud
         return draw(seed, OFFSET_STREAM + pod, n)
 
     try:
-        return preempt(record, view.statuses(), view, budgets, offset, percentage, absolute,
-                       view.dry_run)  # fmt: skip
+        return preempt_compiled(view, record, budgets, offset, percentage, absolute)
     finally:
         view.restore()
 

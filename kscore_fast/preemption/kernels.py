@@ -392,3 +392,108 @@ def dry_run(fids, table, aids, cache, pod, potential, offset, wanted, node_ptr, 
         if clean > 0 and clean + dirty >= wanted:
             break
     return walked
+
+
+#: ``pickOneNodeForPreemption``'s sum of priorities adds this per victim
+_SHIFT = np.int64(2**31)
+
+
+@inline_kernel
+def _criterion(step, k, vptr, victims, violations, prio):  # pragma: no cover - compiled
+    """Candidate ``k``'s key at ``pickOneNodeForPreemption``'s criterion ``step`` (each
+    lowest wins): PDB violations, the first victim's priority, the sum of the victims'
+    priorities (each shifted by MaxInt32 + 1), the number of victims."""
+    lo, hi = vptr[k], vptr[k + 1]
+    if step == 0:
+        return violations[k]
+    if step == 1:
+        return prio[victims[lo]]
+    if step == 2:
+        total = np.int64(0)
+        for e in range(lo, hi):
+            total += prio[victims[e]] + _SHIFT
+        return total
+    return hi - lo
+
+
+@kernel
+def pick(status, vptr, victims, violations, walked, wanted, prio, start, cands, tie
+         ):  # fmt: skip  # pragma: no cover - compiled
+    """``SelectCandidate`` on :func:`dry_run`'s walk: the candidates in ``cands`` (walk
+    positions: those free of PDB violations first, then the others, each in walk order
+    and capped at ``wanted``, as Go's ``candidateList``), and ``tie[e]``: whether some
+    walk of Go's map returns candidate ``e`` (:func:`.reference.pick_ties`). Returns how
+    many candidates."""
+    n = 0
+    for k in range(walked):
+        if status[k] == CANDIDATE and violations[k] == 0 and n < wanted:
+            cands[n] = k
+            n += 1
+    clean = n
+    for k in range(walked):
+        if status[k] == CANDIDATE and violations[k] != 0 and n - clean < wanted:
+            cands[n] = k
+            n += 1
+    for e in range(n):
+        tie[e] = True
+    if n <= 1:
+        return n
+    for step in range(4):
+        low = np.iinfo(np.int64).max
+        for e in range(n):
+            if tie[e]:
+                low = min(low, _criterion(step, cands[e], vptr, victims, violations, prio))
+        left = 0
+        for e in range(n):
+            if tie[e]:
+                if _criterion(step, cands[e], vptr, victims, violations, prio) != low:
+                    tie[e] = False
+                else:
+                    left += 1
+        if left == 1:
+            return n
+    # GetEarliestPodStartTime of each: the earliest given start among the victims of the
+    # highest priority, or "now" (later than any given, see reference._Clock) if none has one
+    now = np.zeros(n, dtype=np.bool_)
+    earliest = np.zeros(n, dtype=np.int64)
+    any_now = False
+    for e in range(n):
+        if not tie[e]:
+            continue
+        lo, hi = vptr[cands[e]], vptr[cands[e] + 1]
+        top = prio[victims[lo]]
+        for f in range(lo, hi):
+            top = max(top, prio[victims[f]])
+        now[e] = True
+        for f in range(lo, hi):
+            q = victims[f]
+            if prio[q] == top and start[q] != NO_START and (now[e] or start[q] < earliest[e]):
+                now[e], earliest[e] = False, start[q]
+        any_now = any_now or now[e]
+    latest = np.iinfo(np.int64).min
+    for e in range(n):
+        if tie[e] and not any_now:
+            latest = max(latest, earliest[e])
+    for e in range(n):
+        if tie[e]:
+            tie[e] = now[e] if any_now else earliest[e] == latest
+    return n
+
+
+@kernel
+def with_nominated(fids, table, add_ids, aids, cache, pod, nodes, ptr, pods, memo, out
+                   ):  # fmt: skip  # pragma: no cover - compiled
+    """``RunFilterPluginsWithNominatedPods``' first pass for ``pod`` on each of ``nodes``:
+    the node's nominated pods ``pods[ptr[k]:ptr[k+1]]`` added in order (the ``assume`` of
+    the plugins of ``add_ids``: no Reserve), the filters run, the pods removed again in
+    the same order (``remove`` of ``aids``); the verdict in ``out[node]``."""
+    one = np.zeros(1, dtype=np.int64)
+    for k in range(nodes.shape[0]):
+        node = nodes[k]
+        for e in range(ptr[k], ptr[k + 1]):
+            _change(add_ids, table, cache, pods[e], node, np.bool_(True))
+        one[0] = node
+        fill_verdicts(fids, table, pod, np.int64(0), 0, 1, one, memo)
+        for e in range(ptr[k], ptr[k + 1]):
+            _change(aids, table, cache, pods[e], node, np.bool_(False))
+        out[node] = memo[0, node]

@@ -37,9 +37,10 @@ from ..framework.sequential import TIE_GO_RAND
 from ..framework.simulation import begin_sequential, random_source
 from ..model.disruption import BudgetRecord
 from ..model.snapshot import Cluster
+from .compiled import preempt_compiled
 from .dryrun import DryRuns
 from .explain import OFFSET_STREAM, preemption_entry
-from .reference import NOT_ELIGIBLE, Preemption, preempt, priority
+from .reference import NOT_ELIGIBLE, Preemption, priority
 
 
 def simulate_preemption(
@@ -119,8 +120,7 @@ def _post_filter(runs: DryRuns, pod: int, row: int, seed: int, source: GoRand | 
     view = runs.view(pod)
     record = runs.records[pod]
     try:
-        found = preempt(record, view.statuses(), view, budgets, offset, pct, absolute,
-                        view.dry_run)  # fmt: skip
+        found = preempt_compiled(view, record, budgets, offset, pct, absolute)
     finally:
         view.restore()
     _apply(runs, pod, found)

@@ -9,8 +9,10 @@
   tried first, ``evaluateNominatedNode``; the filters with the node's nominated pods of
   the pod's priority or higher added first, ``RunFilterPluginsWithNominatedPods``);
 * after a ``FitError``, PostFilter (:func:`post_filter`) runs on the current state: the
-  dry runs of :class:`.dryrun.DryRuns` over the simulator's cluster (its bound pods in
-  ``NodeInfo.Pods`` order, kept by the cache), then ``prepareCandidate``: the victims
+  dry runs of :class:`.dryrun.DryRuns` over the simulator's own run, which holds every
+  bound pod as a batch pod (:func:`with_bound_pods`; each node's pods in
+  ``NodeInfo.Pods`` order, followed as the simulator binds and deletes), compiled
+  (:func:`.compiled.preempt_compiled`), then ``prepareCandidate``: the victims
   deleted as :meth:`Simulator.delete` deletes, lower-priority pods nominated to the node
   lose their nomination, the preemptor is nominated; without a candidate its nomination
   is cleared (unless it was not eligible to preempt: PostFilter gave no result);
@@ -32,11 +34,13 @@ import numpy as np
 from ..framework.gorand import GoRand
 from ..framework.selection import draw
 from ..framework.sequential import TIE_GO_RAND
-from ..model.snapshot import build_cluster
+from ..model.objects import NamespaceRecord, PodRecord
+from ..model.snapshot import Cluster, build_cluster
+from .compiled import preempt_compiled
 from .dryrun import DryRuns
 from .explain import OFFSET_STREAM, preemption_entry
 from .nominated import nominated_verdicts
-from .reference import NOT_ELIGIBLE, preempt, priority
+from .reference import NOT_ELIGIBLE, priority
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -98,8 +102,9 @@ def post_filter(sim: Simulator, key: str) -> Outcome:
     assert nominations is not None and sim.framework.preemption is not None
     pct, absolute = sim.framework.preemption
     runs = _dry_runs(sim, key)
-    view = runs.view(runs.offset)
-    record = runs.records[view.pod]
+    record = msgspec.structs.replace(sim._cache.pending[key],
+                                     nominated_node_name=nominations.get(key, ""))  # fmt: skip
+    view = runs.view(sim._index[key])
     source = GoRand.over(sim._rng) if sim._tie == TIE_GO_RAND else None
     row = sim._index[key]
 
@@ -109,8 +114,7 @@ def post_filter(sim: Simulator, key: str) -> Outcome:
         return draw(sim._seed, OFFSET_STREAM + row, n)
 
     try:
-        found = preempt(record, view.statuses(), view, sim._cache.budgets, offset, pct,
-                        absolute, view.dry_run)  # fmt: skip
+        found = preempt_compiled(view, record, sim._cache.budgets, offset, pct, absolute)
     finally:
         view.restore()
     entry = preemption_entry(found, runs.names)
@@ -129,30 +133,37 @@ def post_filter(sim: Simulator, key: str) -> Outcome:
     return out
 
 
+def with_bound_pods(cluster: Cluster) -> tuple[Cluster, list[PodRecord]]:
+    """``cluster`` (a simulator cache's) with its bound pods moved into the batch, after
+    the pending pods (unbound copies, for the run to assume), and those pods: the state a
+    preempting :class:`~kscore_fast.Simulator` runs on, so that deleting a victim is the
+    plugins' ``remove`` and the dry runs read the run itself."""
+    snap = cluster.snapshot
+    bound = list(snap.pods)
+    unbound = [msgspec.structs.replace(p, node_name="", deleting=False) for p in bound]
+    controllers = [c for kind in snap.controllers.values() for c in kind]
+    namespaces = [NamespaceRecord(n, labels) for n, labels in snap.namespace_labels.items()]
+    built = build_cluster(list(snap.nodes), [*cluster.batch.pods, *unbound], snap.services,
+                          controllers, namespaces, listed=True, storage=snap.storage)  # fmt: skip
+    assert built.batch.names == [*cluster.batch.names, *(p.key for p in bound)]
+    assert built.snapshot.node_names == snap.node_names
+    built.snapshot.image_states = snap.image_states
+    built.snapshot.used_ports = snap.used_ports
+    return built, bound
+
+
 def _dry_runs(sim: Simulator, key: str) -> DryRuns:
-    """The dry runs' state of the simulator's cluster as it stands: its nodes in the
-    snapshot's order, its bound pods (the input's and those it bound) in each node's
-    ``NodeInfo.Pods`` order, then ``key`` and the other nominated pods pending (each with
-    its nomination as its ``status.nominatedNodeName``), those counted as nominated."""
-    cache, snap = sim._cache, sim._cluster.snapshot
-    nominations = sim._nominated
-    assert nominations is not None
-    bound = []
-    for name in snap.node_names:
-        for k in cache.on_node.get(name, ()):
-            record = cache.existing.get(k)
-            if record is None:
-                record = msgspec.structs.replace(cache.pending[k], node_name=name)
-            bound.append(record)
-    waiting = [key, *(k for k in nominations if k != key and k in sim._index)]
-    pending = [msgspec.structs.replace(cache.pending[k], nominated_node_name=nominations.get(k, ""))
-               for k in waiting]  # fmt: skip
-    built = build_cluster(snap.nodes, [*bound, *pending], cache.services, cache.controllers,
-                          cache.namespaces, listed=True, storage=cache.storage)  # fmt: skip
-    runs = DryRuns(sim.framework, built, listed=True)
-    where = snap.node_index
-    for k, other in enumerate(waiting[1:], start=1):
-        node = where.get(nominations[other])
-        if node is not None:
-            runs.nominated[runs.offset + k] = node
+    """The dry runs over the simulator's run as it stands (each node's pods in
+    ``NodeInfo.Pods`` order, followed as the simulator binds and deletes), with the other
+    pending pods' nominations."""
+    runs, where = sim._runs, sim._cluster.snapshot.node_index
+    nominations, index = sim._nominated, sim._index
+    assert runs is not None and nominations is not None
+    if not runs.tracking:  # (made now, then followed as the simulator binds and deletes)
+        runs.set_pods(sim._cache.on_node, where, {**index, **sim._rows})
+    runs.nominated = {}
+    for other, name in nominations.items():
+        node = where.get(name)
+        if other != key and other in index and node is not None:
+            runs.nominated[index[other]] = node
     return runs

@@ -325,19 +325,14 @@ def test_compiled_dry_run_equals_the_reference_walk(tmp_path, seed):
     the view's ``filter``), nominated pods and budgets included."""
     import random
 
-    from kscore_fast.preemption.dryrun import DryRuns
     from kscore_fast.preemption.reference import dry_run_preemption
-    from kscore_fast.profile import framework_for_profile
 
     from ..scenarios_preemption import preemption_scenario
+    from .runs import nominated_runs
 
     rng = random.Random(seed)
     cluster = api.load_cluster(_write(tmp_path, preemption_scenario(5_000_000 + seed, 10, 8)))
-    fw = framework_for_profile(api._default_config().profiles[0], 0).framework
-    runs = DryRuns(fw, cluster)
-    pending = list(range(runs.offset, len(runs.records)))
-    for q in rng.sample(pending, len(pending) // 3):  # some pods nominated somewhere
-        runs.nominated[q] = rng.randrange(len(runs.names))
+    runs, pending = nominated_runs(cluster, rng)
     for pod in pending:
         view = runs.view(pod)
         potential = list(range(len(runs.names)))

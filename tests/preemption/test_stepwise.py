@@ -19,7 +19,7 @@ from kscore_fast.queue import TimedSimulator
 from kscore_fast.simulator import Simulator
 
 from ..scenarios_preemption import preemption_scenario
-from .test_reference import _manifest, _write, overcommitted  # noqa: F401 (a fixture)
+from .test_reference import _manifest, _node, _write, overcommitted  # noqa: F401 (a fixture)
 
 HI = {"nominatedNode": "n2", "victims": [{"namespace": "default", "name": "b1", "priority": 1}],
       "pdbViolations": 0, "ties": ["n2"], "candidates": 2}  # fmt: skip
@@ -157,3 +157,40 @@ def test_events_with_preemption_from_the_command_line(overcommitted, tmp_path): 
     assert main(["simulate", overcommitted, "--events", str(events), "--quiet",
                  "-o", str(out)]) == 0  # fmt: skip
     assert all("preemption" not in r for r in json.loads(out.read_text())["attempts"])
+
+
+def _with_port(pod: dict, port: int) -> dict:
+    pod["spec"]["containers"][0]["ports"] = [{"containerPort": port, "hostPort": port}]
+    return pod
+
+
+def test_host_port_victims_of_the_input_deleted_in_place(tmp_path):
+    """Victims that are the input's bound pods and hold host ports leave the run's
+    NodePorts state in place (no re-preparation): the preemptor binds at its retry, and
+    the steps equal ``simulate --preemption --retry-nominated``."""
+    path = _write(tmp_path, [
+        _node("n1"), _node("n2"),
+        _with_port(_manifest("p1", "n1", "1", 1), 8080), _manifest("q1", "n1", "1", 1),
+        _with_port(_manifest("p2", "n2", "1", 2), 8080),
+        _with_port(_manifest("q2", "n2", "1", 0), 9090),
+        _with_port(_manifest("hi", None, "1", 100), 8080),
+        _with_port(_manifest("next", None, "1", 50), 9090),
+        _with_port(_manifest("last", None, "1", 0), 8080),
+    ])  # fmt: skip
+    whole = api.simulate(api.load_cluster([path]), scores="none", tie_break="go-rand",
+                         preemption=True, retry_nominated=True).to_dict()["results"]  # fmt: skip
+    sim = Simulator(api.load_cluster([path]), tie_break="go-rand", preemption=True)
+    steps = []
+    for key in ("default/hi", "default/next", "default/last"):
+        step = sim.schedule_one(key)
+        if step["host"] is None and key in sim.nominations:
+            retried = sim.schedule_one(key)
+            retried["preemption"] = {**step["preemption"], "retried": True,
+                                     "firstError": step["error"]}  # fmt: skip
+            step = retried
+        steps.append(step)
+    assert [(r["pod"], r["host"], r.get("preemption")) for r in steps] == [
+        (r["pod"], r["host"], r.get("preemption")) for r in whole]  # fmt: skip
+    assert steps[0]["host"] == "n1" and steps[0]["preemption"]["victims"] == [
+        {"namespace": "default", "name": "p1", "priority": 1}]  # fmt: skip
+    assert sim._rows and not sim._stale  # (the input's victim deleted in place)

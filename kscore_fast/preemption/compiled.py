@@ -1,0 +1,135 @@
+"""``Evaluator.Preempt`` on the compiled walk: :func:`.reference.preempt` step for step,
+with the diagnosis' statuses as verdict arrays (the nodes where preemption might help
+found vectorized), the dry runs in one :func:`.kernels.dry_run` call and
+``SelectCandidate`` in one :func:`.kernels.pick` call; only the chosen candidate's victims
+become records. The nodes' statuses, which nothing prints, are made when read
+(:class:`LazyStatuses`). Tested equal to :func:`.reference.preempt`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from ..model.disruption import BudgetRecord
+from ..model.objects import PodRecord
+from . import kernels
+from .dryrun import DryRuns
+from .reference import (
+    NOT_ELIGIBLE,
+    NOT_HELPFUL,
+    UNSCHEDULABLE_AND_UNRESOLVABLE,
+    Preemption,
+    Status,
+    Victims,
+    eligible,
+    num_candidates,
+)
+
+
+class LazyStatuses(Mapping[int, Status]):
+    """node → status, made by ``make`` at the first read."""
+
+    def __init__(self, make: Callable[[], dict[int, Status]]) -> None:
+        self._make: Callable[[], dict[int, Status]] | None = make
+        self._made: dict[int, Status] = {}
+
+    def _all(self) -> dict[int, Status]:
+        if self._make is not None:
+            self._made, self._make = self._make(), None
+        return self._made
+
+    def __getitem__(self, node: int) -> Status:
+        return self._all()[node]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and dict(self._all()) == dict(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetRecord],
+                     draw: Callable[[int], int], percentage: int = 10,
+                     absolute: int = 100) -> Preemption:  # fmt: skip
+    """:func:`.reference.preempt` of the view's pod (``pod``: its record as the nominator
+    has it) after its FitError in the state as it is: the same :class:`Preemption`."""
+    verdicts = view.verdicts(view._all)
+    codes = _codes(view, verdicts)
+    nominated = None
+    node = view.node_index(pod.nominated_node_name) if pod.nominated_node_name else None
+    if node is not None and verdicts[node] != 0:
+        nominated = view._status(int(verdicts[node]))
+    if not eligible(pod, nominated, view):
+        return Preemption(reason=NOT_ELIGIBLE)
+    out = Preemption()
+    unhelpful = np.flatnonzero(codes == UNSCHEDULABLE_AND_UNRESOLVABLE)
+    potential = np.flatnonzero(codes != UNSCHEDULABLE_AND_UNRESOLVABLE)
+    if not len(potential):
+        out.statuses = LazyStatuses(lambda: _not_helpful(unhelpful))  # type: ignore[assignment]
+        out.reason = "no node where preemption might help"
+        return out
+    out.drew = True
+    offset = draw(len(potential))
+    wanted = num_candidates(len(potential), percentage, absolute)
+    order, status, vptr, victims, violations, walked = view._walk(potential, offset, wanted,
+                                                                  budgets)  # fmt: skip
+
+    def statuses() -> dict[int, Status]:
+        made = _not_helpful(unhelpful)
+        made.update(view._walk_statuses(pod, order, status, walked))
+        return made
+
+    out.statuses = LazyStatuses(statuses)  # type: ignore[assignment]
+    cands = np.empty(max(walked, 1), dtype=np.int64)
+    tie = np.zeros(max(walked, 1), dtype=np.bool_)
+    n = int(kernels.pick(status, vptr, victims, violations, np.int64(walked), np.int64(wanted),
+                         view._priority, view._start, cands, tie))  # fmt: skip
+    if n == 0:
+        out.reason = "no candidate node"
+        return out
+    out.candidates = _candidates(view, cands[:n], order, vptr, victims, violations)
+    out.ties = [int(order[k]) for k in cands[:n][tie[:n]].tolist()]
+    best = next(c for c in out.candidates if c.node == out.ties[0])
+    out.node, out.victims, out.pdb_violations = best.node, best.pods, best.pdb_violations
+    return out
+
+
+def _codes(view: DryRuns, verdicts: np.ndarray) -> np.ndarray:
+    """int64[N]: each node's status code (0: it passes) from its verdict."""
+    unique, inverse = np.unique(verdicts, return_inverse=True)
+    code = np.array([view._status(int(v)).code for v in unique.tolist()], dtype=np.int64)
+    return code[inverse]
+
+
+def _not_helpful(nodes: np.ndarray) -> dict[int, Status]:
+    status = Status(UNSCHEDULABLE_AND_UNRESOLVABLE, (NOT_HELPFUL,))
+    return dict.fromkeys(nodes.tolist(), status)
+
+
+class _Victims(Victims):
+    """A candidate whose victims become records when read."""
+
+    def __init__(self, node: int, positions: list[int], violations: int,
+                 records: list[PodRecord]) -> None:  # fmt: skip
+        self.node, self.pdb_violations = node, violations
+        self._positions, self._records = positions, records
+
+    @property  # type: ignore[override]
+    def pods(self) -> list[PodRecord]:
+        return [self._records[i] for i in self._positions]
+
+
+def _candidates(view: DryRuns, cands: np.ndarray, order: np.ndarray, vptr: np.ndarray,
+                victims: np.ndarray, violations: np.ndarray) -> list[Victims]:  # fmt: skip
+    """The candidates (walk positions ``cands``) as :class:`Victims`."""
+    flat, ptr = victims.tolist(), vptr.tolist()
+    nodes, bad = order.tolist(), violations.tolist()
+    return [_Victims(nodes[k], flat[ptr[k] : ptr[k + 1]], bad[k], view.records)
+            for k in cands.tolist()]  # fmt: skip
