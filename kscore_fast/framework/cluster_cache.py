@@ -95,7 +95,8 @@ class ClusterCache:
         self.services: list[ServiceRecord] = []
         self.controllers: list[ControllerRecord] = []
         self.namespaces: list[NamespaceRecord] = []
-        #: the storage objects (unchanged by events: binding claims is not simulated)
+        #: the storage objects (unchanged by events: what VolumeBinding's Reserve claims is
+        #: kept in its plugin state, as Go keeps it in its assume cache)
         self.storage = NO_STORAGE
         #: the Priority admission plugin over the input's PriorityClasses (add_pod)
         self.admission = Admission()

@@ -1,8 +1,8 @@
 """kscore == the real kube-scheduler v1.23.6 (benchmarks/goref) with VolumeRestrictions
 and the volume limits (NodeVolumeLimits, EBSLimits, GCEPDLimits, AzureDiskLimits):
 random clusters with in-tree disks, CSI volumes, CSINodes and attach limits
-(:mod:`tests.scenarios_disks`) under the default profile without VolumeBinding's filter
-(being built elsewhere). In ``score``: every verdict count and FitError text, every
+(:mod:`tests.scenarios_disks`) under the whole default profile, VolumeBinding included.
+In ``score``: every verdict count and FitError text, every
 score; in whole ``simulate`` runs with Go's tie-breaks: the same, and every host (also on
 crowded clusters, where pods preempt); ``score --explain`` on crowded clusters:
 DefaultPreemption's candidates and victims. ``KSCORE_DIFF_DISK_SCENARIOS`` (default 40)

@@ -1,6 +1,6 @@
 """kscore == the real kube-scheduler v1.23.6 (benchmarks/goref) with VolumeBinding's
 PreFilter and Filter: random clusters of :mod:`tests.scenarios_volume_binding` under the
-default profile without VolumeRestrictions and the volume limits (not simulated yet). In
+default profile without VolumeRestrictions and the volume limits (``test_goref_disks``). In
 ``score``: every verdict count, FitError text and score; in whole ``simulate`` runs with
 Go's tie-breaks: the same, and every host. And the project's ``data/embedded`` under the
 default profile, whose three pods with absent claims Go fails at PreFilter.

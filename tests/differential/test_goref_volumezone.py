@@ -1,8 +1,9 @@
 """kscore == the real kube-scheduler v1.23.6 (benchmarks/goref) with VolumeZone: random
 clusters with storage objects (:mod:`tests.scenarios_volumes`) under the default profile
-with, of the volume plugins, only VolumeZone (VolumeBinding's filter and the volume limits
-are not simulated yet). In ``score``: every verdict count and FitError text, every score;
-in whole ``simulate`` runs with Go's tie-breaks: the same, and every host.
+with, of the volume plugins, only VolumeZone (the others are compared in
+``test_goref_volumebinding`` and ``test_goref_disks``). In ``score``: every verdict count
+and FitError text, every score; in whole ``simulate`` runs with Go's tie-breaks: the same,
+and every host.
 ``KSCORE_DIFF_VOLUME_SCENARIOS`` (default 40) scenarios each; ``-m slow``: 2,000 more each,
 with larger clusters.
 """

@@ -4,8 +4,9 @@ claims must match the node's (pkg/scheduler/framework/plugins/volumezone/volume_
 A pod's verdict depends only on its namespace and claim names and on the node's zone
 and region labels, so the plugin evaluates the scalar reference once per pair of pod
 class and node class and the kernel reads the table. The storage objects never change
-during a run (binding claims is VolumeBinding's, not simulated yet): binding a pod changes
-nothing the plugin reads.
+during a run (VolumeBinding's Reserve claims volumes in its own state, as Go's assume
+cache does, not in the claims VolumeZone reads): binding a pod changes nothing the plugin
+reads.
 """
 
 from __future__ import annotations
