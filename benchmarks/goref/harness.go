@@ -231,6 +231,7 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 	objs = appendObjects(objs, in.StorageClasses)
 	objs = appendObjects(objs, in.CSINodes)
 	objs = appendObjects(objs, in.CSIDrivers)
+	objs = appendObjects(objs, in.CSIStorageCapacities) // VolumeBinding's capacity check
 	// DefaultPreemption's PDB lister; a PDB without status gets the disruption
 	// controller's (pdb.go).
 	if opts.Preemption || opts.Explain {

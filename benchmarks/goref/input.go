@@ -21,6 +21,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	storagev1beta1 "k8s.io/api/storage/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -60,6 +61,9 @@ type inputSet struct {
 	// after their nodes) and CSIDrivers
 	CSINodes   []*storagev1.CSINode
 	CSIDrivers []*storagev1.CSIDriver
+	// what VolumeBinding's capacity check reads (storage.k8s.io/v1beta1, the version
+	// v1.23's scheduler lists; v1 objects have the same fields)
+	CSIStorageCapacities []*storagev1beta1.CSIStorageCapacity
 	// the PriorityClasses the Priority admission plugin reads (admission.go)
 	PriorityClasses []*schedulingv1.PriorityClass
 	// PodDisruptionBudgets (policy/v1; policy/v1beta1 converted as the API server
@@ -292,7 +296,7 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 	switch kind {
 	case "Node", "Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Namespace", "PriorityClass",
 		"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "PodDisruptionBudget",
-		"CSINode", "CSIDriver":
+		"CSINode", "CSIDriver", "CSIStorageCapacity":
 	case "Deployment":
 		ld.in.SkippedKinds[kind]++
 		return ld.addDeployment(obj, loc)
@@ -353,6 +357,8 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		target = &storagev1.CSINode{}
 	case "CSIDriver":
 		target = &storagev1.CSIDriver{}
+	case "CSIStorageCapacity":
+		target = &storagev1beta1.CSIStorageCapacity{}
 	case "PodDisruptionBudget":
 		target = &policyv1.PodDisruptionBudget{}
 	}
@@ -453,6 +459,14 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
 		if len(errs) == 0 {
 			ld.in.CSINodes = append(ld.in.CSINodes, o)
+		}
+	case *storagev1beta1.CSIStorageCapacity:
+		o.Namespace = ns
+		o.APIVersion = storagev1beta1.SchemeGroupVersion.String()
+		errs = metav1validation.ValidateLabels(o.Labels, labelsPath)
+		errs = append(errs, metav1validation.ValidateLabelSelector(o.NodeTopology, field.NewPath("nodeTopology"))...)
+		if len(errs) == 0 {
+			ld.in.CSIStorageCapacities = append(ld.in.CSIStorageCapacities, o)
 		}
 	case *storagev1.CSIDriver:
 		o.Namespace = ""
@@ -595,6 +609,11 @@ func checkQuantities(kind string, obj map[string]interface{}) error {
 		}
 	case "PersistentVolume":
 		if err := check(get(obj["spec"], "capacity"), "spec.capacity"); err != nil {
+			return err
+		}
+	case "CSIStorageCapacity":
+		top := map[string]interface{}{"capacity": obj["capacity"], "maximumVolumeSize": obj["maximumVolumeSize"]}
+		if err := check(top, ""); err != nil {
 			return err
 		}
 	case "PersistentVolumeClaim":

@@ -83,6 +83,8 @@ from ..model.storage import (
 from ..model.times import rfc3339_problem
 from ..model.validation import valid_dns1123_subdomain, valid_label_value
 from . import schema
+from .capacities import KIND as CAPACITY_KIND
+from .capacities import capacity_record
 from .disks import CSI_KINDS, NO_DISKS, PV_SOURCES, csi_record, pod_disks, volume_record
 from .validate import (
     CLUSTER_SCOPED,
@@ -120,7 +122,8 @@ from .validate import (
 )
 
 #: the storage objects' kinds (:mod:`kscore_fast.model.storage`)
-STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", *CSI_KINDS)
+STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", *CSI_KINDS,
+                 CAPACITY_KIND)  # fmt: skip
 BUDGET_KIND = "PodDisruptionBudget"
 USED_KINDS = frozenset(("Node", "Pod", "Service", RC_KIND, RS_KIND, SS_KIND, "Namespace",
                         "PriorityClass", BUDGET_KIND, *STORAGE_KINDS))  # fmt: skip
@@ -151,6 +154,7 @@ _OWN_FIELDS = {
     "StorageClass": (set(), set()),
     "CSINode": ({"drivers"}, set()),
     "CSIDriver": ({"attachRequired", "storageCapacity"}, set()),
+    CAPACITY_KIND: (set(), set()),
     BUDGET_KIND: ({"selector", "minAvailable", "maxUnavailable"},
                   {"disruptionsAllowed", "disruptedPods"}),
 }  # fmt: skip
@@ -880,10 +884,12 @@ class ObjectReader(_Fields):
 
     def _storage(self, kind: str, meta: schema.Metadata, obj: schema.Resource,
                  labels: dict[str, str], at: At) -> StorageRecord:  # fmt: skip
-        """A PersistentVolumeClaim, PersistentVolume or StorageClass: what the volume
-        plugins read of it, with the API server's defaults."""
+        """A storage object (``STORAGE_KINDS``): what the volume plugins read of it, with
+        the API server's defaults."""
         if kind in CSI_KINDS:
             return csi_record(kind, at[2][2], meta, obj, self._where(*at))
+        if kind == CAPACITY_KIND:
+            return capacity_record(at[2][1], at[2][2], obj, self._where(*at))
         if kind == "StorageClass":
             return self._storage_class(obj, at)
         spec = obj.spec or _NO_SPEC
@@ -963,6 +969,7 @@ class ObjectReader(_Fields):
             volume_mode=spec.volume_mode or FILESYSTEM,
             selector=None if selector is None else selector.as_selector(),
             selected_node=notes.get(SELECTED_NODE_ANNOTATION, ""),
+            request_value=None if storage is None else storage.value(),
         )  # fmt: skip
 
     def _volume_affinity(self, spec: schema.Spec, at: At) -> tuple[NodeSelectorTerm, ...] | None:

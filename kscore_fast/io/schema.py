@@ -356,6 +356,11 @@ class Resource(msgspec.Struct, gc=False):
     volume_binding_mode: Any = msgspec.field(default=None, name="volumeBindingMode")
     provisioner: Any = None
     allowed_topologies: Any = msgspec.field(default=None, name="allowedTopologies")
+    # CSIStorageCapacity (checked by the reader)
+    storage_class_name: Any = msgspec.field(default=None, name="storageClassName")
+    node_topology: Any = msgspec.field(default=None, name="nodeTopology")
+    capacity: Any = None
+    maximum_volume_size: Any = msgspec.field(default=None, name="maximumVolumeSize")
 
 
 # -- JSON documents: what pods of a template share, kept as text -------------------------------

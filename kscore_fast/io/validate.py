@@ -55,6 +55,7 @@ _NAME_RULES = {
     "PodDisruptionBudget": ("a DNS subdomain", is_dns1123_subdomain),
     "CSINode": ("a DNS subdomain", is_dns1123_subdomain),
     "CSIDriver": ("a DNS subdomain", is_dns1123_subdomain),
+    "CSIStorageCapacity": ("a DNS subdomain", is_dns1123_subdomain),
 }
 #: the kinds read that have no namespace
 CLUSTER_SCOPED = frozenset(("Node", "Namespace", "PriorityClass", "PersistentVolume",

@@ -1,6 +1,7 @@
 """The storage objects of a cluster, as the scheduler's listers see them:
-PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers (the
-objects the volume plugins read; only their fields that those plugins read are kept).
+PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, CSIDrivers and
+CSIStorageCapacities (the objects the volume plugins read; only their fields that those
+plugins read are kept).
 
 Records are made by the reader (:mod:`kscore_fast.io.objects`) with the API server's
 defaults applied (a StorageClass's ``volumeBindingMode`` defaults to ``Immediate``), and
@@ -62,6 +63,9 @@ class ClaimRecord(msgspec.Struct, frozen=True, gc=False):
     volume_mode: str = FILESYSTEM
     selector: Selector | None = None
     selected_node: str = ""
+    #: ``Quantity.Value()`` of the storage request (None: absent), what
+    #: ``hasEnoughCapacity`` compares
+    request_value: int | None = None
 
 
 class VolumeRecord(msgspec.Struct, frozen=True, gc=False):
@@ -100,7 +104,28 @@ class ClassRecord(msgspec.Struct, frozen=True, gc=False):
     allowed_topologies: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...] = ()
 
 
-StorageRecord = ClaimRecord | VolumeRecord | ClassRecord | CSINodeRecord | CSIDriverRecord
+class CapacityRecord(msgspec.Struct, frozen=True, gc=False):
+    """A CSIStorageCapacity (storage.k8s.io/v1beta1, namespaced): its class, its
+    ``nodeTopology`` (None: absent, no node has access) and ``Quantity.Value()`` of its
+    ``capacity`` and ``maximumVolumeSize`` (None: absent)."""
+
+    namespace: str
+    name: str
+    class_name: str
+    node_topology: Selector | None = None
+    capacity: int | None = None
+    maximum_volume_size: int | None = None
+
+    @property
+    def limit(self) -> int | None:
+        """What a volume's size is compared with: ``maximumVolumeSize`` when set (the more
+        precise), else ``capacity`` (``capacitySufficient``)."""
+        return self.capacity if self.maximum_volume_size is None else self.maximum_volume_size
+
+
+StorageRecord = (
+    ClaimRecord | VolumeRecord | ClassRecord | CSINodeRecord | CSIDriverRecord | CapacityRecord
+)
 
 
 @dataclass(frozen=True)
@@ -112,6 +137,8 @@ class Storage:
     classes: dict[str, ClassRecord] = field(default_factory=dict)
     csi_nodes: dict[str, CSINodeRecord] = field(default_factory=dict)
     csi_drivers: dict[str, CSIDriverRecord] = field(default_factory=dict)
+    #: CSIStorageCapacities by (namespace, name), in input order
+    capacities: dict[tuple[str, str], CapacityRecord] = field(default_factory=dict)
 
     @classmethod
     def of(cls, records: Iterable[StorageRecord]) -> Storage:
@@ -125,13 +152,16 @@ class Storage:
                 out.csi_nodes[r.name] = r
             elif isinstance(r, CSIDriverRecord):
                 out.csi_drivers[r.name] = r
+            elif isinstance(r, CapacityRecord):
+                out.capacities[(r.namespace, r.name)] = r
             else:
                 out.classes[r.name] = r
         return out
 
     def __len__(self) -> int:
         return (len(self.claims) + len(self.volumes) + len(self.classes)
-                + len(self.csi_nodes) + len(self.csi_drivers))  # fmt: skip
+                + len(self.csi_nodes) + len(self.csi_drivers)
+                + len(self.capacities))  # fmt: skip
 
 
 #: a cluster without storage objects

@@ -35,7 +35,8 @@ def find_volume(state, k, node, chosen, n_chosen):  # pragma: no cover - compile
     """``FindMatchingVolume`` of claim ``k`` on ``node``, volumes ``chosen[:n_chosen]``
     excluded: a volume index, or -1. The first volume bound to the claim (by name) that
     is not excluded decides: it, or none."""
-    (_, _, _, _, _, _, cand_ptr, cand, aff_row, aff, _, _, _, owner, pre, _, n_bound) = state
+    cand_ptr, cand, aff_row, aff = state[6], state[7], state[8], state[9]
+    owner, pre, n_bound = state[13], state[14], state[16]
     if n_bound[k] == 1 and not is_chosen(pre[k], chosen, n_chosen):
         return pre[k] if aff[aff_row[pre[k]], node] else -1
     if n_bound[k] > 1:  # (a claim listed twice in a pod gets a volume each time)
@@ -54,8 +55,9 @@ def pod_volumes(state, c, node, chosen, provision):  # pragma: no cover - compil
     """``FindPodVolumes``' claims to bind for pod class ``c`` on ``node``: the reason bits
     (2, 4), with the matched volumes in ``chosen`` (per claim of the class's sorted
     order, -1 none) and the claims to provision in ``provision`` (-1 ends)."""
-    (_, _, _, pc_ptr, pc_claims, pc_sorted, _, _, _, _, prov, topo_row, topo, _, _,
-     selected, _) = state  # fmt: skip
+    pc_ptr, pc_claims, pc_sorted = state[3], state[4], state[5]
+    prov, topo_row, topo, selected = state[10], state[11], state[12], state[15]
+    cap_row, cap = state[17], state[18]
     lo, hi = pc_ptr[c], pc_ptr[c + 1]
     for i in range(lo, hi):  # the fast path: a claim selected for another node
         s = selected[pc_claims[i]]
@@ -82,10 +84,12 @@ def pod_volumes(state, c, node, chosen, provision):  # pragma: no cover - compil
         provision[n_prov] = -1
     if n_prov == 0:
         return 0 if matched_all else BIND_CONFLICT
-    for i in range(n_prov):  # checkVolumeProvisions
+    for i in range(n_prov):  # checkVolumeProvisions: the first failing claim decides
         k = provision[i]
         if not prov[k] or not topo[topo_row[k], node]:
             return BIND_CONFLICT
+        if not cap[cap_row[k], node]:  # hasEnoughCapacity
+            return NOT_ENOUGH_SPACE
     return 0
 
 

@@ -21,9 +21,10 @@ volumes of equal capacity, and among the volumes bound to one claim (a pod that 
 claim twice binds two volumes to it; Go's later pods of that claim meet one of them in map
 order).
 
-Not simulated: the CSIStorageCapacity check (it needs CSIDriver objects, not read: every
-class has enough storage) and the translation of in-tree volumes to CSI (it needs
-CSINode objects).
+The CSIStorageCapacity check is on, as v1.23's default feature gates have it: a claim
+to provision through a CSIDriver with ``storageCapacity: true`` needs a CSIStorageCapacity
+object of its class, large enough and accessible from the node (``hasEnoughCapacity``);
+Reserve consumes no capacity.
 """
 
 from __future__ import annotations

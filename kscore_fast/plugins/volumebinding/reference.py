@@ -4,7 +4,8 @@
   ``PreFilter``, ``Filter``, ``Reserve``;
 * .../volumebinding/binder.go: ``GetPodVolumes``, ``isPVCFullyBound``, ``FindPodVolumes``
   (its reasons, in its order), ``checkBoundClaims``, ``findMatchingVolumes``,
-  ``checkVolumeProvisions``, ``AssumePodVolumes``;
+  ``checkVolumeProvisions``, ``hasEnoughCapacity``, ``capacitySufficient``,
+  ``nodeHasAccess``, ``AssumePodVolumes``;
 * pkg/controller/volume/persistentvolume/util: ``IsDelayBindingMode``,
   ``FindMatchingVolume``, ``IsVolumeBoundToClaim``, ``CheckAccessModes``,
   ``CheckVolumeModeMismatches``;
@@ -13,9 +14,10 @@
 * pkg/apis/core/v1/helper ``MatchTopologySelectorTerms``.
 
 Every failure is ``UnschedulableAndUnresolvable``. What ``AssumePodVolumes`` changes
-lives in :class:`Assumed`. No CSIDriver objects are read, so no class opts into the
-CSIStorageCapacity check (``hasEnoughCapacity`` finds enough storage), and no CSINode
-objects, so no in-tree PersistentVolume is translated to CSI.
+lives in :class:`Assumed`. The CSIStorageCapacity check is on (v1.23's default feature
+gates); ``AssumePodVolumes`` consumes no capacity (the CSIStorageCapacity objects are the
+driver's to update). ``checkBoundClaims``' translation of in-tree PersistentVolumes to
+CSI (``tryTranslatePVToCSI``) is not ported.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from ...model.objects import NodeSelectorTerm, PodRecord
 from ...model.storage import (
     NO_PROVISIONER,
     WAIT_FOR_FIRST_CONSUMER,
+    CapacityRecord,
     ClaimRecord,
+    ClassRecord,
     Storage,
     VolumeRecord,
 )
@@ -187,16 +191,59 @@ def find_matching_volume(claim: ClaimRecord, labels: Mapping[str, str], storage:
 
 def provision_check(claims: Sequence[ClaimRecord], labels: Mapping[str, str],
                     storage: Storage) -> tuple[bool, bool]:  # fmt: skip
-    """``checkVolumeProvisions``: (provisioning satisfied, enough storage). Every claim
-    here has a class (its delayed binding needs one). No CSIDriver is read, so no driver
-    opts into capacity checks (``hasEnoughCapacity``: enough)."""
+    """``checkVolumeProvisions``: (provisioning satisfied, enough storage); the first
+    claim that fails decides. Every claim here has a class (its delayed binding needs
+    one)."""
     for claim in claims:
         cls = storage.classes[claim.class_name]
         if cls.provisioner in ("", NO_PROVISIONER):
             return False, True
         if not topology_matches(cls.allowed_topologies, labels):
             return False, True
+        if not has_enough_capacity(claim, cls, labels, storage):
+            return True, False
     return True, True
+
+
+def checks_capacity(claim: ClaimRecord, cls: ClassRecord, storage: Storage) -> bool:
+    """``hasEnoughCapacity``'s first checks (CSIStorageCapacity on, v1.23's default):
+    the claim requests storage and its class's provisioner is a CSIDriver that opts into
+    capacity checks (``storageCapacity: true``)."""
+    if claim.request_value is None:
+        return False
+    driver = storage.csi_drivers.get(cls.provisioner)
+    return driver is not None and driver.storage_capacity
+
+
+def has_enough_capacity(claim: ClaimRecord, cls: ClassRecord, labels: Mapping[str, str],
+                        storage: Storage) -> bool:  # fmt: skip
+    """``hasEnoughCapacity``: no check, or :func:`capacity_available`."""
+    if not checks_capacity(claim, cls, storage):
+        return True
+    return capacity_available((cls.name, claim.request_value), labels, storage)
+
+
+def capacity_available(need: tuple[str, int | None], labels: Mapping[str, str],
+                       storage: Storage) -> bool:  # fmt: skip
+    """``hasEnoughCapacity``'s search for ``need`` (class name, size in bytes): a
+    CSIStorageCapacity of the class, large enough and accessible from the node (any one:
+    Go stops at the first it lists)."""
+    name, size = need
+    return any(capacity.class_name == name and capacity_sufficient(capacity, size or 0)
+               and node_has_access(capacity, labels)
+               for capacity in storage.capacities.values())  # fmt: skip
+
+
+def capacity_sufficient(capacity: CapacityRecord, size: int) -> bool:
+    """``capacitySufficient``: ``maximumVolumeSize`` when set, else ``capacity``, is at
+    least ``size`` (neither set: not sufficient)."""
+    limit = capacity.limit
+    return limit is not None and limit >= size
+
+
+def node_has_access(capacity: CapacityRecord, labels: Mapping[str, str]) -> bool:
+    """``nodeHasAccess``: the node's labels match ``nodeTopology`` (absent: no node)."""
+    return capacity.node_topology is not None and capacity.node_topology.matches(labels)
 
 
 def topology_matches(terms: Sequence[Sequence[tuple[str, Sequence[str]]]],

@@ -9,24 +9,28 @@ class, per pod class its claims to bind (volume order, and sorted by request), p
 its candidate volumes (``FindMatchingVolume``'s static checks passed, smallest first, then
 by name), per volume its node affinity row, per claim whether its class provisions and its
 topology row, and what ``assume`` changes: each volume's owning claim, each claim's bound
-volume and selected node.
+volume and selected node; then per claim its row of the storage capacity check
+(``hasEnoughCapacity``'s verdict on each node: CSIStorageCapacity objects never change
+during a run, and ``assume`` consumes none).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import msgspec
 import numpy as np
 
-from ...errors import UnsupportedError
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ...model.storage import NO_PROVISIONER, ClaimRecord, Storage, VolumeRecord
 from ..helper.claims import claim_classes
 from . import kernels as k
 from .reference import (
     by_request,
+    capacity_available,
     check_bound_claims,
+    checks_capacity,
     is_volume_bound_to_claim,
     node_affinity_matches,
     pod_claims,
@@ -37,9 +41,11 @@ from .reference import (
 
 STATE_FIELDS = ("node_class", "pod_class", "bound_code", "pc_ptr", "pc_claims", "pc_sorted",
                 "cand_ptr", "cand", "aff_row", "aff", "prov", "topo_row", "topo", "owner",
-                "pre", "selected", "n_bound")  # fmt: skip
+                "pre", "selected", "n_bound", "cap_row", "cap")  # fmt: skip
 #: the fields ``assume`` changes
 DYNAMIC = (13, 14, 15, 16)
+#: a claim's capacity check: its class and ``Value()`` of its request
+Need = tuple[str, int | None]
 #: the batch cache's key of the claims and volumes the state's indices name
 RECORDS = "VolumeBinding.records"
 
@@ -50,7 +56,7 @@ def empty_state() -> tuple:
             np.zeros(0, i64), np.zeros(0, i64), np.zeros(1, i64), np.zeros(0, i64),
             np.zeros(0, i32), np.zeros((0, 0), b), np.zeros(0, b), np.zeros(0, i32),
             np.zeros((0, 0), b), np.zeros(0, i64), np.zeros(0, i64), np.zeros(0, i64),
-            np.zeros(0, i64))  # fmt: skip
+            np.zeros(0, i64), np.zeros(0, i32), np.zeros((0, 0), b))  # fmt: skip
 
 
 def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
@@ -61,37 +67,29 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     claims = list({(c.namespace, c.name): c for cs in to_bind for c in cs}.values())
     claim_id = {(c.namespace, c.name): i for i, c in enumerate(claims)}
     volumes = volume_order(storage)
-    node_class, node_labels = node_classes(snapshot, _keys(reps, claims, volumes, storage))
+    classes = [storage.classes[c.class_name] for c in claims]
+    needs = [(cls.name, c.request_value) if checks_capacity(c, cls, storage) else None
+             for c, cls in zip(claims, classes, strict=True)]  # fmt: skip
+    keys = _keys(claims, volumes, needs, storage)
+    node_class, node_labels = node_classes(snapshot, keys)
     bound_code = _bound_codes(reps, node_labels, storage)
     pc_ptr, pc_claims, pc_sorted = _pod_class_claims(to_bind, claim_id)
     cand_ptr, cand, pre, owner, n_bound = _candidates(claims, volumes)
     aff_row, aff = _rows([v.node_affinity for v in volumes], node_class, node_labels,
                          node_affinity_matches)  # fmt: skip
-    classes = [storage.classes[c.class_name] for c in claims]
     prov = np.array([c.provisioner not in ("", NO_PROVISIONER) for c in classes], np.bool_)
-    _refuse_capacity_checks(classes, prov, storage)
     topo_row, topo = _rows([c.allowed_topologies for c in classes], node_class, node_labels,
                            topology_matches)  # fmt: skip
+    cap_row, cap = _rows(needs, node_class, node_labels,
+                         lambda need, labels: need is None
+                         or capacity_available(need, labels, storage))  # fmt: skip
     batch.cache[RECORDS] = (claims, volumes)
     node_index = {name: i for i, name in enumerate(snapshot.node_names)}
     selected = np.array([node_index.get(c.selected_node, k.OTHER_NODE) if c.selected_node
                          else k.NO_NODE for c in claims], np.int64).reshape(-1)  # fmt: skip
     return (node_class, pod_class, bound_code, pc_ptr, pc_claims, pc_sorted, cand_ptr, cand,
-            aff_row, aff, prov, topo_row, topo, owner, pre, selected, n_bound)  # fmt: skip
-
-
-def _refuse_capacity_checks(classes: list[Any], prov: np.ndarray, storage: Storage) -> None:
-    """A claim to provision through a CSIDriver with ``storageCapacity: true`` needs
-    ``hasEnoughCapacity``'s check against CSIStorageCapacity objects, which is not
-    simulated: refused (never guessed)."""
-    for cls, provisions in zip(classes, prov.tolist(), strict=True):
-        driver = storage.csi_drivers.get(cls.provisioner) if provisions else None
-        if driver is not None and driver.storage_capacity:
-            raise UnsupportedError(
-                f"VolumeBinding: StorageClass {cls.name!r} provisions through CSIDriver "
-                f"{driver.name!r}, which has storageCapacity: true; the storage capacity "
-                "check (CSIStorageCapacity objects) is not simulated yet"
-            )
+            aff_row, aff, prov, topo_row, topo, owner, pre, selected, n_bound, cap_row,
+            cap)  # fmt: skip
 
 
 def pod_classes(batch: PodBatch, storage: Storage) -> tuple[np.ndarray, list[Any]]:
@@ -100,10 +98,11 @@ def pod_classes(batch: PodBatch, storage: Storage) -> tuple[np.ndarray, list[Any
     return claim_classes(batch, lambda pod: pre_filter(pod, storage) is None)
 
 
-def _keys(reps: list[Any], claims: list[ClaimRecord], volumes: list[VolumeRecord],
-          storage: Storage) -> tuple[str, ...]:  # fmt: skip
+def _keys(claims: list[ClaimRecord], volumes: list[VolumeRecord],
+          needs: list[Need | None], storage: Storage) -> tuple[str, ...]:  # fmt: skip
     """The node label keys the verdicts read: the node affinity of the volumes (bound or
-    candidates) and the allowed topologies of the claims' classes."""
+    candidates), the allowed topologies of the claims' classes and the node topology of
+    the CSIStorageCapacities of the classes whose capacity is checked."""
     keys: set[str] = set()
     for volume in volumes:
         for term in volume.node_affinity or ():
@@ -111,6 +110,10 @@ def _keys(reps: list[Any], claims: list[ClaimRecord], volumes: list[VolumeRecord
     for claim in claims:
         for term in storage.classes[claim.class_name].allowed_topologies:
             keys.update(key for key, _ in term)
+    checked = {need[0] for need in needs if need is not None}
+    for capacity in storage.capacities.values():
+        if capacity.class_name in checked and capacity.node_topology is not None:
+            keys.update(r.key for r in capacity.node_topology.requirements)
     return tuple(sorted(keys))
 
 
@@ -212,7 +215,8 @@ def assumed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch) -> Sto
     claims, volumes = batch.cache[RECORDS]
     storage = snapshot.storage
     owner, selected = s[13], s[15]
-    out = Storage(dict(storage.claims), dict(storage.volumes), dict(storage.classes))
+    out = dataclasses.replace(storage, claims=dict(storage.claims),
+                              volumes=dict(storage.volumes))  # fmt: skip
     for v in np.flatnonzero(owner >= 0).tolist():
         claim, volume = claims[int(owner[v])], volumes[v]
         ref = (claim.namespace, claim.name, claim.uid)

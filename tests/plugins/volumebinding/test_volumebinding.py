@@ -1,7 +1,8 @@
 """VolumeBinding: the kernels (PreFilter gate and Filter) == the scalar reference port on
-random clusters with storage objects, the reference's branches (upstream's
-volume_binding_test.go and binder_test.go cases for bound and unbound-immediate claims,
-restated), and the storage objects as the reader makes them."""
+random clusters with storage objects (with and without CSIStorageCapacity objects), the
+reference's branches (upstream's volume_binding_test.go and binder_test.go cases for
+bound and unbound-immediate claims, restated), and the storage objects as the reader
+makes them. The capacity check's branches: ``test_capacity``."""
 
 from __future__ import annotations
 
@@ -22,13 +23,15 @@ from kscore_fast.plugins.volumebinding.reference import (
 )
 
 from ...scenarios_volume_binding import binding_scenario
+from ...scenarios_volume_capacity import capacity_scenario
 from ..harness import cluster_of as _cluster
 from ..harness import filter_codes
 
 
+@pytest.mark.parametrize("make", [binding_scenario, capacity_scenario])
 @pytest.mark.parametrize("seed", range(60))
-def test_kernels_equal_reference(seed, tmp_path):
-    c = _cluster(binding_scenario(seed, max_nodes=10, max_pending=12), tmp_path)
+def test_kernels_equal_reference(seed, make, tmp_path):
+    c = _cluster(make(seed, max_nodes=10, max_pending=12), tmp_path)
     snap, batch, storage = c.snapshot, c.batch, c.snapshot.storage
     gate, plugin = PreFilterGate(), VolumeBinding()
     gate_state, state = gate.prepare(snap, batch), plugin.prepare(snap, batch)
@@ -159,11 +162,12 @@ def test_a_volume_affinity_without_terms_is_an_error(tmp_path):
         _cluster(_objects(pv), tmp_path)
 
 
+@pytest.mark.parametrize("make", [binding_scenario, capacity_scenario])
 @pytest.mark.parametrize("seed", range(40))
-def test_assume_equals_reference(seed, tmp_path):
+def test_assume_equals_reference(seed, make, tmp_path):
     """Pods bound one after the other, each on its first feasible node: after each bind
     the kernels' verdicts equal the reference's over what ``AssumePodVolumes`` changed."""
-    c = _cluster(binding_scenario(seed, max_nodes=6, max_pending=12), tmp_path)
+    c = _cluster(make(seed, max_nodes=6, max_pending=12), tmp_path)
     snap, batch, storage = c.snapshot, c.batch, c.snapshot.storage
     plugin = VolumeBinding()
     state = plugin.own_state(plugin.prepare(snap, batch))
@@ -302,35 +306,3 @@ def test_a_claim_twice_in_a_pod_excludes_its_pre_bound_volume(tmp_path):
     for p, pod in enumerate(c.batch.pods):
         want = reference.filter(pod, "n0", c.snapshot.node_labels[0], c.snapshot.storage)
         assert plugin.reasons(state, int(codes[p, 0])) == want
-
-
-@pytest.mark.parametrize("capacity", [True, False])
-def test_a_capacity_checked_provisioner_is_refused(tmp_path, capacity):
-    """A claim provisioned through a CSIDriver with ``storageCapacity: true`` needs the
-    CSIStorageCapacity check, which is not simulated: one clear error, no guess."""
-    import json
-
-    from kscore_fast.api import load_cluster, score
-    from kscore_fast.errors import UnsupportedError
-
-    objs = [
-        {"kind": "Node", "metadata": {"name": "n1", "labels": {HOST: "n1"}},
-         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
-        {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "fast"},
-         "provisioner": "csi.example.com", "volumeBindingMode": "WaitForFirstConsumer"},
-        {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver",
-         "metadata": {"name": "csi.example.com"}, "spec": {"storageCapacity": capacity}},
-        {"kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "default"},
-         "spec": {"storageClassName": "fast", "accessModes": ["ReadWriteOnce"],
-                  "resources": {"requests": {"storage": "1Gi"}}}},
-        {"kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
-         "spec": {"containers": [{"name": "c"}],
-                  "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "data"}}]}},
-    ]  # fmt: skip
-    path = tmp_path / "cluster.json"
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
-    if capacity:
-        with pytest.raises(UnsupportedError, match=r"CSIDriver 'csi.example.com'.*storageCapacity"):
-            score(load_cluster([path]))
-    else:
-        assert score(load_cluster([path])).host_names == ["n1"]
