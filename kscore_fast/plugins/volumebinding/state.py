@@ -26,9 +26,9 @@ from ...model.snapshot import ClusterSnapshot, PodBatch
 from ...model.storage import NO_PROVISIONER, ClaimRecord, Storage, VolumeRecord
 from ..helper.claims import claim_classes
 from . import kernels as k
+from .capacity import Need, capacity_rows
 from .reference import (
     by_request,
-    capacity_available,
     check_bound_claims,
     checks_capacity,
     is_volume_bound_to_claim,
@@ -44,8 +44,6 @@ STATE_FIELDS = ("node_class", "pod_class", "bound_code", "pc_ptr", "pc_claims", 
                 "pre", "selected", "n_bound", "cap_row", "cap")  # fmt: skip
 #: the fields ``assume`` changes
 DYNAMIC = (13, 14, 15, 16)
-#: a claim's capacity check: its class and ``Value()`` of its request
-Need = tuple[str, int | None]
 #: the batch cache's key of the claims and volumes the state's indices name
 RECORDS = "VolumeBinding.records"
 
@@ -80,9 +78,8 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     prov = np.array([c.provisioner not in ("", NO_PROVISIONER) for c in classes], np.bool_)
     topo_row, topo = _rows([c.allowed_topologies for c in classes], node_class, node_labels,
                            topology_matches)  # fmt: skip
-    cap_row, cap = _rows(needs, node_class, node_labels,
-                         lambda need, labels: need is None
-                         or capacity_available(need, labels, storage))  # fmt: skip
+    cap_row, cap = capacity_rows(needs, node_labels, storage)
+    cap = cap[:, node_class]
     batch.cache[RECORDS] = (claims, volumes)
     node_index = {name: i for i, name in enumerate(snapshot.node_names)}
     selected = np.array([node_index.get(c.selected_node, k.OTHER_NODE) if c.selected_node
