@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,31 +49,22 @@ storageClassName: fast
 nodeTopology: {matchLabels: {zone: b}}
 capacity: 10Gi
 maximumVolumeSize: 1Gi
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: {name: small}
-spec: {storageClassName: fast, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: {name: big}
-spec: {storageClassName: fast, accessModes: [ReadWriteOnce], resources: {requests: {storage: 2Gi}}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: small}
-spec:
-  containers: [{name: c}]
-  volumes: [{name: v, persistentVolumeClaim: {claimName: small}}]
----
-apiVersion: v1
-kind: Pod
-metadata: {name: big}
-spec:
-  containers: [{name: c}]
-  volumes: [{name: v, persistentVolumeClaim: {claimName: big}}]
 `
+	for _, c := range []struct{ name, size string }{{"small", "1Gi"}, {"big", "2Gi"}} {
+		cluster += fmt.Sprintf(`---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: %[1]s}
+spec: {storageClassName: fast, accessModes: [ReadWriteOnce], resources: {requests: {storage: %[2]s}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: %[1]s}
+spec:
+  containers: [{name: c}]
+  volumes: [{name: v, persistentVolumeClaim: {claimName: %[1]s}}]
+`, c.name, c.size)
+	}
 	os.WriteFile(filepath.Join(dir, "cluster.yaml"), []byte(cluster), 0o644)
 	in, h := testHarness(t, []string{dir}, scoreOptions{ConfigFile: "testdata/filters/default-v1beta3.yaml.cfg", Seed: 1})
 	if len(in.SkippedKinds) != 0 || len(in.CSIStorageCapacities) != 2 {
