@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ..errors import ConfigError
+from . import arrays
 
 if TYPE_CHECKING:  # pyarrow is imported when tables are asked for
     import pyarrow as pa
@@ -45,6 +46,18 @@ def parse_scores_mode(mode: str, what: str = "scores") -> int | None:
             f"{what} top:K: K has {len(m.group(1))} digits, more than can be read; "
             "any K at least the number of nodes keeps every node"
         ) from None
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+#: an empty result's buffers (read-only: shared by every result until replaced)
+_NO_PTR = _read_only(np.zeros(1, np.int64))
+_NO_NODES = _read_only(np.zeros(0, np.int32))
+_NO_RAW = _read_only(np.zeros((0, 0), np.int64))
+_NO_NORMALIZED = _read_only(np.zeros((0, 0), np.uint8))
 
 
 @dataclass(eq=False, repr=False)
@@ -108,12 +121,17 @@ class ScoreResult:
             node_names=node_names,
             plugin_names=plugin_names,
             weights=weights,
-            hosts=np.full(n, -1, dtype=np.int32),
+            hosts=arrays.full(n, -1, np.int32),
             feasible=np.zeros(n, dtype=np.int64),
             evaluated=np.zeros(n, dtype=np.int64),
             errors=[None] * n,
             keep=parse_scores_mode(scores),
             _lengths=np.zeros(n, dtype=np.int64),
+            # (the runtime replaces these: ``reserve``, then ``finish``)
+            ptr=_NO_PTR,
+            nodes=_NO_NODES,
+            raw=_NO_RAW,
+            normalized=_NO_NORMALIZED,
         )
 
     def __len__(self) -> int:
@@ -165,8 +183,7 @@ class ScoreResult:
 
     def finish(self) -> None:
         """Fix ``ptr`` and trim the buffers to what was kept (views, no copies)."""
-        self.ptr = np.zeros(len(self) + 1, dtype=np.int64)
-        np.cumsum(self._lengths, out=self.ptr[1:])
+        self.ptr = arrays.offsets(self._lengths)
         n = self._pos
         self.nodes = self.nodes[:n]
         self.raw = self.raw[:, :n]
