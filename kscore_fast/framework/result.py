@@ -176,6 +176,13 @@ class ScoreResult:
         """The next ``n`` free entries (the runtime writes there, then calls ``commit``)."""
         return slice(self._pos, self._pos + n)
 
+    def room(self, n: int) -> np.ndarray | None:
+        """The next ``n`` free entries of ``nodes`` to find node lists in (``keep`` all:
+        they are kept where they are found), or None when they may not fit."""
+        if self.keep is not None or self._pos + n > self.nodes.shape[0]:
+            return None
+        return self.nodes[self._pos : self._pos + n]
+
     def commit(self, pods: np.ndarray, lengths: np.ndarray) -> None:
         """Mark the next ``lengths.sum()`` entries as the scores of ``pods``."""
         self._lengths[pods] = lengths

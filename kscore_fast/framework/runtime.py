@@ -224,7 +224,7 @@ class Framework:
             if skipping:
                 pods = pods[~skip[pods]]
             if len(pods):
-                found = run.search(pods)
+                found = run.search(pods, result.room(len(pods) * num_to_find))
                 chunk = run.settle(pods, found, result)
                 if len(chunk):
                     run.score(chunk, seed_u64, result, scratch)
@@ -290,6 +290,10 @@ class _Run:
         self.filter_slots = [fw.filter_plugins[k] for k in at]
         self.filter_positions = at
         self.fids = np.array([rows.row[id(p)] for p in self.filter_slots], np.int64)
+        #: the filter slots that are a PreFilter (``pre_filter_failures``)
+        self.pre_filter_slots = [k for k, p in enumerate(self.filter_slots)
+                                 if p.pre_filter_failures(self.states[int(self.fids[k])])
+                                 is not None]  # fmt: skip
         self.prescore_errors = self._prescore_errors(snapshot, batch)
         #: bool[B]: the pod's PreScore failed (it is not scored; PreScore runs only when
         #: scoring)
@@ -315,6 +319,16 @@ class _Run:
         self.plugin_table = PluginTable(self.plugins, states, self.COLUMNS)
         self.table = self.plugin_table.table
         self.score_states = [states[p] for p in self.sids.tolist()]
+
+    def nominations(self, pods: np.ndarray) -> np.ndarray:
+        """int32[C]: the nominated node the search tries first for each of ``pods`` (-1:
+        none): none for a pod a PreFilter fails (``pre_filter_slots``), as Go returns
+        before ``evaluateNominatedNode`` (which would reset ``nextStartNodeIndex``)."""
+        nominated = self.batch.nominated[pods]
+        for k in self.pre_filter_slots:
+            plugin, state = self.filter_slots[k], self.states[int(self.fids[k])]
+            nominated = np.where(plugin.pre_filter_failures(state)[pods], -1, nominated)
+        return nominated.astype(np.int32, copy=False)
 
     def _prescore_errors(self, snapshot: ClusterSnapshot, batch: PodBatch) -> dict[int, str]:
         """``RunPreScorePlugins`` failures: pod → the first PreScore plugin's error (in the
@@ -352,15 +366,18 @@ class _Run:
                 verdicts.prefill(self.fids, self.table, reps, todo, memo, done, self.keys)
         return classes, reps, memo, done
 
-    def search(self, pods: np.ndarray) -> _Searched:
-        """``findNodesThatFitPod`` for the chunk's pods, one cycle after the other."""
+    def search(self, pods: np.ndarray, room: np.ndarray | None = None) -> _Searched:
+        """``findNodesThatFitPod`` for the chunk's pods, one cycle after the other; the
+        feasible lists are written to ``room`` when it is given (the result's next free
+        entries: the kept lists stay where they were found, compacted in place)."""
         n_nodes, c = self.n_nodes, len(pods)
         classes, reps, memo, done = self._verdict_table(pods)
         has_filters = len(self.fids) > 0
         rej_room = c * n_nodes if self.explain and has_filters else 0
         found = _Searched(
             ptr=np.zeros(c + 1, dtype=np.int64),
-            nodes=np.empty(c * max(self.num_to_find, 1), dtype=np.int32),
+            nodes=np.empty(c * max(self.num_to_find, 1), dtype=np.int32) if room is None
+            else room,
             failed=np.zeros(c, dtype=np.int64),
             rej_ptr=np.zeros(c + 1, dtype=np.int64),
             rej_node=np.empty(rej_room, dtype=np.int32),
@@ -369,7 +386,7 @@ class _Run:
             memo=memo,
         )
         self.start = search.search_chunk(
-            self.fids, self.table, pods, reps, classes, self.batch.nominated[pods],
+            self.fids, self.table, pods, reps, classes, self.nominations(pods),
             self.start, self.num_to_find, n_nodes, memo, done, BLOCK, self.explain, found.ptr,
             found.nodes,
             found.failed, found.rej_ptr, found.rej_node, found.rej_code,
@@ -536,7 +553,8 @@ class _Run:
             return
         lengths = arrays.diff(chunk.ptr)
         if result.keep is None:
-            result.nodes[result.free_slice(len(chunk.nodes))] = chunk.nodes
+            if chunk.nodes.base is not result.nodes:  # (else found in place: ``room``)
+                result.nodes[result.free_slice(len(chunk.nodes))] = chunk.nodes
             result.commit(chunk.pods, lengths)
             return
         # the host heads each pod's list; K is clamped to the longest list (any K works)

@@ -154,7 +154,7 @@ class _Sequence(_Run):
         out = _Out(len(pods), len(self.sids), max(self.num_to_find, 1), self.n_nodes,
                    self.explain and filters, filters)  # fmt: skip
         bad = np.array([p in self.prescore_errors for p in pods.tolist()], dtype=np.bool_)
-        self._kernel(pods, ops, self.batch.nominated[pods], bad, tie, seed, rng, result.keep != 0,
+        self._kernel(pods, ops, self.nominations(pods), bad, tie, seed, rng, result.keep != 0,
                      commit, out)  # fmt: skip
         self.record_chunk(out, pods, ops, rows, result)
 
@@ -186,7 +186,8 @@ class _Sequence(_Run):
             one = self.one = _Out(1, len(self.sids), max(self.num_to_find, 1), self.n_nodes,
                                   False)  # fmt: skip
         one.pods[0] = pod
-        one.nominated[0] = self.batch.nominated[pod]
+        one.nominated[0] = (self.nominations(np.array([pod]))[0] if self.pre_filter_slots
+                            else self.batch.nominated[pod])  # fmt: skip
         one.bad[0] = pod in self.prescore_errors
         call = one.call
         if call is None or not call.current(self.table, self.cache, self.bound, rng,

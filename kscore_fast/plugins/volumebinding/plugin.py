@@ -99,6 +99,9 @@ class PreFilterGate(NoArgs):
         """No pod of the batch fails PreFilter."""
         return not state[0].any()
 
+    def pre_filter_failures(self, state: tuple) -> np.ndarray:
+        return state[0] != 0
+
     def reasons(self, state: tuple, code: int) -> list[str]:
         return [text_at(state[1], state[2], code - 1)]
 
