@@ -376,8 +376,7 @@ class _Run:
         rej_room = c * n_nodes if self.explain and has_filters else 0
         found = _Searched(
             ptr=np.zeros(c + 1, dtype=np.int64),
-            nodes=np.empty(c * max(self.num_to_find, 1), dtype=np.int32) if room is None
-            else room,
+            nodes=np.empty(c * max(self.num_to_find, 1), dtype=np.int32) if room is None else room,
             failed=np.zeros(c, dtype=np.int64),
             rej_ptr=np.zeros(c + 1, dtype=np.int64),
             rej_node=np.empty(rej_room, dtype=np.int32),
