@@ -737,13 +737,12 @@ class Simulator:
     def _bind_record(self, pod: str, i: int, node: int) -> None:
         """The cache's record of pending pod ``pod`` (batch pod ``i``) bound to ``node``
         (and the dry runs' ``NodeInfo.Pods``, with preemption)."""
-        self._cache.bind(pod, self._cluster.snapshot.node_names[node])
-        seq = self._seq
-        assert seq is not None
-        found = seq.volume_bindings(np.array([i], np.int64), np.array([node], np.int64),
-                                    self._cluster.snapshot.node_names)  # fmt: skip
-        if found:
-            self._reserved[pod] = found[0]
+        name = self._cluster.snapshot.node_names[node]
+        self._cache.bind(pod, name)
+        assert self._seq is not None
+        found = self._seq.volume_bindings_of(i, name)
+        if found is not None:
+            self._reserved[pod] = found
         if self._runs is not None and self._runs.tracking and not self._stale:
             self._runs.bound_to(i, node)
 

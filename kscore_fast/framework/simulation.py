@@ -120,12 +120,22 @@ class _Sequence(_Run):
                 one, at = np.array([pod], np.int64), np.array([node], np.int64)
                 self.kernels.assume_pods(part, self.table, self.cache, one, at)
 
+    def _reserving(self) -> list[int]:
+        """The rows of the Reserve plugins (``assume_reserves``) that may change something
+        for a pod of the batch (not ``passes_all``), for the states adopted last."""
+        kept = self.__dict__.get("_reserving_of")
+        if kept is None or kept[0] is not self.states:
+            rows = [k for k, p in enumerate(self.plugins)
+                    if p.assume_reserves and not p.passes_all(self.states[k])]  # fmt: skip
+            kept = self._reserving_of = (self.states, rows)
+        return kept[1]
+
     def reserve_point(self) -> list[tuple[tuple[Any, ...], tuple[Any, ...]]]:
         """Copies of what the Reserve plugins' ``assume`` changes (``own_state``), which
         their ``remove`` does not undo (a deleted pod's volumes stay bound): for
         :meth:`restore_reserved`."""
-        return [(s, p.own_state(s)) for p, s in zip(self.plugins, self.states, strict=True)
-                if p.assume_reserves]  # fmt: skip
+        states, plugins = self.states, self.plugins
+        return [(states[k], plugins[k].own_state(states[k])) for k in self._reserving()]
 
     @staticmethod
     def restore_reserved(point: list[tuple[tuple[Any, ...], tuple[Any, ...]]]) -> None:
@@ -141,13 +151,24 @@ class _Sequence(_Run):
         ``PodVolumes``; ``names``: the nodes'): position in ``pods`` → its
         ``volumeBindings`` objects, for the pods with a decision."""
         out: dict[int, list[dict[str, Any]]] = {}
-        for plugin, s in zip(self.plugins, self.states, strict=True):
+        for row in self._reserving():
+            plugin, s = self.plugins[row], self.states[row]
             if getattr(plugin, "reserved", None) is None or not len(pods):
                 continue
             for k in np.flatnonzero(plugin.reserved_pods(s, pods)).tolist():
                 decided = plugin.reserved(s, self.batch, int(pods[k]))
                 out[k] = volume_binding_entries(decided, names[int(hosts[k])])
         return out
+
+    def volume_bindings_of(self, pod: int, node: str) -> list[dict[str, Any]] | None:
+        """:meth:`volume_bindings` of batch pod ``pod`` bound to the node named ``node``
+        (None: no decision)."""
+        for row in self._reserving():
+            plugin, s = self.plugins[row], self.states[row]
+            decided = plugin.reserved(s, self.batch, pod) if hasattr(plugin, "reserved") else []
+            if decided:
+                return volume_binding_entries(decided, node)
+        return None
 
     def empty_cache(self) -> tuple[np.ndarray, ...]:
         """A cycle cache holding nothing yet (its rows take memory as cycles fill them)."""
