@@ -35,6 +35,7 @@ pytestmark = [
 
 N_SCENARIOS = int(os.environ.get("KSCORE_DIFF_VOLUME_SCENARIOS", 40))
 SCORE_SEEDS, SIMULATE_SEEDS, QUEUE_SEEDS = 3_000_000, 3_100_000, 3_200_000
+PREEMPTION_SEEDS = 3_300_000
 SLOW = {"max_nodes": 30, "max_pending": 20}
 EMBEDDED = Path(__file__).resolve().parents[2] / "data" / "embedded"
 DEFAULT = {"apiVersion": "kubescheduler.config.k8s.io/v1beta3",
@@ -75,6 +76,32 @@ def test_the_bindings_compared_are_static_and_provisioned(tmp_path):
             assert mine[r["pod"]] == r.get("volumeBindings"), (seed, r["pod"])
             kinds.update(b["provisioned"] for b in r.get("volumeBindings", ()))
     assert kinds == {True, False}
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS // 2))
+def test_simulate_with_preemption_binds_as_go(tmp_path, seed):
+    """``simulate --preemption`` on crowded disk scenarios (WaitForFirstConsumer and
+    Immediate classes, evictions): every host, error and ``volumeBindings`` as goref's."""
+    from benchmarks.timing import timing_free
+
+    from ..scenarios_disks import DISK_CONFIG, disk_scenario
+
+    seed += PREEMPTION_SEEDS
+    path, config = tmp_path / "scenario.json", tmp_path / "config.yaml"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                "items": disk_scenario(seed, crowded=True)}))  # fmt: skip
+    config.write_text(yaml.safe_dump(DISK_CONFIG))
+    ours = simulate(load_cluster([path]), config=config, seed=seed, scores="none",
+                    tie_break="go-rand", preemption=True).to_dict()  # fmt: skip
+    go = run_goref([path], ["--config", str(config), "--seed", str(seed), "--scores", "none",
+                            "--plugin-metrics-draw", "--preemption", "--preemption-ties",
+                            "first"], command="simulate")  # fmt: skip
+    n = timing_free(go["results"])
+    fields = ("pod", "host", "error", "volumeBindings")
+    diffs = [(k["pod"], [(f, k.get(f), g.get(f)) for f in fields if k.get(f) != g.get(f)])
+             for k, g in zip(ours["results"][:n], go["results"][:n], strict=True)
+             if any(k.get(f) != g.get(f) for f in fields)]  # fmt: skip
+    assert not diffs, f"disk scenario simulate --preemption {seed}: {diffs[:5]}"
 
 
 @pytest.mark.parametrize("seed", range(N_SCENARIOS))
