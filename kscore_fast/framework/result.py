@@ -93,6 +93,9 @@ class ScoreResult:
     #: pod → what DefaultPreemption would do for it (``explain``, pods that fit nowhere:
     #: :func:`kscore_fast.preemption.explain.preemption_entry`)
     preemptions: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: pod → what VolumeBinding's Reserve decided for it on its host (simulate, pods with
+    #: claims to bind: :func:`volume_binding_entries`)
+    volume_bindings: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     ptr: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
     nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     raw: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
@@ -245,6 +248,8 @@ class ScoreResult:
                 entry["rejected"] = self.rejected_of(i)
             if i in self.preemptions:
                 entry["preemption"] = self.preemptions[i]
+            if i in self.volume_bindings:
+                entry["volumeBindings"] = self.volume_bindings[i]
             results.append(entry)
         return {"results": results, "mode": self.mode}
 
@@ -275,6 +280,20 @@ class ScoreResult:
         return pa.table({
             "pod": pa.array([self.pod_names[p] for p in pods], pa.string()),
             **preemption_columns(rows),
+        })  # fmt: skip
+
+    def volume_bindings_table(self) -> pa.Table:
+        """One row per claim VolumeBinding's Reserve bound or provisioned for a bound pod
+        (simulate), in the pods' order and each pod's ``PodVolumes`` order: pod, claim,
+        volume (null: provisioned), provisioned, selected_node (the host a provisioned
+        claim was pinned to; null for a static binding)."""
+        import pyarrow as pa
+
+        rows = [(self.pod_names[p], b) for p in sorted(self.volume_bindings)
+                for b in self.volume_bindings[p]]  # fmt: skip
+        return pa.table({
+            "pod": pa.array([pod for pod, _ in rows], pa.string()),
+            **volume_binding_columns([b for _, b in rows]),
         })  # fmt: skip
 
     def rejected_table(self) -> pa.Table:
@@ -394,6 +413,29 @@ def preemption_columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "ties": pa.array([r["ties"] for r in rows], pa.list_(pa.string())),
         "candidates": pa.array([r["candidates"] for r in rows], pa.int32()),
         "reason": pa.array([r.get("reason") for r in rows], pa.string()),
+    }
+
+
+def volume_binding_entries(decided: list[tuple[str, str | None]], node: str
+                           ) -> list[dict[str, Any]]:  # fmt: skip
+    """The ``volumeBindings`` objects of what a Reserve decided on ``node`` ((claim,
+    volume) per static binding, (claim, None) per claim to provision; docs/contract.md):
+    claim, volume, provisioned, selectedNode (the node a provisioned claim is pinned to:
+    its ``volume.kubernetes.io/selected-node`` annotation)."""
+    return [{"claim": claim, "volume": volume, "provisioned": volume is None,
+             "selectedNode": node if volume is None else None}
+            for claim, volume in decided]  # fmt: skip
+
+
+def volume_binding_columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The volume bindings table's columns of ``rows`` (``volumeBindings`` objects)."""
+    import pyarrow as pa
+
+    return {
+        "claim": pa.array([r["claim"] for r in rows], pa.string()),
+        "volume": pa.array([r["volume"] for r in rows], pa.string()),
+        "provisioned": pa.array([r["provisioned"] for r in rows], pa.bool_()),
+        "selected_node": pa.array([r["selectedNode"] for r in rows], pa.string()),
     }
 
 

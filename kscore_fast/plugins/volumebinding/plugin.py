@@ -145,6 +145,16 @@ class VolumeBinding(NoArgs):
         prepares its states again: Go's assume cache keeps them)."""
         return state.assumed_storage(s, snapshot, batch)
 
+    @staticmethod
+    def reserved(s: tuple, batch: PodBatch, pod: int) -> list[tuple[str, str | None]]:
+        """What Reserve decided for batch pod ``pod`` (``state.reserved``)."""
+        return state.reserved(s, batch, pod)
+
+    @staticmethod
+    def reserved_pods(s: tuple, pods: np.ndarray) -> np.ndarray:
+        """bool per pod of ``pods``: a Reserve recorded a decision for it."""
+        return state.reserved_pods(s, pods)
+
     def filter_key(self, s: tuple) -> np.ndarray:
         """Pods of one class get the same verdicts."""
         return s[1].astype(np.int64)
