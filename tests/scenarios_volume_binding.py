@@ -11,7 +11,11 @@ the binder's label-only node never checks); claims bound to present and absent v
 unbound ones of Immediate, absent and classless kinds, unbound WaitForFirstConsumer ones
 (with selectors, block mode, a selected node), lost and deleting ones; pending pods with
 0-3 claim volumes, often sharing claims (some absent, some of another namespace); and
-a StatefulSet with volumeClaimTemplates, expanded into its pods and their claims.
+a StatefulSet with volumeClaimTemplates, expanded into its pods and their claims. Some
+scenarios (:func:`_migrated`) make volumes in-tree GCE PD, EBS, Azure Disk and Cinder
+disks with GA or beta zone labels (zonal or GCE regional) and zone or region terms, label
+nodes with the CSI drivers' topology keys, and give nodes CSINodes that migrate some
+in-tree plugins (``checkBoundClaims`` then reads the volumes translated to CSI).
 """
 
 from __future__ import annotations
@@ -227,7 +231,104 @@ def binding_scenario(seed: int, max_nodes: int = 8, max_pending: int = 10
         objs += _stateful_set(rng, objs)
     _pre_bind(objs, rng)
     objs += [_pod(j, rng, claims) for j in range(rng.randint(1, max_pending))]
-    return objs
+    return objs + _migrated(objs, random.Random(f"migrated-{seed}"), n_nodes)
+
+
+#: the in-tree plugins of the migrated-plugins annotation, and each one's source
+PLUGINS = ("kubernetes.io/gce-pd", "kubernetes.io/aws-ebs", "kubernetes.io/azure-disk",
+           "kubernetes.io/cinder")  # fmt: skip
+CSI_ZONE_KEYS = ("topology.gke.io/zone", "topology.ebs.csi.aws.com/zone",
+                 "topology.cinder.csi.openstack.org/zone")  # fmt: skip
+BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
+REGIONS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
+GCE_ZONES = ("us-central1-a", "us-central1-b")
+
+
+def _in_tree_source(rng: random.Random, name: str) -> dict[str, Any]:
+    """A GCE PD, EBS, Azure Disk (managed) or Cinder source (none whose translation to
+    CSI fails: Go's Filter error is not simulated)."""
+    kind = rng.randrange(4)
+    if kind == 0:
+        return {"gcePersistentDisk": {"pdName": name}}
+    if kind == 1:
+        return {
+            "awsElasticBlockStore": {"volumeID": rng.choice((f"vol-{name}", f"aws://a/vol-{name}"))}
+        }
+    if kind == 2:
+        return {"azureDisk": {"diskName": name, "diskURI": f"/sub/{name}", "kind": "Managed"}}
+    return {"cinder": {"volumeID": name}}
+
+
+def _zone_labels(rng: random.Random, volume: dict[str, Any]) -> None:
+    """GA or beta zone labels (a GCE PD's possibly regional), and terms of the beta
+    zone and region keys."""
+    labels, spec = volume["metadata"]["labels"], volume["spec"]
+    key = rng.choice((ZONE, BETA_ZONE, BETA_ZONE))
+    gce = "gcePersistentDisk" in spec  # (a regional disk's zones name one region)
+    if gce and rng.random() < 0.3:
+        labels[key] = "__".join(rng.sample(GCE_ZONES, rng.randint(1, 2)))
+    elif rng.random() < 0.7:
+        labels[key] = "__".join(rng.sample(ZONES, 1 if gce else rng.randint(1, 2)))
+    if rng.random() < 0.3:
+        term = {"matchExpressions": [_expr(rng.choice((ZONE, BETA_ZONE)), "In",
+                                           rng.sample(ZONES, rng.randint(1, 2)))]}  # fmt: skip
+        if rng.random() < 0.5:
+            term["matchExpressions"].append(_expr(rng.choice(REGIONS), "In", ["r1"]))
+        required = spec.setdefault("nodeAffinity", {"required": {"nodeSelectorTerms": []}})
+        required["required"]["nodeSelectorTerms"].append(term)
+
+
+def _migrated(objs: list[dict[str, Any]], rng: random.Random, n_nodes: int
+              ) -> list[dict[str, Any]]:  # fmt: skip
+    """In half the scenarios: in-tree volumes, nodes with the CSI drivers' topology
+    labels, and CSINodes that migrate some plugins (the CSINodes returned)."""
+    if rng.random() < 0.5:
+        return []
+    for volume in (o for o in objs if o["kind"] == "PersistentVolume"):
+        if rng.random() < 0.6:
+            del volume["spec"]["hostPath"]
+            volume["spec"].update(_in_tree_source(rng, volume["metadata"]["name"]))
+            if rng.random() < 0.6:  # (most in-tree disks have zone labels only)
+                volume["spec"].pop("nodeAffinity", None)
+            _zone_labels(rng, volume)
+    for node in (o for o in objs if o["kind"] == "Node"):
+        labels = node["metadata"]["labels"]
+        for key in (*CSI_ZONE_KEYS, BETA_ZONE, *REGIONS):
+            if rng.random() < 0.4:
+                labels[key] = rng.choice((*ZONES, *GCE_ZONES, "r1"))
+    out = []
+    for i in range(n_nodes):
+        if rng.random() < 0.2:
+            continue
+        meta: dict[str, Any] = {"name": f"n{i}"}
+        if rng.random() < 0.9:
+            plugins = ",".join(rng.sample(PLUGINS, rng.randint(0, 4)))
+            meta["annotations"] = {"storage.alpha.kubernetes.io/migrated-plugins": plugins}
+        out.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": meta,
+                    "spec": {"drivers": []}})  # fmt: skip
+    return out + _bound_pods(objs, rng)
+
+
+def _bound_pods(objs: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
+    """1-3 pending pods, each with a claim of its own bound to a volume (mostly an
+    in-tree one)."""
+    volumes = [o["metadata"]["name"] for o in objs if o["kind"] == "PersistentVolume"]
+    in_tree = [o["metadata"]["name"] for o in objs if o["kind"] == "PersistentVolume"
+               and "hostPath" not in o["spec"]]  # fmt: skip
+    out: list[dict[str, Any]] = []
+    for k in range(rng.randint(1, 3) if volumes else 0):
+        name = rng.choice(in_tree if in_tree and rng.random() < 0.8 else volumes)
+        spec = {"accessModes": ["ReadWriteOnce"], "volumeName": name,
+                "resources": {"requests": {"storage": "1Gi"}}}  # fmt: skip
+        out.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                    "metadata": {"name": f"cm{k}", "namespace": "default",
+                                 "annotations": dict(BIND_COMPLETED)},
+                    "spec": spec, "status": {"phase": "Bound"}})  # fmt: skip
+        pod = _pod(100 + k, rng, [])
+        pod["metadata"]["namespace"] = "default"
+        pod["spec"]["volumes"] = [{"name": "m", "persistentVolumeClaim": {"claimName": f"cm{k}"}}]
+        out.append(pod)
+    return out
 
 
 def _stateful_set(rng: random.Random, objs: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -16,8 +16,10 @@
 Every failure is ``UnschedulableAndUnresolvable``. What ``AssumePodVolumes`` changes
 lives in :class:`Assumed`. The CSIStorageCapacity check is on (v1.23's default feature
 gates); ``AssumePodVolumes`` consumes no capacity (the CSIStorageCapacity objects are the
-driver's to update). ``checkBoundClaims``' translation of in-tree PersistentVolumes to
-CSI (``tryTranslatePVToCSI``) is not ported.
+driver's to update). ``checkBoundClaims`` translates the volumes of in-tree plugins a
+node's CSINode migrates to CSI first (``tryTranslatePVToCSI``: :mod:`.translate`); a
+failed translation raises :class:`~.translate.TranslationError` (Go's Filter error).
+``findMatchingVolumes`` and ``checkVolumeProvisions`` translate nothing (as in v1.23).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ...model.disks import CSINodeRecord
 from ...model.objects import NodeSelectorTerm, PodRecord
 from ...model.storage import (
     NO_PROVISIONER,
@@ -36,6 +39,7 @@ from ...model.storage import (
     VolumeRecord,
 )
 from ..nodeaffinity.reference import go_quote, new_lazy_error_node_selector
+from .translate import node_affinity
 
 #: ``PreFilter``'s reason for unbound claims of an Immediate class (or pre-bound ones)
 ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
@@ -116,14 +120,17 @@ def node_affinity_matches(terms: Sequence[NodeSelectorTerm] | None,
 
 
 def check_bound_claims(claims: Sequence[ClaimRecord], labels: Mapping[str, str],
-                       storage: Storage) -> tuple[bool, bool]:  # fmt: skip
-    """``checkBoundClaims``: (node affinity satisfied, every volume found); the first
-    claim that fails decides."""
+                       storage: Storage, csi_node: CSINodeRecord | None = None
+                       ) -> tuple[bool, bool]:  # fmt: skip
+    """``checkBoundClaims`` on a node of ``labels`` and ``csi_node`` (its CSINode, None:
+    none): (node affinity satisfied, every volume found); the first claim that fails
+    decides. Each volume's node affinity is read translated to CSI where the CSINode
+    migrates its plugin (raises ``TranslationError`` where that fails)."""
     for claim in claims:
         volume = storage.volumes.get(claim.volume_name)
         if volume is None:
             return True, False
-        if not node_affinity_matches(volume.node_affinity, labels):
+        if not node_affinity_matches(node_affinity(volume, csi_node), labels):
             return False, True
     return True, True
 
@@ -273,7 +280,7 @@ def find_pod_volumes(pod: PodRecord, node: str, labels: Mapping[str, str], stora
                      assumed: Assumed) -> PodVolumes:  # fmt: skip
     """``FindPodVolumes`` of a pod ``PreFilter`` passed, on the node named ``node``."""
     bound, to_bind, _ = pod_claims(pod, storage)
-    satisfied, found = check_bound_claims(bound, labels, storage)
+    satisfied, found = check_bound_claims(bound, labels, storage, storage.csi_nodes.get(node))
     unbound_ok, enough = True, True
     bindings: list[tuple[ClaimRecord, VolumeRecord]] = []
     provisions: list[ClaimRecord] = []

@@ -24,9 +24,12 @@ from typing import Any
 import msgspec
 import numpy as np
 
+from ...errors import UnsupportedError
+from ...model.disks import CSINodeRecord
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ...model.storage import NO_PROVISIONER, ClaimRecord, Storage, VolumeRecord
 from ..helper.claims import claim_classes
+from ..nodevolumelimits.translate import migration_mask
 from . import kernels as k
 from .capacity import Need, capacity_rows
 from .reference import (
@@ -40,6 +43,7 @@ from .reference import (
     topology_matches,
     volume_order,
 )
+from .translate import TranslationError, is_migratable, topology_keys
 
 STATE_FIELDS = ("node_class", "pod_class", "bound_code", "pc_ptr", "pc_claims", "pc_sorted",
                 "cand_ptr", "cand", "aff_row", "aff", "prov", "topo_row", "topo", "owner",
@@ -74,7 +78,9 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
              for c, cls in zip(claims, classes, strict=True)]  # fmt: skip
     keys = _keys(claims, volumes, needs, storage)
     node_class, node_labels = node_classes(snapshot, keys)
-    bound_code = _bound_codes(reps, node_labels, storage)
+    node_class, node_labels, csi_nodes = split_by_migration(snapshot, volumes, node_class,
+                                                            node_labels)  # fmt: skip
+    bound_code = _bound_codes(reps, node_labels, storage, csi_nodes)
     pc_ptr, pc_claims, pc_sorted = _pod_class_claims(to_bind, claim_id)
     cand_ptr, cand, pre, owner, n_bound = _candidates(claims, volumes)
     aff_row, aff = _rows([v.node_affinity for v in volumes], node_class, node_labels,
@@ -112,6 +118,7 @@ def _keys(claims: list[ClaimRecord], volumes: list[VolumeRecord],
     for volume in volumes:
         for term in volume.node_affinity or ():
             keys.update(r.key for r in term.match_expressions)
+        keys.update(topology_keys(volume))
     for claim in claims:
         for term in storage.classes[claim.class_name].allowed_topologies:
             keys.update(key for key, _ in term)
@@ -134,15 +141,43 @@ def node_classes(snapshot: ClusterSnapshot, keys: tuple[str, ...]
     return np.array(of_node, dtype=np.int32).reshape(-1), [dict(key) for key in ids] or [{}]
 
 
-def _bound_codes(reps: list[Any], node_labels: list[dict[str, str]],
-                 storage: Storage) -> np.ndarray:  # fmt: skip
+def split_by_migration(
+    snapshot: ClusterSnapshot,
+    volumes: list[VolumeRecord],
+    node_class: np.ndarray,
+    node_labels: list[dict[str, str]],
+) -> tuple[np.ndarray, list[dict[str, str]], list[CSINodeRecord | None]]:
+    """The node classes split by the in-tree plugins each node's CSINode migrates (when
+    a volume has an in-tree source that may be migrated), and a CSINode of each class
+    (``checkBoundClaims`` translates by it; None: translate nothing)."""
+    csi = snapshot.storage.csi_nodes
+    if not csi or not snapshot.n_nodes or not any(map(is_migratable, volumes)):
+        return node_class, node_labels, [None] * len(node_labels)
+    mask = np.array([migration_mask(csi.get(n)) for n in snapshot.node_names], np.int64)
+    pair = node_class.astype(np.int64) * (int(mask.max(initial=0)) + 1) + mask.reshape(-1)
+    _, first, inverse = np.unique(pair, return_index=True, return_inverse=True)
+    names = [snapshot.node_names[i] for i in first.tolist()]
+    labels = [node_labels[node_class[i]] for i in first.tolist()]
+    return inverse.astype(np.int32).reshape(-1), labels, [csi.get(n) for n in names]
+
+
+def _bound_codes(reps: list[Any], node_labels: list[dict[str, str]], storage: Storage,
+                 csi_nodes: list[CSINodeRecord | None]) -> np.ndarray:  # fmt: skip
     """int64[P, C]: the bound claims' reason bits (``checkBoundClaims``) of each pod
-    class on each node class."""
+    class on each node class (of CSINode ``csi_nodes[c]``). A volume whose translation
+    to CSI fails (Go's Filter error, which fails the scheduling cycle) is refused."""
     out = np.zeros((len(reps), len(node_labels)), dtype=np.int64)
     for p, pod in enumerate(reps):
         bound = pod_claims(pod, storage)[0] if pod is not None else []
         for c, labels in enumerate(node_labels if bound else ()):
-            satisfied, found = check_bound_claims(bound, labels, storage)
+            try:
+                satisfied, found = check_bound_claims(bound, labels, storage, csi_nodes[c])
+            except TranslationError as e:
+                raise UnsupportedError(
+                    f"VolumeBinding: pod {pod.namespace}/{pod.name}: {e} on a node whose "
+                    "CSINode migrates its plugin (Go's Filter error): not simulated by "
+                    "kscore_fast yet"
+                ) from None
             out[p, c] = (0 if satisfied else k.NODE_CONFLICT) | (0 if found else k.PV_NOT_EXIST)
     return out
 
