@@ -7,8 +7,9 @@ Filter, Reserve and Score.
   as the profile's first filter (``pre_filter_gate``): the same status on every node.
 * Filter (``FindPodVolumes``): the volumes of the pod's bound claims must exist and match
   the node (in-tree volumes translated to CSI where the node's CSINode migrates their
-  plugin: ``translate``; a failed translation is refused, not simulated); its unbound WaitForFirstConsumer claims need a matching available volume or a
-  class that provisions on the node (``kernels``, state: ``state``).
+  plugin: ``translate``; a failed translation is refused, not simulated); its unbound
+  WaitForFirstConsumer claims need a matching available volume or a class that
+  provisions on the node (``kernels``, state: ``state``).
 * Reserve (``AssumePodVolumes``, the ``assume`` kernel): the matched volumes get the claim
   as owner, the claims to provision the host as selected node; later pods see them, and
   deleting the pod reverts nothing. As in goref (the real scheduler over a fake
