@@ -471,11 +471,13 @@ class Simulator:
         cycle and its PostFilter change the state in several places)."""
         if self._nominated is None:
             return call()
-        before = self._copy()
+        from .preemption.guard import Checkpoint
+
+        before = Checkpoint(self)
         try:
             return call()
         except BaseException:
-            self._become(before)
+            before.restore(self)
             raise
 
     def _attempt(self, pod: str) -> Attempt:

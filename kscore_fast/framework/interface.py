@@ -198,6 +198,14 @@ class Plugin:
         the plugin out of its filters. Default: False."""
         return False
 
+    def filter_ignores_pods(self, state: CycleState) -> np.ndarray | bool:
+        """bool[B], or one bool for every pod of the batch: ``filter_node``'s verdict for
+        the pod on any node stays the same whatever pods are bound to the node, deleted
+        from it or nominated to it (it reads nothing ``assume``/``remove`` change for
+        it), so preemption's dry runs decide it once per node. Default:
+        ``bind_independent``."""
+        return self.bind_independent
+
     def filter_key(self, state: CycleState) -> np.ndarray | None:
         """int64[B]: pods with equal keys get equal codes from ``filter_node`` on every
         node (pending pods of one shape are filtered once); None: every pod its own."""

@@ -33,6 +33,7 @@ from ..model.selectors import label_selector_as_selector
 from ..model.snapshot import Cluster, build_cluster
 from ..model.times import start_ns
 from . import kernels
+from .nodepods import NodePods
 from .nominated import nominated_verdicts
 from .reference import (
     SUCCESS,
@@ -76,7 +77,7 @@ class DryRuns:
                                     np.arange(len(bound), dtype=np.int64), at)  # fmt: skip
             seq.bound[: len(bound)] = at
         self._setup(fw, seq, list(snap.node_names), [*bound, *pending], len(bound))
-        self._on_node, self.tracking = on_node, True
+        self._on_node, self.tracking = NodePods.of(snap.n_nodes, on_node), True
 
     @classmethod
     def over(cls, fw: Framework, seq: _Sequence, names: Sequence[str],
@@ -108,7 +109,7 @@ class DryRuns:
         self._budgets: tuple[Any, ...] | None = None
         #: ``NodeInfo.Pods`` of each node: batch positions, in Go's order; whether they
         #: are known (else :meth:`set_pods` first)
-        self._on_node: dict[int, list[int]] = {}
+        self._on_node = NodePods(len(names))
         self.tracking = False
         #: the nominated pods (batch position → node)
         self.nominated: dict[int, int] = {}
@@ -122,16 +123,28 @@ class DryRuns:
         self._out: set[int] = set()
         self._node = -1
         self.pod = -1
+        #: the dry runs decide the filters whose verdict for the pod does not change as
+        #: pods come and go once per node (:meth:`_filters`); off: every filter each time
+        self.narrow = True
+        self._ignores: list[np.ndarray] | None = None
+        self._ignores_of: list[Any] | None = None  # (the states they were read from)
+        self._splits: dict[tuple[bool, ...], tuple[np.ndarray, ...]] = {}
+        self._slots = np.arange(len(seq.fids), dtype=np.int64)
+        self._no_fixed = np.zeros(max(len(names), 1), dtype=np.int64)
+        self._small = np.zeros(3, dtype=np.int64)
+        self._stack = np.zeros((kernels.SORT_STACK, 5), dtype=np.int64)
 
     def rebased(self, seq: _Sequence) -> DryRuns:
         """These dry runs over ``seq`` (a copy of :attr:`seq`), with buffers of their own,
         the nodes' pods not known yet."""
         other = copy.copy(self)
         other.seq, other.nominated = seq, {}
-        other._on_node, other.tracking = {}, False  # (made again when needed: set_pods)
+        other._on_node, other.tracking = NodePods(len(self.names)), False  # (see set_pods)
         other._memo, other._reps = self._memo.copy(), self._reps.copy()
         other._one, other._out = self._one.copy(), set()
+        other._small, other._stack = self._small.copy(), self._stack.copy()
         other._statuses = dict(self._statuses)
+        other._ignores, other._splits = None, {}
         return other
 
     def set_pods(self, on_node: Mapping[str, Sequence[str]], nodes: Mapping[str, int],
@@ -140,11 +153,12 @@ class DryRuns:
         pod keys, in order), for the nodes of ``nodes`` (name → index) and the pods of
         ``positions`` (key → batch position); then :meth:`bound_to` and :meth:`leave`
         follow it."""
-        self._on_node, self.tracking = {}, True
+        lists: dict[int, list[int]] = {}
         for name, keys in on_node.items():
             node = nodes.get(name)
             if node is not None and keys:
-                self._on_node[node] = [positions[k] for k in keys]
+                lists[node] = [positions[k] for k in keys]
+        self._on_node, self.tracking = NodePods.of(len(self.names), lists), True
 
     def view(self, pod: int) -> DryRuns:
         """The view for batch position ``pod`` of :attr:`seq`, every pod bound again."""
@@ -157,7 +171,7 @@ class DryRuns:
     def bound_to(self, pod: int, node: int) -> None:
         """``pod`` was bound to ``node`` (``AddPod``: last on the node; it leaves the
         nominator)."""
-        self._on_node.setdefault(node, []).append(pod)
+        self._on_node.append(node, pod)
         self.nominated.pop(pod, None)
 
     def evict(self, pod: int) -> None:
@@ -170,10 +184,7 @@ class DryRuns:
     def leave(self, pod: int, node: int) -> None:
         """``NodeInfo.RemovePod`` of ``pod`` from ``node`` (the last pod takes its place;
         the nominator unchanged)."""
-        pods = self._on_node[node]
-        k = pods.index(pod)
-        pods[k] = pods[-1]
-        pods.pop()
+        self._on_node.remove(node, pod)
 
     def position(self, pod: PodRecord) -> int:
         return self._position[id(pod)]
@@ -203,21 +214,66 @@ class DryRuns:
         violations, walked)."""
         self.restore()
         seq, n = self.seq, len(potential)
-        node_ptr, node_pods = self._node_lists()
+        on_node = self._on_node
         pdb_ptr, pdb_idx, allowed = self._budget_lists(budgets)
         nom_ptr, nom_pods = self._nominated_lists()
+        fids, slots, aids, fixed = self._filters(potential)
         order = np.empty(n, dtype=np.int64)
         status = np.empty(n, dtype=np.int64)
         vptr = np.zeros(n + 1, dtype=np.int64)
-        victims = np.empty(max(len(node_pods), 1), dtype=np.int64)
+        victims = np.empty(on_node.total + 1, dtype=np.int64)
         violations = np.zeros(n, dtype=np.int64)
+        size = on_node.table.shape[1] + 1
         walked = kernels.dry_run(
-            seq.fids, seq.table, seq.aids, seq.cache, np.int64(self.pod), potential,
-            np.int64(offset), np.int64(wanted), node_ptr, node_pods, self._priority,
+            fids, slots, fixed, seq.table, aids, seq.cache, np.int64(self.pod), potential,
+            np.int64(offset), np.int64(wanted), on_node.table, on_node.count, self._priority,
             self._start, pdb_ptr, pdb_idx, allowed, nom_ptr, nom_pods, self._memo, order,
-            status, vptr, victims, violations,
+            status, vptr, victims, violations, np.empty(size, np.int64),
+            np.empty(size, np.int64), np.empty(len(allowed), np.int64), self._small,
+            self._stack,
         )  # fmt: skip
         return order, status, vptr, victims, violations, int(walked)
+
+    def _filters(self, potential: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The dry runs' filters for the view's pod: (rows, slots) of the filter plugins
+        whose verdict may change as pods come and go, the ``assume``/``remove`` rows of
+        those plugins, and the other plugins' verdict on each of ``potential``
+        (:func:`.kernels.fixed_verdicts`, once per walk). With :attr:`narrow` off (or
+        every plugin reading the pods), every filter and every ``assume``: Go's walk as
+        written."""
+        seq = self.seq
+        if not self.narrow:
+            return seq.fids, self._slots, seq.aids, self._no_fixed
+        if self._ignores is None or self._ignores_of is not seq.states:
+            self._ignores_of, self._splits = seq.states, {}
+            self._ignores = [np.broadcast_to(np.asarray(p.filter_ignores_pods(s), np.bool_),
+                                             (len(seq.batch),))
+                             for p, s in zip(seq.filter_slots,
+                                             (seq.states[f] for f in seq.fids.tolist()),
+                                             strict=True)]  # fmt: skip
+        key = tuple(bool(m[self.pod]) for m in self._ignores)
+        split = self._splits.get(key)
+        if split is None:
+            split = self._splits[key] = self._split(key)
+        fids, slots, aids, fixed_ids, fixed_slots = split
+        fixed = self._no_fixed
+        if len(fixed_ids):
+            fixed = np.zeros(len(self.names), dtype=np.int64)
+            kernels.fixed_verdicts(fixed_ids, fixed_slots, seq.table, np.int64(self.pod),
+                                   potential, fixed)  # fmt: skip
+        return fids, slots, aids, fixed
+
+    def _split(self, ignores: tuple[bool, ...]) -> tuple[np.ndarray, ...]:
+        """(rows, slots, assume rows, fixed rows, fixed slots) for the filters' split
+        ``ignores`` (per slot: its verdict does not change as pods come and go)."""
+        seq = self.seq
+        moving = [k for k, fixed in enumerate(ignores) if not fixed]
+        rows = seq.fids[moving]
+        read = set(rows.tolist())
+        aids = np.array([a for a in seq.aids.tolist() if a in read], dtype=np.int64)
+        still = [k for k, fixed in enumerate(ignores) if fixed]
+        slots = np.asarray(moving, dtype=np.int64)
+        return rows, slots, aids, seq.fids[still], np.asarray(still, dtype=np.int64)
 
     def _walk_statuses(self, pod: PodRecord, order: np.ndarray, status: np.ndarray,
                        walked: int) -> dict[int, Status]:  # fmt: skip
@@ -236,10 +292,6 @@ class DryRuns:
             else:
                 statuses[node] = self._status(code)
         return statuses
-
-    def _node_lists(self) -> tuple[np.ndarray, np.ndarray]:
-        """``NodeInfo.Pods`` of every node as CSR (batch positions)."""
-        return self._csr(self._on_node)
 
     def _nominated_lists(self) -> tuple[np.ndarray, np.ndarray]:
         """The nominated pods ``RunFilterPluginsWithNominatedPods`` adds for the view's pod,
@@ -286,7 +338,7 @@ class DryRuns:
         return self._index_of.get(name)
 
     def node_pods(self, node: int) -> Sequence[PodRecord]:
-        return [self.records[i] for i in self._on_node.get(node, ())]
+        return [self.records[i] for i in self._on_node.pods(node)]
 
     def filter(self, node: int, removed: Sequence[PodRecord]) -> Status:
         if node != self._node:
