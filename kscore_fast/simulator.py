@@ -437,7 +437,7 @@ class Simulator:
         params.pod_name("schedule_and_bind", "pod", pod)
         i = self._waiting(pod)
         if self._nominated is not None:
-            return self._guarded(lambda: self._attempt(pod)).host
+            return self._attempt_guarded(pod).host
         if self._seq is None:
             return self._cycles([i], True, "none").host_names[0]
         host = self._step(i, pod)
@@ -453,7 +453,7 @@ class Simulator:
         set; docs/contract.md)."""
         params.pod_name("schedule_one", "pod", pod)
         self._waiting(pod)
-        tried = self._guarded(lambda: self._attempt(pod))
+        tried = self._attempt_guarded(pod)
         entry = result_entry(pod, tried.host, tried.feasible, tried.evaluated, tried.error, [])
         if tried.preemption is not None:
             entry["preemption"] = tried.preemption.entry
@@ -465,6 +465,12 @@ class Simulator:
         """The nominated pending pods (``namespace/name`` → node name), in nomination
         order; empty without ``preemption``."""
         return dict(self._nominated or {})
+
+    def _attempt_guarded(self, pod: str) -> Attempt:
+        """:meth:`_attempt` of ``pod``, the simulator as it was if it raises."""
+        if self._nominated is not None and self._seq is not None:
+            return self._attempt(pod, guard=True)
+        return self._guarded(lambda: self._attempt(pod))
 
     def _guarded(self, call: Callable[[], Any]) -> Any:
         """``call()``, the simulator restored as it was if it raises (with preemption: a
@@ -480,11 +486,14 @@ class Simulator:
             before.restore(self)
             raise
 
-    def _attempt(self, pod: str) -> Attempt:
+    def _attempt(self, pod: str, guard: bool = False) -> Attempt:
         """One cycle of pending pod ``pod``, bound to its host if it fits (what the timed
         replay's scheduling loop runs, holding the lock: :mod:`kscore_fast.queue`), with
         preemption PostFilter applied after a FitError; an exception leaves the step half
-        done: the caller restores a copy it kept, or drops the simulator."""
+        done: the caller restores a copy it kept, or drops the simulator. With ``guard``
+        (preemption, at least one node) it leaves the simulator as it was: the cycle undoes
+        itself (:meth:`_step`), and a checkpoint is kept before PostFilter only
+        (:class:`~.preemption.guard.Checkpoint`)."""
         i = self._waiting(pod)
         if self._nominated is None or self._seq is None:
             tried = self._tried(i, pod)
@@ -494,22 +503,36 @@ class Simulator:
         from .preemption.stepwise import end_cycle, post_filter, prepare_cycle
 
         before = prepare_cycle(self, i, pod)
+        seq = self._seq
+        at = (seq.start, self._rng.copy(), self._cache.listed) if guard else None
         try:
-            tried = self._tried(i, pod)
+            tried = self._tried(i, pod, undo=guard)
         finally:
             end_cycle(self, i, before)
         if tried.host is None and tried.rejecting is not None:  # a FitError: PostFilter
-            return tried._replace(preemption=post_filter(self, pod))
+            if not guard:
+                return tried._replace(preemption=post_filter(self, pod))
+            from .preemption.guard import Checkpoint
+
+            kept = Checkpoint(self)
+            try:
+                return tried._replace(preemption=post_filter(self, pod))
+            except BaseException:
+                kept.restore(self)
+                assert at is not None
+                seq.start, self._rng, self._cache.listed = at  # (the failed cycle's)
+                raise
         self._nominated.pop(pod, None)  # bound (assume), or clearNominatedNode
         return tried
 
-    def _tried(self, i: int, pod: str) -> Attempt:
-        """One cycle of batch pod ``i`` (``pod``), bound to its host if it fits."""
+    def _tried(self, i: int, pod: str, undo: bool = False) -> Attempt:
+        """One cycle of batch pod ``i`` (``pod``), bound to its host if it fits (``undo``:
+        see :meth:`_step`)."""
         seq = self._seq
         if seq is None:  # (no node: Schedule's ErrNoNodesAvailable, not a FitError)
             entry = self._cycles([i], True, "none").to_dict()["results"][0]
             return Attempt(None, 0, 0, entry["error"], None)
-        host = self._step(i, pod, undo=False)
+        host = self._step(i, pod, undo=undo)
         feasible, evaluated = seq.one.counts()
         if host >= 0:
             return Attempt(self._cluster.snapshot.node_names[host], feasible, evaluated,

@@ -226,6 +226,15 @@ def _fault_after_a_victim(m: pytest.MonkeyPatch, sim: Simulator) -> None:
     m.setattr(Simulator, "_delete", broken)
 
 
+def _fault_in_the_cycle(m: pytest.MonkeyPatch, sim: Simulator) -> None:
+    """The cycle raises once the plugins' states hold the pod on its host."""
+
+    def broken(self, pod, i, node):
+        raise RuntimeError("fault")
+
+    m.setattr(Simulator, "_bind_record", broken)
+
+
 def _fault_in_nominating(m: pytest.MonkeyPatch, sim: Simulator) -> None:
     def broken(self, pod, node):
         raise RuntimeError("fault")
@@ -235,10 +244,10 @@ def _fault_in_nominating(m: pytest.MonkeyPatch, sim: Simulator) -> None:
 
 @pytest.mark.parametrize("seed", range(8))
 def test_a_call_that_raises_midway_leaves_the_simulator_unchanged(tmp_path, seed):
-    """``schedule_one`` calls that raise at some point of a preempting step (in the dry
-    runs with the plugins' states half changed, after a victim's deletion, while
-    nominating): each then succeeds as if the failed call never happened, pod after pod
-    equal to a simulator that never failed."""
+    """``schedule_one`` calls that raise at some point of a preempting step (in the cycle
+    once the pod is bound in the plugins' states, in the dry runs with the states half
+    changed, after a victim's deletion, while nominating): each then succeeds as if the
+    failed call never happened, pod after pod equal to a simulator that never failed."""
     import random
 
     path = _write(tmp_path, preemption_scenario(9_000_000 + seed, 10, 8))
@@ -249,14 +258,17 @@ def test_a_call_that_raises_midway_leaves_the_simulator_unchanged(tmp_path, seed
 
     sim, clean, rng = make(), make(), random.Random(seed)
     batch = clean._cluster.batch
-    faults = (_fault_in_dry_run, _fault_after_a_victim, _fault_in_nominating)
+    faults = (_fault_in_dry_run, _fault_after_a_victim, _fault_in_nominating, _fault_in_the_cycle)
     raised = evicted = 0
     for pod in [batch.pods[i].key for i in queue_order(batch.pods)]:
         for _ in range(2):  # (a pod that preempted is tried again)
             want = clean.schedule_one(pod)
             victims = want.get("preemption", {}).get("victims", [])
             evicted += bool(victims)
-            options = [f for f in faults if len(victims) != 1 or f is not _fault_after_a_victim]
+            options = faults  # (with victims, those that raise in PostFilter)
+            if victims:
+                options = (_fault_in_dry_run, _fault_in_nominating,
+                           *((_fault_after_a_victim,) if len(victims) > 1 else ()))  # fmt: skip
             with pytest.MonkeyPatch.context() as m:
                 rng.choice(options)(m, sim)
                 try:
