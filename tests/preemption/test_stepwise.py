@@ -42,6 +42,12 @@ def _steps_equal_simulate(tmp_path, seed: int, **sizes: int) -> int:
     pods = sim.cluster.batch.pods
     steps = [sim.schedule_one(pods[i].key) for i in queue_order(pods)]
     assert _rows(steps) == _rows(whole), seed
+    retried = api.simulate(api.load_cluster([path]), seed=seed, scores="none",
+                           tie_break="go-rand", preemption=True,
+                           retry_nominated=True).to_dict()["results"]  # fmt: skip
+    sim = Simulator(api.load_cluster([path]), seed=seed, tie_break="go-rand", preemption=True)
+    got = sim.run(retry_nominated=True).to_dict()["results"]
+    assert _rows(got) == _rows(retried), seed
     return sum(bool((r.get("preemption") or {}).get("victims")) for r in whole)
 
 
@@ -55,6 +61,16 @@ def test_steps_equal_simulate_with_preemption(tmp_path):
 @pytest.mark.parametrize("seed", range(500))
 def test_many_more_steps_equal_simulate_with_preemption(tmp_path, seed):
     _steps_equal_simulate(tmp_path, 10_000 + seed, max_nodes=8, max_pending=16)
+
+
+def test_run_retries_nominated_pods(overcommitted):  # noqa: F811
+    sim = Simulator(api.load_cluster([overcommitted]), preemption=True)
+    rows = {r["pod"]: r for r in sim.run(retry_nominated=True).to_dict()["results"]}
+    assert rows["default/hi"]["host"] == "n2" and rows["default/hi"]["preemption"]["retried"]
+    assert sim.nominations == {}
+    plain = Simulator(api.load_cluster([overcommitted]))
+    with pytest.raises(InputError, match="retry_nominated needs a Simulator with preemption"):
+        plain.run(retry_nominated=True)
 
 
 def test_schedule_one_preempts_and_nominates(overcommitted):  # noqa: F811
