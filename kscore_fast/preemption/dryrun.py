@@ -129,9 +129,12 @@ class DryRuns:
         self._ignores: list[np.ndarray] | None = None
         self._ignores_of: list[Any] | None = None  # (the states they were read from)
         self._splits: dict[tuple[bool, ...], tuple[np.ndarray, ...]] = {}
+        #: per twin group: its filters' split and the fixed verdicts (:meth:`_filters`)
+        self._fixed: dict[int, tuple[np.ndarray, ...]] = {}
         self._slots = np.arange(len(seq.fids), dtype=np.int64)
         self._no_fixed = np.zeros(max(len(names), 1), dtype=np.int64)
         self._small = np.zeros(3, dtype=np.int64)
+        self._no_lists = (np.zeros(len(names) + 1, dtype=np.int64), np.zeros(0, dtype=np.int64))
         self._stack = np.zeros((kernels.SORT_STACK, 5), dtype=np.int64)
 
     def rebased(self, seq: _Sequence) -> DryRuns:
@@ -144,7 +147,7 @@ class DryRuns:
         other._one, other._out = self._one.copy(), set()
         other._small, other._stack = self._small.copy(), self._stack.copy()
         other._statuses = dict(self._statuses)
-        other._ignores, other._splits = None, {}
+        other._ignores, other._splits, other._fixed = None, {}, {}
         return other
 
     def set_pods(self, on_node: Mapping[str, Sequence[str]], nodes: Mapping[str, int],
@@ -217,7 +220,7 @@ class DryRuns:
         on_node = self._on_node
         pdb_ptr, pdb_idx, allowed = self._budget_lists(budgets)
         nom_ptr, nom_pods = self._nominated_lists()
-        fids, slots, aids, fixed = self._filters(potential)
+        fids, slots, aids, fixed = self._filters()
         order = np.empty(n, dtype=np.int64)
         status = np.empty(n, dtype=np.int64)
         vptr = np.zeros(n + 1, dtype=np.int64)
@@ -234,34 +237,39 @@ class DryRuns:
         )  # fmt: skip
         return order, status, vptr, victims, violations, int(walked)
 
-    def _filters(self, potential: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _filters(self) -> tuple[np.ndarray, ...]:
         """The dry runs' filters for the view's pod: (rows, slots) of the filter plugins
         whose verdict may change as pods come and go, the ``assume``/``remove`` rows of
-        those plugins, and the other plugins' verdict on each of ``potential``
-        (:func:`.kernels.fixed_verdicts`, once per walk). With :attr:`narrow` off (or
-        every plugin reading the pods), every filter and every ``assume``: Go's walk as
-        written."""
+        those plugins, and the other plugins' verdict on each node
+        (:func:`.kernels.fixed_verdicts`: they read the pod's spec and the node only, so
+        they are made once per twin group for as long as the run's states are the same;
+        a node added or removed makes them again). With :attr:`narrow` off, every filter
+        and every ``assume``: Go's walk as written."""
         seq = self.seq
         if not self.narrow:
             return seq.fids, self._slots, seq.aids, self._no_fixed
         if self._ignores is None or self._ignores_of is not seq.states:
-            self._ignores_of, self._splits = seq.states, {}
+            self._ignores_of, self._splits, self._fixed = seq.states, {}, {}
             self._ignores = [np.broadcast_to(np.asarray(p.filter_ignores_pods(s), np.bool_),
                                              (len(seq.batch),))
                              for p, s in zip(seq.filter_slots,
                                              (seq.states[f] for f in seq.fids.tolist()),
                                              strict=True)]  # fmt: skip
-        key = tuple(bool(m[self.pod]) for m in self._ignores)
-        split = self._splits.get(key)
-        if split is None:
-            split = self._splits[key] = self._split(key)
-        fids, slots, aids, fixed_ids, fixed_slots = split
-        fixed = self._no_fixed
-        if len(fixed_ids):
-            fixed = np.zeros(len(self.names), dtype=np.int64)
-            kernels.fixed_verdicts(fixed_ids, fixed_slots, seq.table, np.int64(self.pod),
-                                   potential, fixed)  # fmt: skip
-        return fids, slots, aids, fixed
+        group = int(seq.groups[self.pod])
+        found = self._fixed.get(group)
+        if found is None:
+            key = tuple(bool(m[self.pod]) for m in self._ignores)
+            split = self._splits.get(key)
+            if split is None:
+                split = self._splits[key] = self._split(key)
+            fids, slots, aids, fixed_ids, fixed_slots = split
+            fixed = self._no_fixed
+            if len(fixed_ids):
+                fixed = np.zeros(len(self.names), dtype=np.int64)
+                kernels.fixed_verdicts(fixed_ids, fixed_slots, seq.table, np.int64(self.pod),
+                                       self._all, fixed)  # fmt: skip
+            found = self._fixed[group] = (fids, slots, aids, fixed)
+        return found
 
     def _split(self, ignores: tuple[bool, ...]) -> tuple[np.ndarray, ...]:
         """(rows, slots, assume rows, fixed rows, fixed slots) for the filters' split
@@ -301,6 +309,8 @@ class DryRuns:
     def _csr(self, by_node: dict[int, list[int]]) -> tuple[np.ndarray, np.ndarray]:
         """Lists of batch positions per node as CSR (pointer, positions)."""
         n = len(self.names)
+        if not by_node:
+            return self._no_lists
         sizes = np.zeros(n + 1, dtype=np.int64)
         nodes = sorted(by_node)
         sizes[np.asarray(nodes, dtype=np.int64) + 1] = [len(by_node[v]) for v in nodes]
