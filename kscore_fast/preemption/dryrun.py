@@ -17,7 +17,6 @@ is the node's status; else the verdict without them is.
 from __future__ import annotations
 
 import copy
-import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -34,7 +33,7 @@ from ..model.snapshot import Cluster, build_cluster
 from ..model.times import start_ns
 from . import kernels
 from .nodepods import NodePods
-from .nominated import nominated_verdicts
+from .nominated import by_node, nominated_verdicts
 from .reference import (
     SUCCESS,
     UNSCHEDULABLE,
@@ -238,7 +237,10 @@ class DryRuns:
         return order, status, vptr, victims, violations, int(walked)
 
     def _filters(self) -> tuple[np.ndarray, ...]:
-        """The dry runs' filters for the view's pod: (rows, slots) of the filter plugins
+        return self.split_for(self.pod)
+
+    def split_for(self, pod: int) -> tuple[np.ndarray, ...]:
+        """The dry runs' filters for batch pod ``pod``: (rows, slots) of the filter plugins
         whose verdict may change as pods come and go, the ``assume``/``remove`` rows of
         those plugins, and the other plugins' verdict on each node
         (:func:`.kernels.fixed_verdicts`: they read the pod's spec and the node only, so
@@ -255,10 +257,10 @@ class DryRuns:
                              for p, s in zip(seq.filter_slots,
                                              (seq.states[f] for f in seq.fids.tolist()),
                                              strict=True)]  # fmt: skip
-        group = int(seq.groups[self.pod])
+        group = int(seq.groups[pod])
         found = self._fixed.get(group)
         if found is None:
-            key = tuple(bool(m[self.pod]) for m in self._ignores)
+            key = tuple(bool(m[pod]) for m in self._ignores)
             split = self._splits.get(key)
             if split is None:
                 split = self._splits[key] = self._split(key)
@@ -266,7 +268,7 @@ class DryRuns:
             fixed = self._no_fixed
             if len(fixed_ids):
                 fixed = np.zeros(len(self.names), dtype=np.int64)
-                kernels.fixed_verdicts(fixed_ids, fixed_slots, seq.table, np.int64(self.pod),
+                kernels.fixed_verdicts(fixed_ids, fixed_slots, seq.table, np.int64(pod),
                                        self._all, fixed)  # fmt: skip
             found = self._fixed[group] = (fids, slots, aids, fixed)
         return found
@@ -303,21 +305,13 @@ class DryRuns:
 
     def _nominated_lists(self) -> tuple[np.ndarray, np.ndarray]:
         """The nominated pods ``RunFilterPluginsWithNominatedPods`` adds for the view's pod,
-        per node, as CSR."""
-        return self._csr(self._nominated_by_node())
-
-    def _csr(self, by_node: dict[int, list[int]]) -> tuple[np.ndarray, np.ndarray]:
-        """Lists of batch positions per node as CSR (pointer, positions)."""
-        n = len(self.names)
-        if not by_node:
+        per node, as CSR over every node."""
+        listed, ptr, pods = self._nominated_grouped()
+        if not len(listed):
             return self._no_lists
-        sizes = np.zeros(n + 1, dtype=np.int64)
-        nodes = sorted(by_node)
-        sizes[np.asarray(nodes, dtype=np.int64) + 1] = [len(by_node[v]) for v in nodes]
-        ptr = np.cumsum(sizes)
-        flat = np.fromiter(itertools.chain.from_iterable(by_node[v] for v in nodes),
-                           dtype=np.int64, count=int(ptr[-1]))  # fmt: skip
-        return ptr, flat
+        sizes = np.zeros(len(self.names) + 1, dtype=np.int64)
+        sizes[listed + 1] = np.diff(ptr)
+        return np.cumsum(sizes), pods
 
     def _budget_lists(self, budgets: Sequence[BudgetRecord]
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
@@ -397,19 +391,24 @@ class DryRuns:
         higher added, on the nodes of ``nodes`` that have some (0 elsewhere)."""
         if not self.nominated:
             return np.zeros(len(self.names), dtype=np.int64)
-        wanted = None if nodes is None else set(nodes.tolist())
-        return nominated_verdicts(self.seq, self.pod, self._nominated_by_node(), self._memo,
-                                  self._reps, wanted)  # fmt: skip
+        listed, ptr, pods = self._nominated_grouped()
+        if nodes is not None and len(listed):
+            keep = np.isin(listed, nodes)
+            lengths = np.diff(ptr)
+            pods = pods[np.repeat(keep, lengths)]
+            listed, ptr = listed[keep], np.concatenate(([0], np.cumsum(lengths[keep])))
+        split = self.split_for(self.pod) if self.narrow else None
+        return nominated_verdicts(self.seq, self.pod, (listed, ptr, pods), self._memo, split)
 
-    def _nominated_by_node(self) -> dict[int, list[int]]:
-        """The nominated pods of the view's pod's priority or higher (itself aside), per
-        node, in nomination order: those ``addNominatedPods`` adds."""
-        by_node: dict[int, list[int]] = {}
-        p = self._priority[self.pod]
-        for q, node in self.nominated.items():
-            if q != self.pod and self._priority[q] >= p:
-                by_node.setdefault(node, []).append(q)
-        return by_node
+    def _nominated_grouped(self) -> tuple[np.ndarray, ...]:
+        """The nominated pods of the view's pod's priority or higher (itself aside), by
+        node, each node's in nomination order: those ``addNominatedPods`` adds
+        (:func:`.nominated.by_node`)."""
+        pods = np.fromiter(self.nominated.keys(), dtype=np.int64, count=len(self.nominated))
+        nodes = np.fromiter(self.nominated.values(), dtype=np.int64,
+                            count=len(self.nominated))  # fmt: skip
+        keep = (pods != self.pod) & (self._priority[pods] >= self._priority[self.pod])
+        return by_node(pods[keep], nodes[keep])
 
     def _fill(self, nodes: np.ndarray) -> None:
         seq = self.seq

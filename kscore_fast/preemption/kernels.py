@@ -21,7 +21,6 @@ import numpy as np
 
 from .._jit import inline_kernel, kernel, unrefcounted_kernel
 from ..framework.abi import FILTER, STATE, call_filter
-from ..framework.search import fill_verdicts
 from ..framework.sequential import _change
 
 #: a pod without ``status.startTime``
@@ -536,19 +535,20 @@ def pick(status, vptr, victims, violations, walked, wanted, prio, start, cands, 
 
 
 @kernel
-def with_nominated(fids, table, add_ids, aids, cache, pod, nodes, ptr, pods, memo, out
-                   ):  # fmt: skip  # pragma: no cover - compiled
+def with_nominated(fids, slots, fixed, table, add_ids, aids, cache, pod, nodes, ptr, pods, memo,
+                   out):  # fmt: skip  # pragma: no cover - compiled
     """``RunFilterPluginsWithNominatedPods``' first pass for ``pod`` on each of ``nodes``:
     the node's nominated pods ``pods[ptr[k]:ptr[k+1]]`` added in order (the ``assume`` of
-    the plugins of ``add_ids``: no Reserve), the filters run, the pods removed again in
-    the same order (``remove`` of ``aids``); the verdict in ``out[node]``."""
+    the plugins of ``add_ids``: no Reserve), the filters of rows ``fids`` run (at their
+    ``slots``; ``fixed[node]``: the others' verdict, see :func:`_check`), the pods removed
+    again in the same order (``remove`` of ``aids``); the verdict in ``out[node]``."""
     one = np.zeros(1, dtype=np.int64)
     for k in range(nodes.shape[0]):
         node = nodes[k]
         for e in range(ptr[k], ptr[k + 1]):
             _change(add_ids, table, cache, pods[e], node, np.bool_(True))
         one[0] = node
-        fill_verdicts(fids, table, pod, np.int64(0), 0, 1, one, memo)
+        _fill_slots(fids, slots, table, pod, one, memo)
         for e in range(ptr[k], ptr[k + 1]):
             _change(aids, table, cache, pods[e], node, np.bool_(False))
-        out[node] = memo[0, node]
+        out[node] = _first(fixed[node], memo[0, node])
