@@ -30,6 +30,7 @@ import hashlib
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numba
@@ -93,7 +94,7 @@ def leaves(value: Any) -> list[Any]:
     out: list[Any] = []
     for v in value:  # (most states nest one level: their inner tuples are flat)
         if isinstance(v, tuple):
-            if any(isinstance(x, tuple) for x in v):
+            if any(map(isinstance, v, repeat(tuple))):
                 out += leaves(v)
             else:
                 out += v

@@ -105,6 +105,9 @@ class Simulator:
         self._start = 0  # nextStartNodeIndex
         self._seq: _Sequence | None = None
         self._preempts = preemption
+        #: pending pod → what VolumeBinding's Reserve decided when a cycle bound it
+        #: (kept after the pod is deleted: its claims stay bound, as in Go)
+        self._reserved: dict[str, list[dict[str, Any]]] = {}
         self._adopt(cluster, notice)
         #: the nominator (with preemption and a profile that preempts; else None): the
         #: pending pods' own ``status.nominatedNodeName``, as the queue's ``Add`` takes it
@@ -338,12 +341,14 @@ class Simulator:
                 self._rollback(pods, *undo)
                 raise
         if commit:  # the cache's records, event by event (host ports are order-sensitive)
-            hosts = iter(result.hosts[out].tolist())
+            hosts = iter(zip(out.tolist(), result.hosts[out].tolist(), strict=True))
             for k, i in enumerate(rows):
                 if ops is None or ops[k] == OP_SCHEDULE:
-                    h = next(hosts)
+                    row, h = next(hosts)
                     if h >= 0:
                         self._bind_record(names[i], i, h)
+                        if names[i] in self._reserved:
+                            result.volume_bindings[row] = self._reserved[names[i]]
                 else:
                     self._leave(names[i], i)
                     self._cache.drop_pending(names[i])
@@ -353,14 +358,17 @@ class Simulator:
         """What :meth:`_rollback` restores: where ``pods`` are bound in the kernels' states,
         the node rotation, the random source, the last cycle's node list."""
         assert self._seq is not None
-        return self._seq.bound[pods].copy(), self._seq.start, self._rng.copy(), self._cache.listed
+        return (self._seq.bound[pods].copy(), self._seq.start, self._rng.copy(),
+                self._cache.listed, self._seq.reserve_point())  # fmt: skip
 
     def _rollback(self, pods: np.ndarray, bound: np.ndarray, start: int, rng: np.ndarray,
-                  listed: list[str] | None) -> None:  # fmt: skip
+                  listed: list[str] | None, reserved: list[Any]) -> None:  # fmt: skip
         """Undo a loop over ``pods`` that stopped with an exception: each pod it bound is
         removed from the plugins' states and each it deleted assumed again (binding is
-        undone exactly by ``remove``), the rotation and the random source restored; the
-        cache's records were not touched yet."""
+        undone exactly by ``remove``), what Reserve changed put back (``remove`` keeps a
+        deleted pod's volumes bound: ``reserved``, :meth:`_Sequence.reserve_point`), the
+        rotation and the random source restored; the cache's records were not touched
+        yet."""
         seq = self._seq
         assert seq is not None
         seq.undo_in_flight()
@@ -373,6 +381,7 @@ class Simulator:
             if was >= 0:
                 one, node = np.array([pod], np.int64), np.array([was], np.int64)
                 seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, one, node)
+        seq.restore_reserved(reserved)
         seq.bound[pods] = bound
         seq.start = start
         self._rng[:] = rng
@@ -455,9 +464,21 @@ class Simulator:
         self._waiting(pod)
         tried = self._attempt_guarded(pod)
         entry = result_entry(pod, tried.host, tried.feasible, tried.evaluated, tried.error, [])
+        if tried.volume_bindings is not None:
+            entry["volumeBindings"] = tried.volume_bindings
         if tried.preemption is not None:
             entry["preemption"] = tried.preemption.entry
         return entry
+
+    @property
+    @_serialized
+    def volume_bindings(self) -> dict[str, list[dict[str, Any]]]:
+        """What VolumeBinding's Reserve decided for each pending pod a scheduling cycle
+        bound (``namespace/name`` → its ``volumeBindings`` objects: claim, volume,
+        provisioned, selectedNode; docs/volume-bindings.md), in bind order. A pod deleted
+        since keeps its entry: its claims stay bound to their volumes and provisioned
+        claims pinned to their nodes, as in Go's assume cache."""
+        return {pod: [dict(b) for b in entries] for pod, entries in self._reserved.items()}
 
     @property
     @_serialized
@@ -532,11 +553,12 @@ class Simulator:
         if seq is None:  # (no node: Schedule's ErrNoNodesAvailable, not a FitError)
             entry = self._cycles([i], True, "none").to_dict()["results"][0]
             return Attempt(None, 0, 0, entry["error"], None)
-        host = self._step(i, pod, undo=undo)
+        # (with preemption and no ``undo`` the caller keeps a checkpoint to restore)
+        host = self._step(i, pod, undo=undo or self._nominated is None)
         feasible, evaluated = seq.one.counts()
         if host >= 0:
             return Attempt(self._cluster.snapshot.node_names[host], feasible, evaluated,
-                           None, None)  # fmt: skip
+                           None, None, None, self._reserved.get(pod))  # fmt: skip
         if feasible == 0:  # a FitError (no result: no counts, as any failed cycle)
             error, rejecting = seq.fit_failure()
             return Attempt(None, 0, 0, error, rejecting)
@@ -556,7 +578,7 @@ class Simulator:
         seq, cache = self._seq, self._cache
         assert seq is not None
         before = (np.array([seq.bound[i]], np.int64), seq.start, self._rng.copy(),
-                  cache.listed) if undo else None  # fmt: skip
+                  cache.listed, seq.reserve_point()) if undo else None  # fmt: skip
         try:
             cache.listed = self._cluster.snapshot.node_names  # UpdateSnapshot
             host = seq.step(i, self._tie, self._seed, self._rng, bind is not None)
@@ -566,6 +588,7 @@ class Simulator:
             if before is not None:
                 if bind is not None:
                     cache.bound.pop(bind, None)
+                    self._reserved.pop(bind, None)
                 self._rollback(np.array([i], np.int64), *before)
             raise
         return host
@@ -770,7 +793,12 @@ class Simulator:
     def _bind_record(self, pod: str, i: int, node: int) -> None:
         """The cache's record of pending pod ``pod`` (batch pod ``i``) bound to ``node``
         (and the dry runs' ``NodeInfo.Pods``, with preemption)."""
-        self._cache.bind(pod, self._cluster.snapshot.node_names[node])
+        name = self._cluster.snapshot.node_names[node]
+        self._cache.bind(pod, name)
+        assert self._seq is not None
+        found = self._seq.volume_bindings_of(i, name)
+        if found is not None:
+            self._reserved[pod] = found
         if self._runs is not None and self._runs.tracking and not self._stale:
             self._runs.bound_to(i, node)
 
@@ -815,6 +843,7 @@ class Simulator:
         if record.phase in TERMINATED_PHASES:
             raise InputError(f"add_pod: pod {key} is {record.phase}; the scheduler's cache "
                              "holds no terminated pod")  # fmt: skip
+        self._reserved.pop(key, None)  # (a pod of that name deleted before: another pod)
         if record.node_name:
             cache.add_existing(record)
         elif record.deleting:
@@ -873,6 +902,7 @@ class Simulator:
         other._cache = self._cache.copy()
         other._lock, other._running = threading.Lock(), None
         other._index, other._rows = dict(self._index), dict(self._rows)
+        other._reserved = dict(self._reserved)
         if self._seq is not None:
             seq = _Sequence.__new__(_Sequence)
             seq.__dict__.update(self._seq.__dict__)
@@ -910,6 +940,8 @@ class Attempt(NamedTuple):
     rejecting: frozenset[str] | None
     #: what PostFilter did after a FitError (with preemption)
     preemption: Outcome | None = None
+    #: what VolumeBinding's Reserve decided for the pod bound (``volumeBindings``)
+    volume_bindings: list[dict[str, Any]] | None = None
 
 
 def _record(obj: dict[str, Any], kind: str, call: str) -> Any:

@@ -54,6 +54,9 @@ def compare(kscore: dict[str, Any], go: dict[str, Any], top_k: int | None = None
         for field in ("feasibleNodes", "evaluatedNodes", "error"):
             if k[field] != g[field]:
                 diffs.append(f"{pod}: {field} {k[field]!r} != go {g[field]!r}")
+        if k.get("volumeBindings") != g.get("volumeBindings"):  # (simulate: Reserve's)
+            diffs.append(f"{pod}: volumeBindings {k.get('volumeBindings')!r} != go "
+                         f"{g.get('volumeBindings')!r}")  # fmt: skip
         if top_k is not None and k["scores"] and g["scores"]:
             first, top = k["scores"][0], max(s["total"] for s in g["scores"])
             if first["node"] != k["host"] or first["total"] != top:

@@ -93,6 +93,8 @@ type resultJSON struct {
 	*preemptionJSON
 	// Retry: the immediate retry of a pod that preempted (simulate --retry-nominated).
 	Retry bool `json:"retry,omitempty"`
+	// VolumeBindings: what VolumeBinding's Reserve assumed for the pod bound (simulate).
+	VolumeBindings []volumeBindingJSON `json:"volumeBindings,omitempty"`
 	// scheduleErr is the error genericScheduler.Schedule returned (not output; goref
 	// replay reads a *framework.FitError's Diagnosis from it).
 	scheduleErr error
@@ -115,6 +117,8 @@ type harness struct {
 	// client is the fake clientset; mirror keeps its pods (opts.Preemption, else nil).
 	client *fake.Clientset
 	mirror *podMirror
+	// binders: the VolumeBinding plugins built and what their Reserve assumed.
+	binders *volumeBinders
 
 	// profiles: the first profile's framework (fwk, plain, recs above), then, with
 	// opts.AllProfiles, one per further profile of the configuration, in its order.
@@ -326,6 +330,7 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 		nominator:                nominator,
 		client:                   client,
 		mirror:                   mirror,
+		binders:                  binders,
 		podInitialBackoffSeconds: initialBackoff,
 		podMaxBackoffSeconds:     maxBackoff,
 	}

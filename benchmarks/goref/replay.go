@@ -172,6 +172,8 @@ type attemptJSON struct {
 	TraceDraws           int64       `json:"traceDraws,omitempty"`
 	// PostFilter's part of a failed attempt (--preemption)
 	*preemptionJSON
+	// VolumeBindings: what VolumeBinding's Reserve assumed for the pod bound
+	VolumeBindings []volumeBindingJSON `json:"volumeBindings,omitempty"`
 }
 
 // replayResult is the whole output document.
@@ -427,7 +429,7 @@ func (r *replayRun) cycle(ctx context.Context) (attemptJSON, error) {
 		Host: res.Host, Error: res.Error,
 		FeasibleNodes: res.FeasibleNodes, EvaluatedNodes: res.EvaluatedNodes,
 		UnschedulablePlugins: []string{}, TraceDraws: res.TraceDraws,
-		preemptionJSON: res.preemptionJSON,
+		preemptionJSON: res.preemptionJSON, VolumeBindings: res.VolumeBindings,
 	}
 	informerPod := r.pods[name]
 	if res.Host != nil {

@@ -138,7 +138,11 @@ func (s *simulator) step(ctx context.Context, pod *v1.Pod) (resultJSON, error) {
 	if s.capture.state == nil {
 		return r, fmt.Errorf("goref: Schedule placed %s without running PreFilter", r.Pod)
 	}
-	if err := assumeOnHost(ctx, s.h.fwk, s.h.cache, s.h.nominator, s.capture.state, pod, *r.Host); err != nil {
+	err = assumeOnHost(ctx, s.h.fwk, s.h.cache, s.h.nominator, s.capture.state, pod, *r.Host)
+	if reserved := s.h.binders.take(podKey(pod)); err == nil {
+		r.VolumeBindings = reserved
+	}
+	if err != nil {
 		msg := err.Error()
 		r.Host, r.Error = nil, &msg
 		if s.h.mirror != nil {

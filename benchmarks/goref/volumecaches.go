@@ -19,10 +19,12 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
-// volumeBinders collects the VolumeBinding plugins the frameworks build.
+// volumeBinders collects the VolumeBinding plugins the frameworks build, and what their
+// Reserve assumed per pod (reserved).
 type volumeBinders struct {
-	mu   sync.Mutex
-	list []*volumebinding.VolumeBinding
+	mu       sync.Mutex
+	list     []*volumebinding.VolumeBinding
+	reserved map[string][]volumeBindingJSON
 }
 
 // wrap makes reg's VolumeBinding factory record the plugins it builds.
@@ -37,6 +39,7 @@ func (b *volumeBinders) wrap(reg frameworkruntime.Registry) frameworkruntime.Reg
 			b.mu.Lock()
 			b.list = append(b.list, vb)
 			b.mu.Unlock()
+			vb.Binder = &reserveRecorder{SchedulerVolumeBinder: vb.Binder, into: b}
 		}
 		return p, err
 	}

@@ -232,6 +232,10 @@ RECENT = 64
 
 
 def _packed(state: tuple[Any, ...], plugin: Any) -> _native.Packed:
+    last = _last.get(id(plugin.kernels))
+    if last is not None and last[2] >= COMPILED_AFTER and last[0] is plugin.kernels:
+        # (packing costs what finding it in ``_recent`` would)
+        return _native.pack_compiled(state)
     parts = _native.leaves(state)
     key = tuple(map(id, parts))
     with _lock:
@@ -240,10 +244,7 @@ def _packed(state: tuple[Any, ...], plugin: Any) -> _native.Packed:
             _recent.move_to_end(key)
             return found
         last = _last.get(id(plugin.kernels))
-    if last is not None and last[2] >= COMPILED_AFTER:
-        packed = _native.pack_compiled(state)
-    else:
-        packed = _native.pack(state, like=None if last is None else last[1], parts=parts)
+    packed = _native.pack(state, like=None if last is None else last[1], parts=parts)
     with _lock:
         _recent[key] = packed
         while len(_recent) > RECENT:

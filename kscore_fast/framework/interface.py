@@ -206,6 +206,14 @@ class Plugin:
         ``bind_independent``."""
         return self.bind_independent
 
+    def pre_filter_failures(self, state: CycleState) -> np.ndarray | None:
+        """bool[B]: the pods whose PreFilter this plugin fails, for a plugin whose
+        ``filter_node`` gives a PreFilter's status on every node (run as the profile's
+        first filter). Go returns at a PreFilter failure before it tries the pod's
+        nominated node (``findNodesThatFitPod``), so the search skips those pods'
+        nominations. Default: None (a plain filter)."""
+        return None
+
     def filter_key(self, state: CycleState) -> np.ndarray | None:
         """int64[B]: pods with equal keys get equal codes from ``filter_node`` on every
         node (pending pods of one shape are filtered once); None: every pod its own."""

@@ -42,11 +42,11 @@ _lock = threading.Lock()
 
 def is_python(plugin: Any) -> bool:
     """The plugin's kernels are plain Python (not all of them compiled)."""
-    from .registry import KERNELS
-
     kernels = plugin.kernels
     known = _python.get(id(kernels))
     if known is None or known[0] is not kernels:
+        from .registry import KERNELS
+
         found = [getattr(kernels, k, None) for k in KERNELS]
         python = any(fn is not None and getattr(fn, "py_func", None) is None for fn in found)
         known = _python[id(kernels)] = (kernels, python)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ..errors import ConfigError
+from . import arrays
 
 if TYPE_CHECKING:  # pyarrow is imported when tables are asked for
     import pyarrow as pa
@@ -45,6 +46,18 @@ def parse_scores_mode(mode: str, what: str = "scores") -> int | None:
             f"{what} top:K: K has {len(m.group(1))} digits, more than can be read; "
             "any K at least the number of nodes keeps every node"
         ) from None
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+#: an empty result's buffers (read-only: shared by every result until replaced)
+_NO_PTR = _read_only(np.zeros(1, np.int64))
+_NO_NODES = _read_only(np.zeros(0, np.int32))
+_NO_RAW = _read_only(np.zeros((0, 0), np.int64))
+_NO_NORMALIZED = _read_only(np.zeros((0, 0), np.uint8))
 
 
 @dataclass(eq=False, repr=False)
@@ -80,6 +93,9 @@ class ScoreResult:
     #: pod → what DefaultPreemption would do for it (``explain``, pods that fit nowhere:
     #: :func:`kscore_fast.preemption.explain.preemption_entry`)
     preemptions: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: pod → what VolumeBinding's Reserve decided for it on its host (simulate, pods with
+    #: claims to bind: :func:`volume_binding_entries`)
+    volume_bindings: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     ptr: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
     nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     raw: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
@@ -108,12 +124,17 @@ class ScoreResult:
             node_names=node_names,
             plugin_names=plugin_names,
             weights=weights,
-            hosts=np.full(n, -1, dtype=np.int32),
+            hosts=arrays.full(n, -1, np.int32),
             feasible=np.zeros(n, dtype=np.int64),
             evaluated=np.zeros(n, dtype=np.int64),
             errors=[None] * n,
             keep=parse_scores_mode(scores),
             _lengths=np.zeros(n, dtype=np.int64),
+            # (the runtime replaces these: ``reserve``, then ``finish``)
+            ptr=_NO_PTR,
+            nodes=_NO_NODES,
+            raw=_NO_RAW,
+            normalized=_NO_NORMALIZED,
         )
 
     def __len__(self) -> int:
@@ -158,6 +179,13 @@ class ScoreResult:
         """The next ``n`` free entries (the runtime writes there, then calls ``commit``)."""
         return slice(self._pos, self._pos + n)
 
+    def room(self, n: int) -> np.ndarray | None:
+        """The next ``n`` free entries of ``nodes`` to find node lists in (``keep`` all:
+        they are kept where they are found), or None when they may not fit."""
+        if self.keep is not None or self._pos + n > self.nodes.shape[0]:
+            return None
+        return self.nodes[self._pos : self._pos + n]
+
     def commit(self, pods: np.ndarray, lengths: np.ndarray) -> None:
         """Mark the next ``lengths.sum()`` entries as the scores of ``pods``."""
         self._lengths[pods] = lengths
@@ -165,8 +193,7 @@ class ScoreResult:
 
     def finish(self) -> None:
         """Fix ``ptr`` and trim the buffers to what was kept (views, no copies)."""
-        self.ptr = np.zeros(len(self) + 1, dtype=np.int64)
-        np.cumsum(self._lengths, out=self.ptr[1:])
+        self.ptr = arrays.offsets(self._lengths)
         n = self._pos
         self.nodes = self.nodes[:n]
         self.raw = self.raw[:, :n]
@@ -221,6 +248,8 @@ class ScoreResult:
                 entry["rejected"] = self.rejected_of(i)
             if i in self.preemptions:
                 entry["preemption"] = self.preemptions[i]
+            if i in self.volume_bindings:
+                entry["volumeBindings"] = self.volume_bindings[i]
             results.append(entry)
         return {"results": results, "mode": self.mode}
 
@@ -251,6 +280,20 @@ class ScoreResult:
         return pa.table({
             "pod": pa.array([self.pod_names[p] for p in pods], pa.string()),
             **preemption_columns(rows),
+        })  # fmt: skip
+
+    def volume_bindings_table(self) -> pa.Table:
+        """One row per claim VolumeBinding's Reserve bound or provisioned for a bound pod
+        (simulate), in the pods' order and each pod's ``PodVolumes`` order: pod, claim,
+        volume (null: provisioned), provisioned, selected_node (the host a provisioned
+        claim was pinned to; null for a static binding)."""
+        import pyarrow as pa
+
+        rows = [(self.pod_names[p], b) for p in sorted(self.volume_bindings)
+                for b in self.volume_bindings[p]]  # fmt: skip
+        return pa.table({
+            "pod": pa.array([pod for pod, _ in rows], pa.string()),
+            **volume_binding_columns([b for _, b in rows]),
         })  # fmt: skip
 
     def rejected_table(self) -> pa.Table:
@@ -370,6 +413,29 @@ def preemption_columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "ties": pa.array([r["ties"] for r in rows], pa.list_(pa.string())),
         "candidates": pa.array([r["candidates"] for r in rows], pa.int32()),
         "reason": pa.array([r.get("reason") for r in rows], pa.string()),
+    }
+
+
+def volume_binding_entries(decided: list[tuple[str, str | None]], node: str
+                           ) -> list[dict[str, Any]]:  # fmt: skip
+    """The ``volumeBindings`` objects of what a Reserve decided on ``node`` ((claim,
+    volume) per static binding, (claim, None) per claim to provision; docs/contract.md):
+    claim, volume, provisioned, selectedNode (the node a provisioned claim is pinned to:
+    its ``volume.kubernetes.io/selected-node`` annotation)."""
+    return [{"claim": claim, "volume": volume, "provisioned": volume is None,
+             "selectedNode": node if volume is None else None}
+            for claim, volume in decided]  # fmt: skip
+
+
+def volume_binding_columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The volume bindings table's columns of ``rows`` (``volumeBindings`` objects)."""
+    import pyarrow as pa
+
+    return {
+        "claim": pa.array([r["claim"] for r in rows], pa.string()),
+        "volume": pa.array([r["volume"] for r in rows], pa.string()),
+        "provisioned": pa.array([r["provisioned"] for r in rows], pa.bool_()),
+        "selected_node": pa.array([r["selectedNode"] for r in rows], pa.string()),
     }
 
 

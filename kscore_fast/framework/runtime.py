@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..model.snapshot import ClusterSnapshot, PodBatch, pod_twins, spec_twins
-from . import abi, search, sharing, verdicts
+from . import abi, arrays, search, sharing, verdicts
 from .entries import PluginTable
 from .interface import Chunk
 from .kernels import settle_chunk, top_k
@@ -83,6 +83,19 @@ class _TableRows:
         self.weights = np.array([wp.weight for wp in fw.score_plugins], np.int64)
         self.weight_list = self.weights.tolist()
         self.plugin_names, self.filter_names = fw.plugin_names, fw.filter_names
+        self.const_ok = sharing.normalizes_equal_equally(self.score_plugins)
+        self._no_rows: dict[int, sharing.TwinRows] = {}
+
+    def no_rows(self, n_nodes: int) -> sharing.TwinRows:
+        """The :class:`~.sharing.TwinRows` of a run where no pods share rows (a lone pod):
+        they hold nothing and never change, so one serves every such run."""
+        found = self._no_rows.get(n_nodes)
+        if found is None:
+            empty = np.zeros(0, dtype=np.int64)
+            found = self._no_rows[n_nodes] = sharing.TwinRows(
+                self.sids, self.score_plugins, [None] * len(self.sids), empty, n_nodes,
+                const_ok=self.const_ok)  # fmt: skip
+        return found
 
 
 @dataclass
@@ -211,7 +224,7 @@ class Framework:
             if skipping:
                 pods = pods[~skip[pods]]
             if len(pods):
-                found = run.search(pods)
+                found = run.search(pods, result.room(len(pods) * num_to_find))
                 chunk = run.settle(pods, found, result)
                 if len(chunk):
                     run.score(chunk, seed_u64, result, scratch)
@@ -242,9 +255,12 @@ class _Run:
         self.twins = pod_twins(batch)
         plugins, states = self.score_plugins, self.score_states
         spec = spec_twins(batch) if any(p.spec_only for p in plugins) else None
-        self.twin_rows = sharing.TwinRows(
-            self.sids, plugins, states, self.twins, snapshot.n_nodes, num_to_find, spec
-        )
+        if len(batch) < 2:  # (nothing to share: the profile's empty rows)
+            self.twin_rows = fw.table_rows.no_rows(snapshot.n_nodes)
+        else:
+            self.twin_rows = sharing.TwinRows(self.sids, plugins, states, self.twins,
+                                              snapshot.n_nodes, num_to_find, spec,
+                                              fw.table_rows.const_ok)  # fmt: skip
         #: pods scored once per node list and copied (twins, and more: ``copy_classes``)
         self.copies = sharing.copy_classes(plugins, states, self.twins, spec)
         self.memo = self.done = self.reps = None
@@ -274,6 +290,10 @@ class _Run:
         self.filter_slots = [fw.filter_plugins[k] for k in at]
         self.filter_positions = at
         self.fids = np.array([rows.row[id(p)] for p in self.filter_slots], np.int64)
+        #: the filter slots that are a PreFilter (``pre_filter_failures``)
+        self.pre_filter_slots = [k for k, p in enumerate(self.filter_slots)
+                                 if p.pre_filter_failures(self.states[int(self.fids[k])])
+                                 is not None]  # fmt: skip
         self.prescore_errors = self._prescore_errors(snapshot, batch)
         #: bool[B]: the pod's PreScore failed (it is not scored; PreScore runs only when
         #: scoring)
@@ -299,6 +319,16 @@ class _Run:
         self.plugin_table = PluginTable(self.plugins, states, self.COLUMNS)
         self.table = self.plugin_table.table
         self.score_states = [states[p] for p in self.sids.tolist()]
+
+    def nominations(self, pods: np.ndarray) -> np.ndarray:
+        """int32[C]: the nominated node the search tries first for each of ``pods`` (-1:
+        none): none for a pod a PreFilter fails (``pre_filter_slots``), as Go returns
+        before ``evaluateNominatedNode`` (which would reset ``nextStartNodeIndex``)."""
+        nominated = self.batch.nominated[pods]
+        for k in self.pre_filter_slots:
+            plugin, state = self.filter_slots[k], self.states[int(self.fids[k])]
+            nominated = np.where(plugin.pre_filter_failures(state)[pods], -1, nominated)
+        return nominated.astype(np.int32, copy=False)
 
     def _prescore_errors(self, snapshot: ClusterSnapshot, batch: PodBatch) -> dict[int, str]:
         """``RunPreScorePlugins`` failures: pod → the first PreScore plugin's error (in the
@@ -336,15 +366,17 @@ class _Run:
                 verdicts.prefill(self.fids, self.table, reps, todo, memo, done, self.keys)
         return classes, reps, memo, done
 
-    def search(self, pods: np.ndarray) -> _Searched:
-        """``findNodesThatFitPod`` for the chunk's pods, one cycle after the other."""
+    def search(self, pods: np.ndarray, room: np.ndarray | None = None) -> _Searched:
+        """``findNodesThatFitPod`` for the chunk's pods, one cycle after the other; the
+        feasible lists are written to ``room`` when it is given (the result's next free
+        entries: the kept lists stay where they were found, compacted in place)."""
         n_nodes, c = self.n_nodes, len(pods)
         classes, reps, memo, done = self._verdict_table(pods)
         has_filters = len(self.fids) > 0
         rej_room = c * n_nodes if self.explain and has_filters else 0
         found = _Searched(
             ptr=np.zeros(c + 1, dtype=np.int64),
-            nodes=np.empty(c * max(self.num_to_find, 1), dtype=np.int32),
+            nodes=np.empty(c * max(self.num_to_find, 1), dtype=np.int32) if room is None else room,
             failed=np.zeros(c, dtype=np.int64),
             rej_ptr=np.zeros(c + 1, dtype=np.int64),
             rej_node=np.empty(rej_room, dtype=np.int32),
@@ -353,7 +385,7 @@ class _Run:
             memo=memo,
         )
         self.start = search.search_chunk(
-            self.fids, self.table, pods, reps, classes, self.batch.nominated[pods],
+            self.fids, self.table, pods, reps, classes, self.nominations(pods),
             self.start, self.num_to_find, n_nodes, memo, done, BLOCK, self.explain, found.ptr,
             found.nodes,
             found.failed, found.rej_ptr, found.rej_node, found.rej_code,
@@ -372,7 +404,7 @@ class _Run:
         if self.explain:
             self._record_rejections(pods, found, result)
         if zero or blocked:
-            counts = np.diff(found.ptr)
+            counts = arrays.diff(found.ptr)
             for i in np.flatnonzero(counts == 0).tolist():
                 self.record_failure(result, int(pods[i]), self._fit_error(found, i))
             for i in np.flatnonzero(counts >= 2).tolist() if blocked else ():
@@ -385,7 +417,7 @@ class _Run:
                       ) -> np.ndarray:  # fmt: skip
         """The search's counts of the chunk's ``pods`` (feasible, evaluated; with
         ``explain``, the rejections) into ``result``: the feasible counts."""
-        counts = np.diff(found.ptr)
+        counts = arrays.diff(found.ptr)
         result.feasible[pods] = counts
         result.evaluated[pods] = counts + found.failed
         if self.explain:
@@ -469,7 +501,7 @@ class _Run:
         if not len(self.sids):  # prioritizeNodes: every node scores 1, no plugin runs
             total[:] = 1
             best[:] = 1
-            count[:] = np.diff(chunk.ptr)
+            count[:] = arrays.diff(chunk.ptr)
             select_hosts.pick(n)(chunk.ptr, chunk.nodes, total, 1, best, count, seed,
                                  chunk.pods, hosts)  # fmt: skip
         else:  # (hosts picked with the scores)
@@ -479,7 +511,7 @@ class _Run:
                 self.twin_rows, chunk.ptr, chunk.nodes, whole_raw, whole_norm, base,
                 result.keep != 0, total, best, count, bad_plugin, bad_value, seed, hosts,
             )  # fmt: skip
-            if (bad_plugin >= 0).any():
+            if (bad_plugin[0] >= 0) if c == 1 else (bad_plugin >= 0).any():
                 if result.keep == 0:  # (the copies' entries hold no totals)
                     _copy_totals(chunk, total, source)
                 ok = bad_plugin < 0
@@ -500,7 +532,7 @@ class _Run:
             error = self.invalid_score(int(bad_plugin[i]), int(bad_value[i]))
             self.record_failure(result, int(chunk.pods[i]), error)
         ok = bad_plugin < 0
-        entry_ok = np.repeat(ok, np.diff(chunk.ptr))
+        entry_ok = np.repeat(ok, arrays.diff(chunk.ptr))
         m = int(entry_ok.sum())
         raw[:, :m], norm_u8[:, :m] = raw[:, entry_ok], norm_u8[:, entry_ok]
         total[:m] = total[entry_ok]
@@ -518,9 +550,10 @@ class _Run:
         ``scores="all"``)."""
         if result.keep == 0:
             return
-        lengths = np.diff(chunk.ptr)
+        lengths = arrays.diff(chunk.ptr)
         if result.keep is None:
-            result.nodes[result.free_slice(len(chunk.nodes))] = chunk.nodes
+            if chunk.nodes.base is not result.nodes:  # (else found in place: ``room``)
+                result.nodes[result.free_slice(len(chunk.nodes))] = chunk.nodes
             result.commit(chunk.pods, lengths)
             return
         # the host heads each pod's list; K is clamped to the longest list (any K works)

@@ -21,6 +21,7 @@ import numpy as np
 from .. import _jit
 from .._jit import inline_kernel, kernel, run_threaded, split_work
 from ..model.rows import unique_rows
+from . import arrays
 from .scoring import fill_rows, score_todo
 from .selection import select_copies
 
@@ -133,7 +134,7 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, table: np.ndarray,
         work_done = int(work[-1])
         run_threaded([partial(score_todo, todo[a:b], *args)
                       for a, b in split_work(work, work_done)])  # fmt: skip
-    source_of = np.full(len(pods), -1, dtype=np.int64)
+    source_of = arrays.full(len(pods), -1, np.int64)
     if len(copies):
         copy_twins(copies, source, ptr, raw, norm_u8, base, keep, total, *per_pod)
         source_of[copies] = source
@@ -196,11 +197,12 @@ class TwinRows:
     ``row_independent``, when its ``score_groups(state)`` gives them one group (int64[B]:
     equal ids, equal raw scores on every node; -1: the pod's scores depend on its node
     list), or, for a ``spec_only`` plugin, when they are of one ``spec`` group
-    (``spec_twins``)."""
+    (``spec_twins``). ``const_ok``: ``normalizes_equal_equally(plugins)``, when known."""
 
     def __init__(self, sids: np.ndarray, plugins: Sequence[Any], states: Sequence[tuple],
                  twins: np.ndarray, n_nodes: int, num_to_find: int | None = None,
-                 spec: np.ndarray | None = None) -> None:  # fmt: skip
+                 spec: np.ndarray | None = None, const_ok: np.ndarray | None = None
+                 ) -> None:  # fmt: skip
         self.sids, self.n_all = sids, max(n_nodes, 1)
         #: a group gets a row when its pods' lists hold ROW_SHARE times the row's entries
         need = 2 if num_to_find is None else max(2, -(-ROW_SHARE * self.n_all // num_to_find))
@@ -235,7 +237,7 @@ class TwinRows:
         #: bool[K]: the plugin gives equal normalized scores to equal raw scores, whatever
         #: the list (no NormalizeScore, or ``constant_normalize``): a pod whose row is
         #: constant is normalized once (``scoring.plugin_pass``)
-        self.const_ok = normalizes_equal_equally(plugins)
+        self.const_ok = normalizes_equal_equally(plugins) if const_ok is None else const_ok
         #: bool[K]: some pods take the plugin's raw scores from rows
         self.row_ok = np.zeros(len(sids), dtype=np.bool_)
         for members in self.members:
@@ -263,7 +265,7 @@ class TwinRows:
     def rows_for(self, table: np.ndarray, pods: np.ndarray, todo: np.ndarray) -> np.ndarray:
         """int64[K, C]: the row of each chunk pod per plugin (-1: scored on its own list),
         with the rows the chunk's pods to score need filled."""
-        out = np.full((len(self.sids), len(pods)), -1, dtype=np.int64)
+        out = arrays.full((len(self.sids), len(pods)), -1, np.int64)
         if not self.members:  # (no plugin shares rows this run)
             return out
         for f, members in enumerate(self.members):

@@ -26,7 +26,7 @@ from ..model.snapshot import ClusterSnapshot, PodBatch, pod_twins
 from . import cached_scoring, cycle_cache, gorand, sequential
 from .abi import ASSUME, FILTER, NORMALIZE, REMOVE, SCORE_SERIAL
 from .interface import Chunk
-from .result import ScoreResult, ScoresMode
+from .result import ScoreResult, ScoresMode, volume_binding_entries
 from .runtime import Framework, _Run, _Searched
 from .search import unpack
 from .sharing import normalizes_equal_equally
@@ -120,6 +120,56 @@ class _Sequence(_Run):
                 one, at = np.array([pod], np.int64), np.array([node], np.int64)
                 self.kernels.assume_pods(part, self.table, self.cache, one, at)
 
+    def _reserving(self) -> list[int]:
+        """The rows of the Reserve plugins (``assume_reserves``) that may change something
+        for a pod of the batch (not ``passes_all``), for the states adopted last."""
+        kept = self.__dict__.get("_reserving_of")
+        if kept is None or kept[0] is not self.states:
+            rows = [k for k, p in enumerate(self.plugins)
+                    if p.assume_reserves and not p.passes_all(self.states[k])]  # fmt: skip
+            kept = self._reserving_of = (self.states, rows)
+        return kept[1]
+
+    def reserve_point(self) -> list[tuple[tuple[Any, ...], tuple[Any, ...]]]:
+        """Copies of what the Reserve plugins' ``assume`` changes (``own_state``), which
+        their ``remove`` does not undo (a deleted pod's volumes stay bound): for
+        :meth:`restore_reserved`."""
+        states, plugins = self.states, self.plugins
+        return [(states[k], plugins[k].own_state(states[k])) for k in self._reserving()]
+
+    @staticmethod
+    def restore_reserved(point: list[tuple[tuple[Any, ...], tuple[Any, ...]]]) -> None:
+        """Put back in place what :meth:`reserve_point` copied."""
+        for live, kept in point:
+            for now, was in zip(live, kept, strict=True):
+                if now is not was:
+                    now[...] = was
+
+    def volume_bindings(self, pods: np.ndarray, hosts: np.ndarray, names: list[str]
+                        ) -> dict[int, list[dict[str, Any]]]:  # fmt: skip
+        """What Reserve decided for batch pods ``pods`` bound to ``hosts`` (VolumeBinding's
+        ``PodVolumes``; ``names``: the nodes'): position in ``pods`` → its
+        ``volumeBindings`` objects, for the pods with a decision."""
+        out: dict[int, list[dict[str, Any]]] = {}
+        for row in self._reserving():
+            plugin, s = self.plugins[row], self.states[row]
+            if getattr(plugin, "reserved", None) is None or not len(pods):
+                continue
+            for k in np.flatnonzero(plugin.reserved_pods(s, pods)).tolist():
+                decided = plugin.reserved(s, self.batch, int(pods[k]))
+                out[k] = volume_binding_entries(decided, names[int(hosts[k])])
+        return out
+
+    def volume_bindings_of(self, pod: int, node: str) -> list[dict[str, Any]] | None:
+        """:meth:`volume_bindings` of batch pod ``pod`` bound to the node named ``node``
+        (None: no decision)."""
+        for row in self._reserving():
+            plugin, s = self.plugins[row], self.states[row]
+            decided = plugin.reserved(s, self.batch, pod) if hasattr(plugin, "reserved") else []
+            if decided:
+                return volume_binding_entries(decided, node)
+        return None
+
     def empty_cache(self) -> tuple[np.ndarray, ...]:
         """A cycle cache holding nothing yet (its rows take memory as cycles fill them)."""
         n_groups = int(self.groups.max(initial=-1)) + 1
@@ -154,7 +204,7 @@ class _Sequence(_Run):
         out = _Out(len(pods), len(self.sids), max(self.num_to_find, 1), self.n_nodes,
                    self.explain and filters, filters)  # fmt: skip
         bad = np.array([p in self.prescore_errors for p in pods.tolist()], dtype=np.bool_)
-        self._kernel(pods, ops, self.batch.nominated[pods], bad, tie, seed, rng, result.keep != 0,
+        self._kernel(pods, ops, self.nominations(pods), bad, tie, seed, rng, result.keep != 0,
                      commit, out)  # fmt: skip
         self.record_chunk(out, pods, ops, rows, result)
 
@@ -186,7 +236,8 @@ class _Sequence(_Run):
             one = self.one = _Out(1, len(self.sids), max(self.num_to_find, 1), self.n_nodes,
                                   False)  # fmt: skip
         one.pods[0] = pod
-        one.nominated[0] = self.batch.nominated[pod]
+        one.nominated[0] = (self.nominations(np.array([pod]))[0] if self.pre_filter_slots
+                            else self.batch.nominated[pod])  # fmt: skip
         one.bad[0] = pod in self.prescore_errors
         call = one.call
         if call is None or not call.current(self.table, self.cache, self.bound, rng,
@@ -386,7 +437,19 @@ def simulate(
     tie, rng = random_source(tie_break, seed)
     pods = np.flatnonzero(~skip).astype(np.int64)
     run.many(pods, pods, tie, seed, rng, result, True, progress)
+    record_volume_bindings(run, pods, pods, result)
     if progress is not None and skip.any():  # the refused pods take no cycle
         progress(int(skip.sum()))
     result.finish()
     return result
+
+
+def record_volume_bindings(run: _Sequence, pods: np.ndarray, rows: np.ndarray,
+                           result: ScoreResult) -> None:  # fmt: skip
+    """Record in ``result`` what Reserve decided for the batch pods ``pods`` of ``run``
+    that ``result`` holds bound at ``rows``."""
+    placed = result.hosts[rows] >= 0
+    pods, rows = pods[placed], rows[placed]
+    found = run.volume_bindings(pods, result.hosts[rows], result.node_names)
+    for k, entries in found.items():
+        result.volume_bindings[int(rows[k])] = entries

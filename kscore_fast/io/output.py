@@ -106,6 +106,7 @@ def iter_json(result: ScoreResult) -> Iterator[str]:
             f'"scores":[{",".join(entries)}]'
             + (_rejected_json(result, i, node_names, filter_keys) if explained else "")
             + (_preemption_json(result.preemptions[i]) if i in result.preemptions else "")
+            + (_bindings_json(result.volume_bindings[i]) if i in result.volume_bindings else "")
             + "}"
         )
     yield f'],"mode":{quote(result.mode)}}}\n'
@@ -128,6 +129,11 @@ def _rejected_json(result: ScoreResult, i: int, node_names: list[str],
 def _preemption_json(entry: dict[str, Any]) -> str:
     """``,"preemption":{...}`` (docs/contract.md)."""
     return ',"preemption":' + json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
+
+
+def _bindings_json(entries: list[dict[str, Any]]) -> str:
+    """``,"volumeBindings":[...]`` (docs/contract.md)."""
+    return ',"volumeBindings":' + json.dumps(entries, separators=(",", ":"), ensure_ascii=False)
 
 
 def write_json(result: ScoreResult, stream: TextIO) -> None:
@@ -359,6 +365,10 @@ class _AtomicDir(_Temporary):
             table = result.preemptions_table()
             path = os.path.join(self.tmp, f"preemptions.{self.fmt}")
             _write_batches(table.schema, table.to_batches(), path, self.fmt)
+        if result.volume_bindings:
+            table = result.volume_bindings_table()
+            path = os.path.join(self.tmp, f"volume_bindings.{self.fmt}")
+            _write_batches(table.schema, table.to_batches(), path, self.fmt)
 
     def _commit(self) -> None:
         assert self.tmp is not None
@@ -467,6 +477,7 @@ _TABLES = (
     "placements",
     "rejected",
     "preemptions",
+    "volume_bindings",
     "attempts",
     "pods",
     "timeline",
@@ -491,12 +502,12 @@ def _dir_state(path: str, fmt: str) -> str:
     if not entries:
         return "empty"
     tables = {f"scores.{fmt}", f"placements.{fmt}"}
-    for optional in ("rejected", "preemptions"):
+    for optional in ("rejected", "preemptions", "volume_bindings"):
         if f"{optional}.{fmt}" in entries:
             tables.add(f"{optional}.{fmt}")
     if f"attempts.{fmt}" in entries:  # (a timed replay's; nodes since the report)
         tables = {f"attempts.{fmt}", f"pods.{fmt}", f"timeline.{fmt}"}
-        for optional in ("nodes", "preemptions"):
+        for optional in ("nodes", "preemptions", "volume_bindings"):
             if f"{optional}.{fmt}" in entries:
                 tables.add(f"{optional}.{fmt}")
     if f"metrics.{fmt}" in entries:  # (a sweep's; pending since issue 26's item 3)

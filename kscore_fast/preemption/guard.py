@@ -5,9 +5,10 @@ remove and add pods in the plugins' states, its victims are deleted, nominations
 Cheaper than a copy of the whole simulator (:meth:`Simulator.copy`), which also rebuilds
 the plugin table, empties the cycle cache and forgets the dry runs' node lists: a
 checkpoint copies only what the calls change in place (the plugins' aggregates, as
-``own_state`` copies them, the cache's records, the bindings, the nominations, the node
-rotation and the random source) and, on restore, takes those copies back (the plugin
-table made again for the restored states, the cycle cache emptied).
+``own_state`` copies them, the cache's records, the bindings, the volumes reserved, the
+nominations, the node rotation and the random source) and, on restore, takes those
+copies back (the plugin table made again for the restored states, the cycle cache
+emptied).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ class Checkpoint:
         self._attrs = dict(sim.__dict__)  # (references: what the call may replace)
         self._cache = sim._cache.copy()
         self._index, self._rows = dict(sim._index), dict(sim._rows)
+        self._reserved = dict(sim._reserved)
         self._rng = sim._rng.copy()
         self._nominated = copy.copy(sim._nominated)
         seq = sim._seq
@@ -45,6 +47,7 @@ class Checkpoint:
         sim.__dict__.update(self._attrs)
         sim._lock, sim._running = lock, running
         sim._cache, sim._index, sim._rows = self._cache, self._index, self._rows
+        sim._reserved = self._reserved
         sim._rng, sim._nominated = self._rng, self._nominated
         seq = sim._seq
         if seq is not None and self._seq is not None:

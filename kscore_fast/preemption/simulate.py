@@ -34,7 +34,7 @@ from ..framework.result import ScoreResult, ScoresMode
 from ..framework.runtime import Framework
 from ..framework.selection import draw
 from ..framework.sequential import TIE_GO_RAND
-from ..framework.simulation import begin_sequential, random_source
+from ..framework.simulation import begin_sequential, random_source, record_volume_bindings
 from ..model.disruption import BudgetRecord
 from ..model.snapshot import Cluster
 from .compiled import preempt_compiled
@@ -103,6 +103,8 @@ def simulate_preemption(
             progress(1)
     if progress is not None and skip.any():
         progress(int(skip.sum()))
+    rows = np.flatnonzero(~skip).astype(np.int64)
+    record_volume_bindings(seq, first + rows, rows, result)
     result.finish()
     return result
 

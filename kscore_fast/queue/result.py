@@ -1,7 +1,8 @@
 """What a timed replay gives: every scheduling attempt, each pod's story (arrival,
 attempts, binding, final state) and the cluster over time (queue sizes, bound pods and
 their requests), as the JSON document of docs/queue.md and as Arrow tables
-(``attempts``, ``pods``, ``timeline``, ``nodes``; ``preemptions`` with preemption)."""
+(``attempts``, ``pods``, ``timeline``, ``nodes``; ``preemptions`` with preemption;
+``volume_bindings`` when a Reserve bound claims)."""
 
 from __future__ import annotations
 
@@ -79,7 +80,25 @@ class TimedResult:
                   "nodes": nodes}  # fmt: skip
         if any("preemption" in r for r in self.attempts):
             tables["preemptions"] = self._preemptions()
+        if any("volumeBindings" in r for r in self.attempts):
+            tables["volume_bindings"] = self._volume_bindings()
         return tables
+
+    def _volume_bindings(self) -> Any:
+        """One row per claim a bound attempt's Reserve bound or provisioned
+        (``volumeBindings``): its time, pod and attempt, then the columns of
+        ``simulate``'s volume bindings table."""
+        import pyarrow as pa
+
+        from ..framework.result import volume_binding_columns
+
+        rows = [(r, b) for r in self.attempts for b in r.get("volumeBindings", ())]
+        return pa.table({
+            "timeNs": pa.array([r["timeNs"] for r, _ in rows], pa.int64()),
+            "pod": pa.array([r["pod"] for r, _ in rows], pa.string()),
+            "attempt": pa.array([r["attempt"] for r, _ in rows], pa.int64()),
+            **volume_binding_columns([b for _, b in rows]),
+        })  # fmt: skip
 
     def _preemptions(self) -> Any:
         """One row per attempt whose PostFilter ran (``preemption``, with preemption):

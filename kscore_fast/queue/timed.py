@@ -389,7 +389,9 @@ class TimedSimulator:
              "host": tried.host, "error": tried.error, "feasibleNodes": tried.feasible,
              "evaluatedNodes": tried.evaluated,
              "unschedulablePlugins": [] if tried.host else sorted(plugins), "queue": where,
-             **({} if tried.preemption is None else {"preemption": tried.preemption.entry})}
+             **({} if tried.preemption is None else {"preemption": tried.preemption.entry}),
+             **({} if tried.volume_bindings is None
+                else {"volumeBindings": tried.volume_bindings})}
             for now, key, attempt, cycle, tried, plugins, where in self._attempts
         ]  # fmt: skip
 

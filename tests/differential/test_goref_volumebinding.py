@@ -2,23 +2,31 @@
 PreFilter and Filter: random clusters of :mod:`tests.scenarios_volume_binding` under the
 default profile without VolumeRestrictions and the volume limits (``test_goref_disks``). In
 ``score``: every verdict count, FitError text and score; in whole ``simulate`` runs with
-Go's tie-breaks: the same, and every host. And the project's ``data/embedded`` under the
-default profile, whose three pods with absent claims Go fails at PreFilter.
+Go's tie-breaks: the same, every host, and what Reserve decided for each bound pod
+(``volumeBindings``: goref reads the real binder's ``PodVolumes``); in the timed queue
+(``replay``) every attempt with its bindings. And the project's ``data/embedded`` under
+the default profile, whose three pods with absent claims Go fails at PreFilter.
 ``KSCORE_DIFF_VOLUME_SCENARIOS`` (default 40) scenarios each; ``-m slow``: 2,000 more
 each, with larger clusters.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 import yaml
 
-from ..goref import goref_missing, run_differences
+from kscore_fast.api import load_cluster, simulate
+from kscore_fast.queue import replay_timed
+
+from ..goref import goref_missing, run_differences, run_goref
 from ..scenarios_volume_binding import VOLUME_BINDING_CONFIG, binding_scenario
 from .storage_runs import differences
+from .timed import differences as timed_differences
+from .timed import run_goref as run_goref_replay
 
 pytestmark = [
     pytest.mark.goref,
@@ -26,7 +34,8 @@ pytestmark = [
 ]
 
 N_SCENARIOS = int(os.environ.get("KSCORE_DIFF_VOLUME_SCENARIOS", 40))
-SCORE_SEEDS, SIMULATE_SEEDS = 3_000_000, 3_100_000
+SCORE_SEEDS, SIMULATE_SEEDS, QUEUE_SEEDS = 3_000_000, 3_100_000, 3_200_000
+PREEMPTION_SEEDS = 3_300_000
 SLOW = {"max_nodes": 30, "max_pending": 20}
 EMBEDDED = Path(__file__).resolve().parents[2] / "data" / "embedded"
 DEFAULT = {"apiVersion": "kubescheduler.config.k8s.io/v1beta3",
@@ -43,6 +52,70 @@ def _check(tmp_path, seed: int, mode: str, **sizes) -> None:
 @pytest.mark.parametrize("mode", ["score", "simulate"])
 def test_volume_binding_equals_go(tmp_path, mode, seed):
     _check(tmp_path, (SCORE_SEEDS if mode == "score" else SIMULATE_SEEDS) + seed, mode)
+
+
+def _inputs(tmp_path, seed: int) -> tuple[Path, Path]:
+    path, config = tmp_path / f"scenario-{seed}.json", tmp_path / "config.yaml"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                "items": binding_scenario(seed)}))  # fmt: skip
+    config.write_text(yaml.safe_dump(VOLUME_BINDING_CONFIG))
+    return path, config
+
+
+def test_the_bindings_compared_are_static_and_provisioned(tmp_path):
+    """The simulate scenarios bind volumes both ways: over the first ten, Go's Reserves
+    match volumes and provision claims, and kscore reports the same, pod by pod."""
+    kinds = set()
+    for seed in range(SIMULATE_SEEDS, SIMULATE_SEEDS + 10):
+        path, config = _inputs(tmp_path, seed)
+        go = run_goref([path], ["--config", str(config), "--seed", str(seed),
+                                "--plugin-metrics-draw"], command="simulate")  # fmt: skip
+        ours = simulate(load_cluster([path]), config=config, seed=seed, tie_break="go-rand")
+        mine = {r["pod"]: r.get("volumeBindings") for r in ours.to_dict()["results"]}
+        for r in go["results"]:
+            assert mine[r["pod"]] == r.get("volumeBindings"), (seed, r["pod"])
+            kinds.update(b["provisioned"] for b in r.get("volumeBindings", ()))
+    assert kinds == {True, False}
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS // 2))
+def test_simulate_with_preemption_binds_as_go(tmp_path, seed):
+    """``simulate --preemption`` on crowded disk scenarios (WaitForFirstConsumer and
+    Immediate classes, evictions): every host, error and ``volumeBindings`` as goref's."""
+    from benchmarks.timing import timing_free
+
+    from ..scenarios_disks import DISK_CONFIG, disk_scenario
+
+    seed += PREEMPTION_SEEDS
+    path, config = tmp_path / "scenario.json", tmp_path / "config.yaml"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                "items": disk_scenario(seed, crowded=True)}))  # fmt: skip
+    config.write_text(yaml.safe_dump(DISK_CONFIG))
+    ours = simulate(load_cluster([path]), config=config, seed=seed, scores="none",
+                    tie_break="go-rand", preemption=True).to_dict()  # fmt: skip
+    go = run_goref([path], ["--config", str(config), "--seed", str(seed), "--scores", "none",
+                            "--plugin-metrics-draw", "--preemption", "--preemption-ties",
+                            "first"], command="simulate")  # fmt: skip
+    n = timing_free(go["results"])
+    fields = ("pod", "host", "error", "volumeBindings")
+    diffs = [(k["pod"], [(f, k.get(f), g.get(f)) for f in fields if k.get(f) != g.get(f)])
+             for k, g in zip(ours["results"][:n], go["results"][:n], strict=True)
+             if any(k.get(f) != g.get(f) for f in fields)]  # fmt: skip
+    assert not diffs, f"disk scenario simulate --preemption {seed}: {diffs[:5]}"
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS))
+def test_the_timed_queue_equals_go(tmp_path, seed):
+    """The scenario's pending pods queued at once, no further event: every attempt (its
+    host, reasons and bindings) equals goref's replay."""
+    seed += QUEUE_SEEDS
+    path, config = _inputs(tmp_path, seed)
+    events = tmp_path / "events.jsonl"
+    events.write_text("")
+    ours = replay_timed([path], events, config=config, seed=seed, tie_break="go-rand")
+    go = run_goref_replay(path, config, events, seed, None)
+    diffs = timed_differences(ours.to_dict(), go)
+    assert not diffs, f"volume binding queue scenario {seed}:\n" + "\n".join(diffs[:20])
 
 
 @pytest.mark.parametrize("mode", ["score", "simulate"])

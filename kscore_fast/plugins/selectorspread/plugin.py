@@ -207,7 +207,8 @@ def driver_state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         sizes = np.bincount(bs.group[bs.group >= 0], minlength=len(bs.grp_ns))
         shared = np.flatnonzero(sizes >= 2)
         shared = shared[np.argsort(-sizes[shared], kind="stable")][: HOT_ENTRIES // n_nodes]
-    hot_row = np.full(len(bs.grp_ns), -1, dtype=np.int64)
+    hot_row = np.empty(len(bs.grp_ns), dtype=np.int64)
+    hot_row.fill(-1)
     hot_row[shared] = np.arange(len(shared))
     hot = np.zeros((len(shared), n_nodes), dtype=np.int64)
     if len(shared):

@@ -3,9 +3,11 @@
 from a table per pod class and node class; claims to bind through their candidate volumes,
 the volumes' claim owners and the claims' selected nodes), ``assume`` is ``Reserve`` →
 ``AssumePodVolumes`` (matched volumes get the claim as owner, provisioned claims the node
-as selected node), ``remove`` changes nothing (a deleted pod's volumes stay bound, as in
-Go). A verdict is a bit set of the reasons (``reference``'s order): 1 volume node affinity
-conflict, 2 no volume to bind, 4 not enough storage, 8 a bound volume absent.
+as selected node; the pod's slots of ``r_claim``/``r_vol`` record its PodVolumes: the
+static bindings, then the claims to provision), ``remove`` changes nothing (a deleted
+pod's volumes stay bound, as in Go). A verdict is a bit set of the reasons (``reference``'s
+order): 1 volume node affinity conflict, 2 no volume to bind, 4 not enough storage, 8 a
+bound volume absent.
 ``Score`` is 0 on every node.
 """
 
@@ -20,6 +22,8 @@ NODE_CONFLICT, BIND_CONFLICT, NOT_ENOUGH_SPACE, PV_NOT_EXIST = 1, 2, 4, 8
 NO_NODE, OTHER_NODE = -1, -2
 #: a volume's owner: free; bound to a claim no pending pod binds
 FREE, TAKEN = -1, -2
+#: a Reserve's record of a claim: provisioned on the host (else the volume's index)
+PROVISIONED = -1
 
 
 @inline_kernel
@@ -35,7 +39,8 @@ def find_volume(state, k, node, chosen, n_chosen):  # pragma: no cover - compile
     """``FindMatchingVolume`` of claim ``k`` on ``node``, volumes ``chosen[:n_chosen]``
     excluded: a volume index, or -1. The first volume bound to the claim (by name) that
     is not excluded decides: it, or none."""
-    (_, _, _, _, _, _, cand_ptr, cand, aff_row, aff, _, _, _, owner, pre, _, n_bound) = state
+    (_, _, _, _, _, _, cand_ptr, cand, aff_row, aff, _, _, _, owner, pre, _, n_bound, _, _,
+     _) = state  # fmt: skip
     if n_bound[k] == 1 and not is_chosen(pre[k], chosen, n_chosen):
         return pre[k] if aff[aff_row[pre[k]], node] else -1
     if n_bound[k] > 1:  # (a claim listed twice in a pod gets a volume each time)
@@ -55,7 +60,7 @@ def pod_volumes(state, c, node, chosen, provision):  # pragma: no cover - compil
     (2, 4), with the matched volumes in ``chosen`` (per claim of the class's sorted
     order, -1 none) and the claims to provision in ``provision`` (-1 ends)."""
     (_, _, _, pc_ptr, pc_claims, pc_sorted, _, _, _, _, prov, topo_row, topo, _, _,
-     selected, _) = state  # fmt: skip
+     selected, _, _, _, _) = state  # fmt: skip
     lo, hi = pc_ptr[c], pc_ptr[c + 1]
     for i in range(lo, hi):  # the fast path: a claim selected for another node
         s = selected[pc_claims[i]]
@@ -119,8 +124,13 @@ def assume(state, pod, node):  # pragma: no cover - compiled
     if pod_volumes(state, c, node, chosen, provision) != 0:
         return False  # (not feasible there: nothing to reserve)
     changed = False
+    slot = state[17][pod]  # (what Reserve decided, in PodVolumes' order: read after)
+    r_claim, r_vol = state[18], state[19]
     for i in range(lo, hi):
         v, k = chosen[i - lo], pc_sorted[i]
+        if v >= 0:
+            r_claim[slot], r_vol[slot] = k, v
+            slot += 1
         if v >= 0 and owner[v] != k:
             owner[v] = k
             n_bound[k] += 1
@@ -131,6 +141,8 @@ def assume(state, pod, node):  # pragma: no cover - compiled
         k = provision[i]
         if k < 0:
             break
+        r_claim[slot], r_vol[slot] = k, PROVISIONED
+        slot += 1
         if selected[k] != node:
             selected[k] = node
             changed = True

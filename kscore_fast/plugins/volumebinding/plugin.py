@@ -99,6 +99,9 @@ class PreFilterGate(NoArgs):
         """No pod of the batch fails PreFilter."""
         return not state[0].any()
 
+    def pre_filter_failures(self, state: tuple) -> np.ndarray:
+        return state[0] != 0
+
     def reasons(self, state: tuple, code: int) -> list[str]:
         return [text_at(state[1], state[2], code - 1)]
 
@@ -141,6 +144,16 @@ class VolumeBinding(NoArgs):
         """The storage objects with what binds assumed in ``s`` (kept when a simulator
         prepares its states again: Go's assume cache keeps them)."""
         return state.assumed_storage(s, snapshot, batch)
+
+    @staticmethod
+    def reserved(s: tuple, batch: PodBatch, pod: int) -> list[tuple[str, str | None]]:
+        """What Reserve decided for batch pod ``pod`` (``state.reserved``)."""
+        return state.reserved(s, batch, pod)
+
+    @staticmethod
+    def reserved_pods(s: tuple, pods: np.ndarray) -> np.ndarray:
+        """bool per pod of ``pods``: a Reserve recorded a decision for it."""
+        return state.reserved_pods(s, pods)
 
     def filter_key(self, s: tuple) -> np.ndarray:
         """Pods of one class get the same verdicts."""

@@ -269,14 +269,19 @@ def filter(
     return find_pod_volumes(pod, node, labels, storage, assumed or Assumed()).reasons
 
 
-def assume_pod_volumes(pod: PodRecord, node: str, labels: Mapping[str, str],
-                       storage: Storage, assumed: Assumed) -> None:  # fmt: skip
+def assume_pod_volumes(pod: PodRecord, node: str, labels: Mapping[str, str], storage: Storage,
+                       assumed: Assumed) -> list[tuple[str, str | None]]:  # fmt: skip
     """``Reserve`` → ``AssumePodVolumes`` on the pod's host: its static bindings set the
-    volumes' claim references, its provisioned claims get the node as selected node."""
+    volumes' claim references, its provisioned claims get the node as selected node.
+    What it decided, in ``PodVolumes``' order: (claim, volume) per static binding, then
+    (claim, None) per claim to provision (empty when every claim is bound:
+    ``arePodVolumesBound``)."""
     if not pod.claims:
-        return
+        return []
     found = find_pod_volumes(pod, node, labels, storage, assumed)
     for claim, volume in found.bindings:
         assumed.claim_refs[volume.name] = (claim.namespace, claim.name, claim.uid)
     for claim in found.provisions:
         assumed.selected[(claim.namespace, claim.name)] = node
+    static = [(c.name, v.name) for c, v in found.bindings]
+    return static + [(c.name, None) for c in found.provisions]

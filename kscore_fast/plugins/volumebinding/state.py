@@ -9,7 +9,9 @@ class, per pod class its claims to bind (volume order, and sorted by request), p
 its candidate volumes (``FindMatchingVolume``'s static checks passed, smallest first, then
 by name), per volume its node affinity row, per claim whether its class provisions and its
 topology row, and what ``assume`` changes: each volume's owning claim, each claim's bound
-volume and selected node.
+volume and selected node; and per batch pod its slots (CSR ``pod_ptr``, one per claim to
+bind) where ``assume`` records what Reserve decided (``r_claim``, ``r_vol``: the claim,
+and the volume or ``PROVISIONED``; ``r_claim`` -1: not reserved).
 """
 
 from __future__ import annotations
@@ -37,9 +39,9 @@ from .reference import (
 
 STATE_FIELDS = ("node_class", "pod_class", "bound_code", "pc_ptr", "pc_claims", "pc_sorted",
                 "cand_ptr", "cand", "aff_row", "aff", "prov", "topo_row", "topo", "owner",
-                "pre", "selected", "n_bound")  # fmt: skip
+                "pre", "selected", "n_bound", "pod_ptr", "r_claim", "r_vol")  # fmt: skip
 #: the fields ``assume`` changes
-DYNAMIC = (13, 14, 15, 16)
+DYNAMIC = (13, 14, 15, 16, 18, 19)
 #: the batch cache's key of the claims and volumes the state's indices name
 RECORDS = "VolumeBinding.records"
 
@@ -50,7 +52,7 @@ def empty_state() -> tuple:
             np.zeros(0, i64), np.zeros(0, i64), np.zeros(1, i64), np.zeros(0, i64),
             np.zeros(0, i32), np.zeros((0, 0), b), np.zeros(0, b), np.zeros(0, i32),
             np.zeros((0, 0), b), np.zeros(0, i64), np.zeros(0, i64), np.zeros(0, i64),
-            np.zeros(0, i64))  # fmt: skip
+            np.zeros(0, i64), np.zeros(1, i64), np.zeros(0, i64), np.zeros(0, i64))  # fmt: skip
 
 
 def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
@@ -76,8 +78,13 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     node_index = {name: i for i, name in enumerate(snapshot.node_names)}
     selected = np.array([node_index.get(c.selected_node, k.OTHER_NODE) if c.selected_node
                          else k.NO_NODE for c in claims], np.int64).reshape(-1)  # fmt: skip
+    pod_ptr = np.zeros(len(batch) + 1, dtype=np.int64)
+    np.cumsum(np.diff(pc_ptr)[pod_class], out=pod_ptr[1:])
+    r_claim = np.full(int(pod_ptr[-1]), -1, np.int64)
+    r_vol = np.full(int(pod_ptr[-1]), k.PROVISIONED, np.int64)
     return (node_class, pod_class, bound_code, pc_ptr, pc_claims, pc_sorted, cand_ptr, cand,
-            aff_row, aff, prov, topo_row, topo, owner, pre, selected, n_bound)  # fmt: skip
+            aff_row, aff, prov, topo_row, topo, owner, pre, selected, n_bound, pod_ptr,
+            r_claim, r_vol)  # fmt: skip
 
 
 def _refuse_capacity_checks(classes: list[Any], prov: np.ndarray, storage: Storage) -> None:
@@ -224,4 +231,25 @@ def assumed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch) -> Sto
         out.claims[(claim.namespace, claim.name)] = msgspec.structs.replace(
             claim, selected_node=node
         )
+    return out
+
+
+def reserved(s: tuple, batch: PodBatch, pod: int) -> list[tuple[str, str | None]]:
+    """What Reserve (``AssumePodVolumes``) decided for batch pod ``pod`` of the state
+    ``s`` (made for ``batch``), in ``PodVolumes``' order: (claim name, volume name) per
+    static binding, then (claim name, None) per claim to provision on the pod's host;
+    empty when no Reserve assumed a volume or claim of the pod."""
+    lo, hi = int(s[17][pod]), int(s[17][pod + 1])
+    if hi == lo or s[18][lo] < 0:
+        return []
+    claims, volumes = batch.cache[RECORDS]
+    return [(claims[c].name, volumes[v].name if v >= 0 else None)
+            for c, v in zip(s[18][lo:hi].tolist(), s[19][lo:hi].tolist(), strict=True)]  # fmt: skip
+
+
+def reserved_pods(s: tuple, pods: np.ndarray) -> np.ndarray:
+    """bool per batch pod of ``pods``: :func:`reserved` holds a decision for it."""
+    lo, hi = s[17][pods], s[17][pods + 1]
+    out = hi > lo
+    out[out] = s[18][lo[out]] >= 0
     return out

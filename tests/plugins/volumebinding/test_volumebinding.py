@@ -13,6 +13,7 @@ from kscore_fast.errors import InputError
 from kscore_fast.model.objects import NodeSelectorRequirement, NodeSelectorTerm, PodRecord
 from kscore_fast.model.storage import ClaimRecord, ClassRecord, Storage, VolumeRecord
 from kscore_fast.plugins.volumebinding import VolumeBinding, gate_kernels, kernels, reference
+from kscore_fast.plugins.volumebinding import state as vb_state
 from kscore_fast.plugins.volumebinding.plugin import PreFilterGate
 from kscore_fast.plugins.volumebinding.reference import (
     ERR_REASON_BIND_CONFLICT,
@@ -183,7 +184,9 @@ def test_assume_equals_reference(seed, tmp_path):
         fits = [n for n in range(snap.n_nodes) if codes[p, n] == 0]
         if fits:
             kernels.assume(state, p, fits[0])
-            reference.assume_pod_volumes(pod, names[fits[0]], labels[fits[0]], storage, assumed)
+            want = reference.assume_pod_volumes(pod, names[fits[0]], labels[fits[0]], storage,
+                                                assumed)  # fmt: skip
+            assert vb_state.reserved(state, batch, p) == want, (seed, pod.key)
 
 
 WFFC_STORAGE = Storage.of([
