@@ -65,6 +65,14 @@ class _Limits(NoArgs):
                 np.zeros((0, 0), np.int64), z, np.array([0, 1], np.int64),
                 np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.uint8))  # fmt: skip
 
+    def filter_ignores_pods(self, state: tuple) -> np.ndarray:
+        """The pods with a lookup error (the same verdict everywhere) or no volume to
+        count on any node class (``filter_node`` passes them)."""
+        ent_ptr, code, classes = state[2], state[8], int(state[9][1])
+        rows = ent_ptr[:: max(classes, 1)][: len(code) + 1]
+        none = np.diff(rows) == 0 if classes else np.ones(len(code), np.bool_)
+        return (code != 0) | none
+
     def filter_key(self, state: tuple) -> np.ndarray:
         return state[10]
 
