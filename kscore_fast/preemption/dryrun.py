@@ -242,14 +242,15 @@ class DryRuns:
     def split_for(self, pod: int) -> tuple[np.ndarray, ...]:
         """The dry runs' filters for batch pod ``pod``: (rows, slots) of the filter plugins
         whose verdict may change as pods come and go, the ``assume``/``remove`` rows of
-        those plugins, and the other plugins' verdict on each node
+        those plugins (``add_ids``: Go's walk changes the node's pods, never what a Reserve
+        did), and the other plugins' verdict on each node
         (:func:`.kernels.fixed_verdicts`: they read the pod's spec and the node only, so
         they are made once per twin group for as long as the run's states are the same;
         a node added or removed makes them again). With :attr:`narrow` off, every filter
         and every ``assume``: Go's walk as written."""
         seq = self.seq
         if not self.narrow:
-            return seq.fids, self._slots, seq.aids, self._no_fixed
+            return seq.fids, self._slots, seq.add_ids, self._no_fixed
         if self._ignores is None or self._ignores_of is not seq.states:
             self._ignores_of, self._splits, self._fixed = seq.states, {}, {}
             self._ignores = [np.broadcast_to(np.asarray(p.filter_ignores_pods(s), np.bool_),
@@ -280,7 +281,7 @@ class DryRuns:
         moving = [k for k, fixed in enumerate(ignores) if not fixed]
         rows = seq.fids[moving]
         read = set(rows.tolist())
-        aids = np.array([a for a in seq.aids.tolist() if a in read], dtype=np.int64)
+        aids = np.array([a for a in seq.add_ids.tolist() if a in read], dtype=np.int64)
         still = [k for k, fixed in enumerate(ignores) if fixed]
         slots = np.asarray(moving, dtype=np.int64)
         return rows, slots, aids, seq.fids[still], np.asarray(still, dtype=np.int64)
