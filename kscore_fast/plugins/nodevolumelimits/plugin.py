@@ -19,6 +19,7 @@ from ...framework.cluster_events import ADD, CSI_NODE, DELETE, NODE, POD, events
 from ...model.disks import CSINodeRecord
 from ...model.objects import PodRecord
 from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper import counter_table as table
 from ..helper.base import NoArgs
 from ..helper.texts import text_at, text_table
 from . import kernels
@@ -56,22 +57,22 @@ class _Limits(NoArgs):
 
     def own_state(self, state: tuple) -> tuple:
         """Copies of the counts ``assume`` changes."""
-        return (*state[:5], state[5].copy(), state[6].copy(), *state[7:])
+        return (*state[:5], *(a.copy() for a in state[5:9]), *state[9:])
 
     def empty_state(self) -> tuple:
         z = np.zeros(0, np.int64)
-        return (z, np.zeros(0, np.bool_), np.zeros(1, np.int64), z, z,
-                np.zeros((0, 0), np.int32), np.zeros((0, 0), np.int32),
+        return (z, np.zeros(0, np.bool_), np.zeros(1, np.int64), z, z, *table.new_table(0),
+                np.zeros((0, 0), np.int32),
                 np.zeros((0, 0), np.int64), z, np.array([0, 1], np.int64),
                 np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.uint8))  # fmt: skip
 
     def filter_key(self, state: tuple) -> np.ndarray:
-        return state[10]
+        return state[12]
 
     def reasons(self, state: tuple, code: int) -> list[str]:
         if code == EXCEEDED:
             return [ERR_REASON_MAX_VOLUME_COUNT]
-        return [text_at(state[11], state[12], code - EXCEEDED - 1)]
+        return [text_at(state[13], state[14], code - EXCEEDED - 1)]
 
     def unresolvable(self, state: tuple, code: int) -> bool:
         """The count is ``Unschedulable``; a lookup error is no node's fault."""
@@ -173,10 +174,10 @@ class _Builder:
                 code[p] = EXCEEDED + 1 + errors.setdefault(error, len(errors))
             group[p] = rows.setdefault((int(code[p]), *map(tuple, per_class)), len(rows))
         ent_ptr, ent_vol = np.array(ptr, np.int64), np.array(ent, np.int64).reshape(-1)
-        ref, count = self._bound(node_class, reps)
+        ref, count = self._bound(node_class, reps, len(ent_vol))
         meta = np.array([int(self.spec is None), n_classes], np.int64)
         return (node_class, self._skip(), ent_ptr, ent_vol,
-                np.array(self.vol_key, np.int64).reshape(-1), ref, count, self._limits(),
+                np.array(self.vol_key, np.int64).reshape(-1), *ref, count, self._limits(),
                 code, meta, group, *text_table(list(errors)))  # fmt: skip
 
     def _nothing(self) -> tuple:
@@ -185,25 +186,30 @@ class _Builder:
         zeros = np.zeros(b, np.int64)
         meta = np.array([int(self.spec is None), 1], np.int64)
         return (np.zeros(n, np.int64), np.zeros(n, np.bool_), np.zeros(b + 1, np.int64),
-                np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((n, 0), np.int32),
+                np.zeros(0, np.int64), np.zeros(0, np.int64), *table.new_table(0),
                 np.zeros((n, len(self.keys)), np.int32), self._limits(), zeros, meta,
                 zeros.copy(), *text_table([]))  # fmt: skip
 
-    def _bound(self, node_class: np.ndarray, reps: list[CSINodeRecord | None]
-               ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """``ref`` and ``count`` of the bound pods (none when no pending pod counts)."""
-        held = []
+    def _bound(self, node_class: np.ndarray, reps: list[CSINodeRecord | None], pending: int
+               ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:  # fmt: skip
+        """``ref`` (a sparse table sized for the bound pods' volumes and ``pending`` more
+        entries) and ``count`` of the bound pods (none when no pending pod counts)."""
+        nodes: list[int] = []
+        held: list[int] = []
         if len(self.vols):
             for pod, node in zip(self.snapshot.pods, self.snapshot.pod_node.tolist(), strict=True):
                 if pod.claims or pod.disks:
-                    held += [(node, v) for v in self._ids(pod, reps[node_class[node]])]
-        ref = np.zeros((self.snapshot.n_nodes, len(self.vols)), dtype=np.int32)
+                    ids = self._ids(pod, reps[node_class[node]])
+                    nodes += [node] * len(ids)
+                    held += ids
+        n_vols = len(self.vols)
+        keys, n = np.unique(np.array(nodes, np.int64) * n_vols + np.array(held, np.int64),
+                            return_counts=True)  # fmt: skip
+        ref = table.new_table(len(keys) + pending)
+        table.fill(*ref, keys.astype(np.int64), n.astype(np.int64))
         count = np.zeros((self.snapshot.n_nodes, len(self.keys)), dtype=np.int32)
-        vol_key = np.array(self.vol_key, np.int64)
-        for node, v in held:
-            if ref[node, v] == 0:
-                count[node, vol_key[v]] += 1
-            ref[node, v] += 1
+        vol_key = np.array(self.vol_key, np.int64).reshape(-1)
+        np.add.at(count, (keys // max(n_vols, 1), vol_key[keys % max(n_vols, 1)]), 1)
         return ref, count
 
     def _skip(self) -> np.ndarray:

@@ -14,6 +14,8 @@ volume and selected node.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from fractions import Fraction
 from typing import Any
 
 import msgspec
@@ -158,25 +160,52 @@ def _candidates(claims: list[ClaimRecord], volumes: list[VolumeRecord]
     owner = np.full(len(volumes), k.FREE, dtype=np.int64)
     pre = np.full(len(claims), -1, dtype=np.int64)
     n_bound = np.zeros(len(claims), dtype=np.int64)
-    lists: list[list[int]] = []
-    for i, claim in enumerate(claims):
-        found = []
-        for v, volume in enumerate(volumes):
-            if volume.class_name != claim.class_name or not _fits(volume, claim):
-                continue
-            if is_volume_bound_to_claim(volume.claim_ref, claim):
-                pre[i] = v if pre[i] < 0 else pre[i]
-                owner[v] = i
-                n_bound[i] += 1
-            elif volume.claim_ref is None and _available_for(volume, claim):
-                found.append(v)
-        lists.append(sorted(found, key=lambda v: volumes[v].capacity))
+    claim_id = {(c.namespace, c.name): i for i, c in enumerate(claims)}
     for v, volume in enumerate(volumes):
-        if volume.claim_ref is not None and owner[v] == k.FREE:
+        ref = volume.claim_ref
+        if ref is None:
+            continue
+        i = claim_id.get((ref[0], ref[1]), -1)
+        claim = claims[i] if i >= 0 else None
+        if (claim is not None and volume.class_name == claim.class_name
+                and _fits(volume, claim) and is_volume_bound_to_claim(ref, claim)):  # fmt: skip
+            pre[i] = v if pre[i] < 0 else pre[i]
+            owner[v] = i
+            n_bound[i] += 1
+        else:
             owner[v] = k.TAKEN
+    lists = _free_candidates(claims, volumes)
     ptr = np.zeros(len(lists) + 1, dtype=np.int64)
     np.cumsum([len(x) for x in lists], out=ptr[1:])
-    return ptr, np.array([v for x in lists for v in x], np.int64), pre, owner, n_bound
+    cand = np.concatenate(lists) if lists else np.zeros(0, np.int64)
+    return ptr, cand.astype(np.int64), pre, owner, n_bound
+
+
+def _free_candidates(claims: list[ClaimRecord], volumes: list[VolumeRecord]
+                     ) -> list[np.ndarray]:  # fmt: skip
+    """Per claim, the volumes without a claim reference that it may bind (class, volume
+    mode, access modes, selector, available, not deleting, capacity at least its request),
+    smallest first, then by name. Claims alike but for their request share one sorted
+    list, of which each takes the tail its request allows."""
+    by_class: dict[str, list[int]] = {}
+    for v, volume in enumerate(volumes):
+        if volume.claim_ref is None and volume.available and not volume.deleting:
+            by_class.setdefault(volume.class_name, []).append(v)
+    shapes: dict[Any, tuple[list[Fraction], np.ndarray]] = {}
+    out = []
+    for claim in claims:
+        shape = (claim.class_name, claim.volume_mode, frozenset(claim.access_modes),
+                 claim.selector)  # fmt: skip
+        found = shapes.get(shape)
+        if found is None:
+            fits = [v for v in by_class.get(claim.class_name, ())
+                    if _available_for(volumes[v], claim)
+                    and volumes[v].volume_mode == claim.volume_mode]  # fmt: skip
+            fits.sort(key=lambda v: (volumes[v].capacity, v))
+            found = shapes[shape] = ([volumes[v].capacity for v in fits],
+                                     np.array(fits, dtype=np.int64))  # fmt: skip
+        out.append(found[1][bisect_left(found[0], claim.request) :])
+    return out
 
 
 def _fits(volume: VolumeRecord, claim: ClaimRecord) -> bool:
