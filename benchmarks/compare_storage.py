@@ -2,15 +2,17 @@
 side, in one run, in ``score`` (the batch) and in ``simulate``.
 
     python benchmarks/compare_storage.py [--nodes 2000] [--pods 2000] [--rounds 2]
-                                         [--percentage 0] [--json FILE]
+                                         [--percentage 0] [--free-volumes 100] [--json FILE]
 
 The cluster (generated, issue 29's shape): ``--nodes`` nodes in three zones, each with a
 CSINode (the GCE PD CSI driver's attach limit); one bound pod per node holding 1-2 bound
 claims; ``--pods`` pending pods, each with 1-3 PersistentVolumeClaims, half of them
 unbound claims of a WaitForFirstConsumer class (provisioned by the CSI driver, or bound to
-one of a pool of available zonal volumes), half bound to zonal CSI PersistentVolumes
-(zone labels and required node affinity). The profile: kube-scheduler v1.23.6's default
-(v1beta3, every volume plugin on) at ``percentageOfNodesToScore`` ``--percentage``.
+one of ``--free-volumes`` available zonal volumes of the class), half bound to zonal CSI
+PersistentVolumes (zone labels and required node affinity; a pod's in one zone). The
+profile: kube-scheduler v1.23.6's default (v1beta3, every volume plugin on) at
+``percentageOfNodesToScore`` ``--percentage``. (Go's VolumeBinding lists every volume of a
+claim's class on every node it filters: its time grows with ``--free-volumes``.)
 
 Go (the real scheduler): ``goref schedbench`` (``Schedule`` per pod, nothing assumed, as
 the batch scores) and ``goref simbench`` (``Schedule`` then assume, per pod, Go's
@@ -51,14 +53,15 @@ WFFC, BOUND = "ssd-wffc", "ssd"
 
 def config(percentage: int) -> dict[str, Any]:
     return {"apiVersion": "kubescheduler.config.k8s.io/v1beta3",
-            "kind": "KubeSchedulerConfiguration", "percentageOfNodesToScore": percentage}  # fmt: skip
+            "kind": "KubeSchedulerConfiguration",
+            "percentageOfNodesToScore": percentage}  # fmt: skip
 
 
-def _node(n: int, rng: random.Random) -> list[dict[str, Any]]:
+def _node(n: int, rng: random.Random, attach: tuple[int, int]) -> list[dict[str, Any]]:
     zone = ZONES[n % len(ZONES)]
     labels = {"kubernetes.io/hostname": f"n{n}", ZONE: zone}
     alloc = {"cpu": "64", "memory": "256Gi", "pods": "110"}
-    driver = {"name": DRIVER, "nodeID": f"n{n}", "allocatable": {"count": rng.randint(16, 39)}}
+    driver = {"name": DRIVER, "nodeID": f"n{n}", "allocatable": {"count": rng.randint(*attach)}}
     return [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{n}", "labels": labels},
              "status": {"allocatable": alloc}},
             {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": f"n{n}"},
@@ -99,15 +102,15 @@ def _claim(name: str, cls: str, size_mi: int, volume: str | None) -> dict[str, A
 
 def _claims(pod: str, k: int, wffc: float, rng: random.Random, objs: list) -> list[dict]:
     """``k`` claims of pod ``pod`` (a fraction ``wffc`` of them unbound WFFC ones) and
-    their volumes, appended to ``objs``; the pod's volumes."""
-    vols = []
+    their volumes (in one zone), appended to ``objs``; the pod's volumes."""
+    vols, zone = [], rng.choice(ZONES)
     for j in range(k):
         name, size = f"{pod}-data{j}", rng.randint(1, 100) * 1024
         if rng.random() < wffc:
             objs.append(_claim(name, WFFC, size, None))
         else:
             ref = {"namespace": "default", "name": name}
-            objs.append(_volume(f"pv-{name}", BOUND, size, rng.choice(ZONES), ref))
+            objs.append(_volume(f"pv-{name}", BOUND, size, zone, ref))
             objs.append(_claim(name, BOUND, size, f"pv-{name}"))
         vols.append({"name": f"v{j}", "persistentVolumeClaim": {"claimName": name}})
     return vols
@@ -123,18 +126,21 @@ def _pod(name: str, vols: list[dict], node: str | None) -> dict[str, Any]:
             "spec": spec}  # fmt: skip
 
 
-def storage_cluster(n_nodes: int, n_pods: int, seed: int = 1) -> list[dict[str, Any]]:
-    """Issue 29's storage-heavy shape (see the module's docstring)."""
+def storage_cluster(n_nodes: int, n_pods: int, n_free: int = 100, seed: int = 1,
+                    attach: tuple[int, int] = (16, 39)) -> list[dict[str, Any]]:  # fmt: skip
+    """Issue 29's storage-heavy shape (see the module's docstring), with ``n_free``
+    available volumes of the WaitForFirstConsumer class and CSI attach limits in
+    ``attach``."""
     rng = random.Random(seed)
     objs: list[dict[str, Any]] = []
     for n in range(n_nodes):
-        objs += _node(n, rng)
+        objs += _node(n, rng, attach)
     for name, mode in ((WFFC, "WaitForFirstConsumer"), (BOUND, "Immediate")):
         objs.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
                      "metadata": {"name": name}, "provisioner": DRIVER,
                      "volumeBindingMode": mode})  # fmt: skip
     # available volumes of the WFFC class, of distinct sizes (Go picks equal ones at random)
-    sizes = rng.sample(range(1024, 100 * 1024), max(1, n_pods // 10))
+    sizes = rng.sample(range(1024, 100 * 1024), n_free)
     objs += [_volume(f"pv-free{i}", WFFC, s, rng.choice(ZONES), None) for i, s in enumerate(sizes)]
     for n in range(n_nodes):
         vols = _claims(f"bound{n}", rng.randint(1, 2), 0.0, rng, objs)
@@ -165,10 +171,11 @@ def measure(path: Path, cfg: Path, n_pods: int, rounds: int) -> dict[str, float]
     best = dict.fromkeys(("go score", "kscore score", "go simulate", "kscore simulate"),
                          float("inf"))  # fmt: skip
     for _ in range(rounds):
-        for name, fn in (("go score", lambda: go_us_per_pod(path, cfg)),
-                         ("kscore score", lambda: best_of(run, 2) * 1e6 / n),
-                         ("go simulate", lambda: go_simulate_us(path, cfg)),
-                         ("kscore simulate", lambda: kscore_simulate_us(path, cfg, n))):  # fmt: skip
+        runs = {"go score": lambda: go_us_per_pod(path, cfg),
+                "kscore score": lambda: best_of(run, 2) * 1e6 / n,
+                "go simulate": lambda: go_simulate_us(path, cfg),
+                "kscore simulate": lambda: kscore_simulate_us(path, cfg, n)}  # fmt: skip
+        for name, fn in runs.items():
             best[name] = min(best[name], fn())
     return best
 
@@ -179,6 +186,7 @@ def main() -> int:
     ap.add_argument("--pods", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--percentage", type=int, default=0)
+    ap.add_argument("--free-volumes", type=int, default=100)
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args()
     if not GOREF.exists():
@@ -186,7 +194,7 @@ def main() -> int:
         return 1
     work = Path(tempfile.mkdtemp(prefix="kscore-storage-"))
     path, cfg = work / "storage.json", work / "config.yaml"
-    items = storage_cluster(args.nodes, args.pods)
+    items = storage_cluster(args.nodes, args.pods, args.free_volumes)
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     cfg.write_text(yaml.safe_dump(config(args.percentage)))
     best = measure(path, cfg, args.pods, args.rounds)

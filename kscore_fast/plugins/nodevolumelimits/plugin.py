@@ -18,6 +18,7 @@ from ...errors import UnsupportedError
 from ...framework.cluster_events import ADD, CSI_NODE, DELETE, NODE, POD, events
 from ...model.disks import CSINodeRecord
 from ...model.objects import PodRecord
+from ...model.rows import unique_rows
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper import counter_table as table
 from ..helper.base import NoArgs
@@ -67,7 +68,7 @@ class _Limits(NoArgs):
                 np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.uint8))  # fmt: skip
 
     def filter_key(self, state: tuple) -> np.ndarray:
-        return state[12]
+        return filter_key(state)
 
     def reasons(self, state: tuple, code: int) -> list[str]:
         if code == EXCEEDED:
@@ -77,6 +78,29 @@ class _Limits(NoArgs):
     def unresolvable(self, state: tuple, code: int) -> bool:
         """The count is ``Unschedulable``; a lookup error is no node's fault."""
         return code != EXCEEDED
+
+
+def filter_key(state: tuple) -> np.ndarray:
+    """int64[B]: pods with equal keys get equal verdicts on every node. A pod whose
+    volumes no node holds yet adds all of them wherever it goes: its verdicts depend on
+    how many of them each limit key has (per node class), not on which they are. Other
+    pods: their group (equal volumes); a failed lookup: its code."""
+    ent_ptr, ent_vol, vol_key, ref_keys = state[2], state[3], state[4], state[5]
+    count, code, group = state[8], state[10], state[12]
+    n_pods, n_vols = len(code), max(len(vol_key), 1)
+    if n_pods == 0:
+        return np.zeros(0, np.int64)
+    held = np.zeros(n_vols, np.bool_)
+    held[ref_keys[ref_keys >= 0] % n_vols] = True
+    rows = np.repeat(np.arange(len(ent_ptr) - 1), np.diff(ent_ptr))  # (each entry's row)
+    per_row = np.zeros((len(ent_ptr) - 1, count.shape[1]), np.int64)
+    np.add.at(per_row, (rows, vol_key[ent_vol]), 1)
+    n_held = np.zeros(len(ent_ptr) - 1, np.int64)
+    np.add.at(n_held, rows, held[ent_vol])
+    fresh = n_held.reshape(n_pods, -1).sum(axis=1) == 0
+    keys = np.concatenate([code.reshape(-1, 1), np.where(fresh, -1, group).reshape(-1, 1),
+                           per_row.reshape(n_pods, -1) * fresh.reshape(-1, 1)], axis=1)  # fmt: skip
+    return unique_rows(keys)[1]
 
 
 class NodeVolumeLimits(_Limits):

@@ -22,6 +22,7 @@ import msgspec
 import numpy as np
 
 from ...errors import UnsupportedError
+from ...model.rows import unique_rows
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ...model.storage import NO_PROVISIONER, ClaimRecord, Storage, VolumeRecord
 from ..helper.claims import claim_classes
@@ -80,6 +81,22 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
                          else k.NO_NODE for c in claims], np.int64).reshape(-1)  # fmt: skip
     return (node_class, pod_class, bound_code, pc_ptr, pc_claims, pc_sorted, cand_ptr, cand,
             aff_row, aff, prov, topo_row, topo, owner, pre, selected, n_bound)  # fmt: skip
+
+
+def filter_key(s: tuple) -> np.ndarray:
+    """int64[B]: ``VolumeBinding.filter_key`` of the state ``s``: per pod class, its bound
+    claims' verdict row (among the distinct rows of ``bound_code``) when every claim it
+    binds is provisioned anywhere (``kernels.provisioned_anywhere`` decides on every
+    node), else the class itself (numbered after the rows)."""
+    pod_class, bound_code, pc_ptr, pc_claims = s[1], s[2], s[3], s[4]
+    prov, topo_row, topo, selected = s[10], s[11], s[12], s[15]
+    ok = (selected == k.NO_NODE) & prov & topo.all(axis=1)[topo_row]
+    bad = np.zeros(len(pc_claims) + 1, np.int64)  # (claims matching decides, cumulated)
+    np.cumsum(~ok[pc_claims], out=bad[1:])
+    simple = bad[pc_ptr[1:]] == bad[pc_ptr[:-1]]
+    rows, row_of = unique_rows(bound_code)
+    key = np.where(simple, row_of, len(rows) + np.arange(len(simple)))
+    return key[pod_class].astype(np.int64)
 
 
 def _refuse_capacity_checks(classes: list[Any], prov: np.ndarray, storage: Storage) -> None:
