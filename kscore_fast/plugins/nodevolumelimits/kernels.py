@@ -4,7 +4,7 @@ AzureDiskLimits, CinderLimits) over the state of ``plugin.build_state``:
 ``(node_class int64[N], skip bool[N], ent_ptr int64[B * C + 1], ent_vol int64[E],
 vol_key int64[V], ref_keys int64[H], ref_vals int64[H], ref_used int64[1],
 count int32[N, L], limit int64[N, L], code int64[B], meta int64[2], group int64[B],
-reasons' text table)``.
+reasons' text table, holders int64[V])``.
 
 Volumes are interned by unique name (CSI: ``driver/handle``; non-CSI: the in-tree id or
 the claim's placeholder), each with its limit key (CSI: its driver's
@@ -18,7 +18,8 @@ them alike, and pod ``p``'s volumes on a node of class ``c`` are entries
 node's limit (-1: none). ``skip[n]``: the non-CSI filter passes every pod (the node's
 CSINode says the plugin is migrated). ``code[p]`` > 0: the pod fails everywhere with that
 code (its claim lookup failed). ``meta``: (0 non-CSI or 1 CSI, ``C``). ``group``: the
-filter key (pods of equal volumes per node class and code).
+filter key (pods of equal volumes per node class and code). ``holders[v]``: how many
+nodes hold volume ``v`` (a volume no node holds needs no probe).
 """
 
 from __future__ import annotations
@@ -34,15 +35,17 @@ EXCEEDED = 1
 
 @inline_kernel
 def _held(state, node, v):  # pragma: no cover - compiled
-    """Some pod on ``node`` holds volume ``v``."""
-    vol_key, ref_keys, ref_vals = state[4], state[5], state[6]
+    """Some pod on ``node`` holds volume ``v`` (no probe when no node holds it)."""
+    vol_key, ref_keys, ref_vals, holders = state[4], state[5], state[6], state[15]
+    if holders[v] == 0:
+        return False
     return table.get(ref_keys, ref_vals, node * vol_key.shape[0] + v) > 0
 
 
 @inline_kernel
 def _csi_exceeded(state, s, e, node):  # pragma: no cover - compiled
     """Some limit key of the pod's volumes not on the node goes over its limit."""
-    _, _, _, ent_vol, vol_key, _, _, _, count, limit, _, _, _, _, _ = state
+    _, _, _, ent_vol, vol_key, _, _, _, count, limit, _, _, _, _, _, _ = state
     for j in range(s, e):
         v = ent_vol[j]
         k = vol_key[v]
@@ -64,7 +67,7 @@ def _csi_exceeded(state, s, e, node):  # pragma: no cover - compiled
 @inline_kernel
 def filter_node(state, pod, node):  # pragma: no cover - compiled
     """``Filter``: 0, ``EXCEEDED``, or the pod's lookup error code."""
-    node_class, skip, ent_ptr, ent_vol, _, _, _, _, count, limit, code, meta, _, _, _ = state
+    node_class, skip, ent_ptr, ent_vol, _, _, _, _, count, limit, code, meta, _, _, _, _ = state
     if code[pod] != 0:
         return code[pod]
     row = pod * meta[1] + node_class[node]
@@ -84,7 +87,7 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
 def _attach(state, pod, node, delta):  # pragma: no cover - compiled
     """The pod's volumes attached to (``delta`` 1) or detached from (-1) the node."""
     node_class, _, ent_ptr, ent_vol, vol_key, ref_keys, ref_vals, ref_used = state[:8]
-    count, meta = state[8], state[11]
+    count, meta, holders = state[8], state[11], state[15]
     row = pod * meta[1] + node_class[node]
     for j in range(ent_ptr[row], ent_ptr[row + 1]):
         v = ent_vol[j]
@@ -94,6 +97,7 @@ def _attach(state, pod, node, delta):  # pragma: no cover - compiled
             table.discard(ref_keys, ref_vals, ref_used, x)
         if after == 0 or after == delta:  # (a volume the node gains or loses)
             count[node, vol_key[v]] += delta
+            holders[v] += delta
 
 
 @inline_kernel

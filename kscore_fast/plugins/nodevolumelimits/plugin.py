@@ -58,14 +58,14 @@ class _Limits(NoArgs):
 
     def own_state(self, state: tuple) -> tuple:
         """Copies of the counts ``assume`` changes."""
-        return (*state[:5], *(a.copy() for a in state[5:9]), *state[9:])
+        return (*state[:5], *(a.copy() for a in state[5:9]), *state[9:15], state[15].copy())
 
     def empty_state(self) -> tuple:
         z = np.zeros(0, np.int64)
         return (z, np.zeros(0, np.bool_), np.zeros(1, np.int64), z, z, *table.new_table(0),
                 np.zeros((0, 0), np.int32),
                 np.zeros((0, 0), np.int64), z, np.array([0, 1], np.int64),
-                np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.uint8))  # fmt: skip
+                np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.uint8), z)  # fmt: skip
 
     def filter_key(self, state: tuple) -> np.ndarray:
         return filter_key(state)
@@ -85,13 +85,11 @@ def filter_key(state: tuple) -> np.ndarray:
     volumes no node holds yet adds all of them wherever it goes: its verdicts depend on
     how many of them each limit key has (per node class), not on which they are. Other
     pods: their group (equal volumes); a failed lookup: its code."""
-    ent_ptr, ent_vol, vol_key, ref_keys = state[2], state[3], state[4], state[5]
-    count, code, group = state[8], state[10], state[12]
-    n_pods, n_vols = len(code), max(len(vol_key), 1)
+    ent_ptr, ent_vol, vol_key = state[2], state[3], state[4]
+    count, code, group, held = state[8], state[10], state[12], state[15] > 0
+    n_pods = len(code)
     if n_pods == 0:
         return np.zeros(0, np.int64)
-    held = np.zeros(n_vols, np.bool_)
-    held[ref_keys[ref_keys >= 0] % n_vols] = True
     rows = np.repeat(np.arange(len(ent_ptr) - 1), np.diff(ent_ptr))  # (each entry's row)
     per_row = np.zeros((len(ent_ptr) - 1, count.shape[1]), np.int64)
     np.add.at(per_row, (rows, vol_key[ent_vol]), 1)
@@ -198,11 +196,11 @@ class _Builder:
                 code[p] = EXCEEDED + 1 + errors.setdefault(error, len(errors))
             group[p] = rows.setdefault((int(code[p]), *map(tuple, per_class)), len(rows))
         ent_ptr, ent_vol = np.array(ptr, np.int64), np.array(ent, np.int64).reshape(-1)
-        ref, count = self._bound(node_class, reps, len(ent_vol))
+        ref, count, holders = self._bound(node_class, reps, len(ent_vol))
         meta = np.array([int(self.spec is None), n_classes], np.int64)
         return (node_class, self._skip(), ent_ptr, ent_vol,
                 np.array(self.vol_key, np.int64).reshape(-1), *ref, count, self._limits(),
-                code, meta, group, *text_table(list(errors)))  # fmt: skip
+                code, meta, group, *text_table(list(errors)), holders)  # fmt: skip
 
     def _nothing(self) -> tuple:
         """The state when no pending pod has a volume the filter counts: it passes all."""
@@ -212,12 +210,13 @@ class _Builder:
         return (np.zeros(n, np.int64), np.zeros(n, np.bool_), np.zeros(b + 1, np.int64),
                 np.zeros(0, np.int64), np.zeros(0, np.int64), *table.new_table(0),
                 np.zeros((n, len(self.keys)), np.int32), self._limits(), zeros, meta,
-                zeros.copy(), *text_table([]))  # fmt: skip
+                zeros.copy(), *text_table([]), np.zeros(0, np.int64))  # fmt: skip
 
     def _bound(self, node_class: np.ndarray, reps: list[CSINodeRecord | None], pending: int
-               ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:  # fmt: skip
+               ) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray]:  # fmt: skip
         """``ref`` (a sparse table sized for the bound pods' volumes and ``pending`` more
-        entries) and ``count`` of the bound pods (none when no pending pod counts)."""
+        entries), ``count`` and ``holders`` of the bound pods (none when no pending pod
+        counts)."""
         nodes: list[int] = []
         held: list[int] = []
         if len(self.vols):
@@ -234,7 +233,8 @@ class _Builder:
         count = np.zeros((self.snapshot.n_nodes, len(self.keys)), dtype=np.int32)
         vol_key = np.array(self.vol_key, np.int64).reshape(-1)
         np.add.at(count, (keys // max(n_vols, 1), vol_key[keys % max(n_vols, 1)]), 1)
-        return ref, count
+        holders = np.bincount(keys % max(n_vols, 1), minlength=n_vols).astype(np.int64)
+        return ref, count, holders
 
     def _skip(self) -> np.ndarray:
         """bool[N]: the node's CSINode says the non-CSI filter's plugin is migrated."""

@@ -148,14 +148,26 @@ def node_classes(snapshot: ClusterSnapshot, keys: tuple[str, ...]
 def _bound_codes(reps: list[Any], node_labels: list[dict[str, str]],
                  storage: Storage) -> np.ndarray:  # fmt: skip
     """int64[P, C]: the bound claims' reason bits (``checkBoundClaims``) of each pod
-    class on each node class."""
+    class on each node class; classes whose bound claims' volumes are alike (absent, or
+    of equal node affinity, in order) share one evaluation."""
     out = np.zeros((len(reps), len(node_labels)), dtype=np.int64)
+    rows: dict[tuple[Any, ...], list[int]] = {}
     for p, pod in enumerate(reps):
         bound = pod_claims(pod, storage)[0] if pod is not None else []
-        for c, labels in enumerate(node_labels if bound else ()):
-            satisfied, found = check_bound_claims(bound, labels, storage)
-            out[p, c] = (0 if satisfied else k.NODE_CONFLICT) | (0 if found else k.PV_NOT_EXIST)
+        if not bound:
+            continue
+        volumes = [storage.volumes.get(c.volume_name) for c in bound]
+        alike = tuple(None if v is None else (v.node_affinity,) for v in volumes)
+        row = rows.get(alike)
+        if row is None:
+            row = rows[alike] = [_bound_bits(bound, labels, storage) for labels in node_labels]
+        out[p] = row
     return out
+
+
+def _bound_bits(bound: list[ClaimRecord], labels: dict[str, str], storage: Storage) -> int:
+    satisfied, found = check_bound_claims(bound, labels, storage)
+    return (0 if satisfied else k.NODE_CONFLICT) | (0 if found else k.PV_NOT_EXIST)
 
 
 def _pod_class_claims(to_bind: list[list[ClaimRecord]], claim_id: dict[Any, int]
