@@ -27,10 +27,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +37,11 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.compare_disks import go_us as go_simulate_us  # noqa: E402
+from benchmarks.compare_disks import kscore_us as kscore_simulate_us  # noqa: E402
 from benchmarks.compare_go import machine  # noqa: E402
 from benchmarks.compare_profile import go_us_per_pod, kscore_batch  # noqa: E402
 from benchmarks.timing import best_of  # noqa: E402
-from kscore_fast.api import load_cluster, simulate  # noqa: E402
 
 GOREF = ROOT / "benchmarks" / "goref" / "bin" / "goref"
 DRIVER = "pd.csi.storage.gke.io"
@@ -148,20 +147,6 @@ def storage_cluster(n_nodes: int, n_pods: int, n_free: int = 100, seed: int = 1,
     for i in range(n_pods):
         objs.append(_pod(f"p{i}", _claims(f"p{i}", rng.randint(1, 3), 0.5, rng, objs), None))
     return objs
-
-
-def kscore_simulate_us(path: Path, cfg: Path, n_pods: int) -> float:
-    c = load_cluster([path])
-    t = time.perf_counter()
-    simulate(c, config=cfg, seed=1, tie_break="go-rand", scores="none")
-    return (time.perf_counter() - t) / n_pods * 1e6
-
-
-def go_simulate_us(path: Path, cfg: Path) -> float:
-    out = subprocess.run([str(GOREF), "simbench", str(path), "--config", str(cfg), "--seed",
-                          "1", "--plugin-metrics-draw", "--runs", "1", "--json"],
-                         capture_output=True, text=True, check=True).stdout  # fmt: skip
-    return json.loads(out)["minNsPerPod"] / 1e3
 
 
 def measure(path: Path, cfg: Path, n_pods: int, rounds: int) -> dict[str, float]:
