@@ -446,7 +446,7 @@ class Simulator:
         params.pod_name("schedule_and_bind", "pod", pod)
         i = self._waiting(pod)
         if self._nominated is not None:
-            return self._guarded(lambda: self._attempt(pod)).host
+            return self._attempt_guarded(pod).host
         if self._seq is None:
             return self._cycles([i], True, "none").host_names[0]
         host = self._step(i, pod)
@@ -462,7 +462,7 @@ class Simulator:
         set; docs/contract.md)."""
         params.pod_name("schedule_one", "pod", pod)
         self._waiting(pod)
-        tried = self._guarded(lambda: self._attempt(pod))
+        tried = self._attempt_guarded(pod)
         entry = result_entry(pod, tried.host, tried.feasible, tried.evaluated, tried.error, [])
         if tried.volume_bindings is not None:
             entry["volumeBindings"] = tried.volume_bindings
@@ -487,23 +487,34 @@ class Simulator:
         order; empty without ``preemption``."""
         return dict(self._nominated or {})
 
+    def _attempt_guarded(self, pod: str) -> Attempt:
+        """:meth:`_attempt` of ``pod``, the simulator as it was if it raises."""
+        if self._nominated is not None and self._seq is not None:
+            return self._attempt(pod, guard=True)
+        return self._guarded(lambda: self._attempt(pod))
+
     def _guarded(self, call: Callable[[], Any]) -> Any:
         """``call()``, the simulator restored as it was if it raises (with preemption: a
         cycle and its PostFilter change the state in several places)."""
         if self._nominated is None:
             return call()
-        before = self._copy()
+        from .preemption.guard import Checkpoint
+
+        before = Checkpoint(self)
         try:
             return call()
         except BaseException:
-            self._become(before)
+            before.restore(self)
             raise
 
-    def _attempt(self, pod: str) -> Attempt:
+    def _attempt(self, pod: str, guard: bool = False) -> Attempt:
         """One cycle of pending pod ``pod``, bound to its host if it fits (what the timed
         replay's scheduling loop runs, holding the lock: :mod:`kscore_fast.queue`), with
         preemption PostFilter applied after a FitError; an exception leaves the step half
-        done: the caller restores a copy it kept, or drops the simulator."""
+        done: the caller restores a copy it kept, or drops the simulator. With ``guard``
+        (preemption, at least one node) it leaves the simulator as it was: the cycle undoes
+        itself (:meth:`_step`), and a checkpoint is kept before PostFilter only
+        (:class:`~.preemption.guard.Checkpoint`)."""
         i = self._waiting(pod)
         if self._nominated is None or self._seq is None:
             tried = self._tried(i, pod)
@@ -513,23 +524,37 @@ class Simulator:
         from .preemption.stepwise import end_cycle, post_filter, prepare_cycle
 
         before = prepare_cycle(self, i, pod)
+        seq = self._seq
+        at = (seq.start, self._rng.copy(), self._cache.listed) if guard else None
         try:
-            tried = self._tried(i, pod)
+            tried = self._tried(i, pod, undo=guard)
         finally:
             end_cycle(self, i, before)
         if tried.host is None and tried.rejecting is not None:  # a FitError: PostFilter
-            return tried._replace(preemption=post_filter(self, pod))
+            if not guard:
+                return tried._replace(preemption=post_filter(self, pod))
+            from .preemption.guard import Checkpoint
+
+            kept = Checkpoint(self)
+            try:
+                return tried._replace(preemption=post_filter(self, pod))
+            except BaseException:
+                kept.restore(self)
+                assert at is not None
+                seq.start, self._rng, self._cache.listed = at  # (the failed cycle's)
+                raise
         self._nominated.pop(pod, None)  # bound (assume), or clearNominatedNode
         return tried
 
-    def _tried(self, i: int, pod: str) -> Attempt:
-        """One cycle of batch pod ``i`` (``pod``), bound to its host if it fits."""
+    def _tried(self, i: int, pod: str, undo: bool = False) -> Attempt:
+        """One cycle of batch pod ``i`` (``pod``), bound to its host if it fits (``undo``:
+        see :meth:`_step`)."""
         seq = self._seq
         if seq is None:  # (no node: Schedule's ErrNoNodesAvailable, not a FitError)
             entry = self._cycles([i], True, "none").to_dict()["results"][0]
             return Attempt(None, 0, 0, entry["error"], None)
-        # (with preemption the caller keeps a copy to restore: :meth:`_guarded`)
-        host = self._step(i, pod, undo=self._nominated is None)
+        # (with preemption and no ``undo`` the caller keeps a checkpoint to restore)
+        host = self._step(i, pod, undo=undo or self._nominated is None)
         feasible, evaluated = seq.one.counts()
         if host >= 0:
             return Attempt(self._cluster.snapshot.node_names[host], feasible, evaluated,
@@ -570,13 +595,22 @@ class Simulator:
 
     @_serialized
     def run(self, pods: Sequence[str] | None = None, *, scores: ScoresMode = "none",
-            progress: Callable[[int], None] | None = None) -> ScoreResult:  # fmt: skip
+            progress: Callable[[int], None] | None = None,
+            retry_nominated: bool = False) -> ScoreResult:  # fmt: skip
         """Schedule and bind ``pods`` in the order given (default: every pending pod not
         bound yet, in kube-scheduler's queue order), one compiled loop for all of them;
         their results in that order. With ``preemption`` each pod's cycle is
-        :meth:`schedule_one`'s (a failed pod's result holds its ``preemption``)."""
+        :meth:`schedule_one`'s (a failed pod's result holds its ``preemption``);
+        ``retry_nominated``: a pod whose PostFilter nominated a node is tried again at
+        once, its nominated node first, as ``simulate --preemption --retry-nominated``
+        does (its row holds that second cycle, its ``preemption`` the first one's error,
+        ``firstError``)."""
         _scores("run", scores)
         params.function("run", "progress", progress)
+        params.boolean("run", "retry_nominated", retry_nominated)
+        if retry_nominated and self._nominated is None:
+            raise InputError("run: retry_nominated needs a Simulator with preemption (and a "
+                             "profile with DefaultPreemption)")  # fmt: skip
         if pods is not None:
             pods = params.names("run", "pods", pods, params.pod_name)
         if pods is None:
@@ -592,41 +626,63 @@ class Simulator:
         if self._nominated is not None:
             names = self._cluster.batch.names
             plan = [(OP_SCHEDULE, names[i]) for i in rows]
-            return self._guarded(lambda: self._preempting(plan, scores, progress))
+            return self._guarded(lambda: self._preempting(plan, scores, progress,
+                                                          retry_nominated))  # fmt: skip
         return self._cycles(rows, True, scores, progress)
 
     def _preempting(self, plan: list[tuple[int, str]], scores: ScoresMode,
-                    progress: Callable[[int], None] | None) -> ScoreResult:  # fmt: skip
+                    progress: Callable[[int], None] | None,
+                    retry: bool = False) -> ScoreResult:  # fmt: skip
         """:meth:`run` and :meth:`replay` with preemption: the events of ``plan`` one at a
-        time, each cycle as :meth:`schedule_one`'s, its scores kept as ``scores`` says."""
-        from .preemption.stepwise import end_cycle, post_filter, prepare_cycle
-
+        time, each cycle as :meth:`schedule_one`'s, its scores kept as ``scores`` says;
+        ``retry``: see :meth:`run`."""
         cycles = [key for op, key in plan if op == OP_SCHEDULE]
         result = self._result(cycles, len(cycles), scores)
         result.mode = "simulate"
-        ops, row = np.zeros(1, dtype=np.int8), 0
+        row = 0
         for op, key in plan:
-            seq = self._fresh()
+            self._fresh()
             if op != OP_SCHEDULE:
                 self._delete(key)
                 continue
-            i = self._index[key]
-            before = None if seq is None else prepare_cycle(self, i, key)
-            try:
-                self._steps(result, row, [i], True, None, ops)
-            finally:
-                if before is not None:
-                    end_cycle(self, i, before)
-            fit_error = result.feasible[row] == 0 and (result.errors[row] or "").startswith("0/")
-            if result.hosts[row] < 0 and fit_error:
-                result.preemptions[row] = post_filter(self, key).entry
-            else:  # bound (assume), or clearNominatedNode
-                self._nominated.pop(key, None)
+            entry = self._preempting_cycle(result, row, key)
+            if retry and entry is not None and entry["victims"]:  # (a node nominated)
+                entry["retried"], entry["firstError"] = True, result.errors[row]
+                result.errors[row] = None
+                self._fresh()
+                self._preempting_cycle(result, row, key, again=True)
             row += 1
             if progress is not None:
                 progress(1)
         result.finish()
         return result
+
+    def _preempting_cycle(self, result: ScoreResult, row: int, key: str,
+                          again: bool = False) -> dict[str, Any] | None:  # fmt: skip
+        """One cycle of pending pod ``key`` into ``result``'s ``row``, PostFilter run and
+        applied after a FitError: its ``preemption`` object (also in the result), or
+        None. ``again``: the retry of a pod that just preempted (as ``simulate
+        --retry-nominated`` has it: bound, it leaves the nominator; else nothing more)."""
+        from .preemption.stepwise import end_cycle, post_filter, prepare_cycle
+
+        i, seq = self._index[key], self._seq
+        before = None if seq is None else prepare_cycle(self, i, key)
+        try:
+            self._steps(result, row, [i], True, None, np.zeros(1, dtype=np.int8))
+        finally:
+            if before is not None:
+                end_cycle(self, i, before)
+        assert self._nominated is not None
+        fit_error = result.feasible[row] == 0 and (result.errors[row] or "").startswith("0/")
+        if again:
+            if result.hosts[row] >= 0:
+                self._nominated.pop(key, None)
+            return None
+        if result.hosts[row] < 0 and fit_error:
+            entry = result.preemptions[row] = post_filter(self, key).entry
+            return entry
+        self._nominated.pop(key, None)  # bound (assume), or clearNominatedNode
+        return None
 
     @_serialized
     def replay(self, events: Iterable[tuple[str, str]], *, scores: ScoresMode = "none",

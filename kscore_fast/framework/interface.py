@@ -198,6 +198,14 @@ class Plugin:
         the plugin out of its filters. Default: False."""
         return False
 
+    def filter_ignores_pods(self, state: CycleState) -> np.ndarray | bool:
+        """bool[B], or one bool for every pod of the batch: ``filter_node``'s verdict for
+        the pod on any node stays the same whatever pods are bound to the node, deleted
+        from it or nominated to it (it reads nothing ``assume``/``remove`` change for
+        it), so preemption's dry runs decide it once per node. Default:
+        ``bind_independent``."""
+        return self.bind_independent
+
     def pre_filter_failures(self, state: CycleState) -> np.ndarray | None:
         """bool[B]: the pods whose PreFilter this plugin fails, for a plugin whose
         ``filter_node`` gives a PreFilter's status on every node (run as the profile's

@@ -94,9 +94,10 @@ def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetReco
     if n == 0:
         out.reason = "no candidate node"
         return out
-    out.candidates = _candidates(view, cands[:n], order, vptr, victims, violations)
+    found = _Candidates(view, cands[:n], order, vptr, victims, violations)
+    out.candidates = found  # type: ignore[assignment]
     out.ties = [int(order[k]) for k in cands[:n][tie[:n]].tolist()]
-    best = next(c for c in out.candidates if c.node == out.ties[0])
+    best = found[int(np.flatnonzero(tie[:n])[0])]
     out.node, out.victims, out.pdb_violations = best.node, best.pods, best.pdb_violations
     return out
 
@@ -126,10 +127,23 @@ class _Victims(Victims):
         return [self._records[i] for i in self._positions]
 
 
-def _candidates(view: DryRuns, cands: np.ndarray, order: np.ndarray, vptr: np.ndarray,
-                victims: np.ndarray, violations: np.ndarray) -> list[Victims]:  # fmt: skip
-    """The candidates (walk positions ``cands``) as :class:`Victims`."""
-    flat, ptr = victims.tolist(), vptr.tolist()
-    nodes, bad = order.tolist(), violations.tolist()
-    return [_Victims(nodes[k], flat[ptr[k] : ptr[k + 1]], bad[k], view.records)
-            for k in cands.tolist()]  # fmt: skip
+class _Candidates(Sequence[Victims]):
+    """The candidates (walk positions ``cands``) as :class:`Victims`, each made when
+    read (the output counts them; only the chosen one's victims are needed)."""
+
+    def __init__(self, view: DryRuns, cands: np.ndarray, order: np.ndarray, vptr: np.ndarray,
+                 victims: np.ndarray, violations: np.ndarray) -> None:  # fmt: skip
+        self._view, self._cands, self._order = view, cands, order
+        self._vptr, self._victims, self._violations = vptr, victims, violations
+
+    def __len__(self) -> int:
+        return len(self._cands)
+
+    def __getitem__(self, e: int) -> Victims:  # type: ignore[override]
+        k = int(self._cands[e])
+        lo, hi = int(self._vptr[k]), int(self._vptr[k + 1])
+        return _Victims(int(self._order[k]), self._victims[lo:hi].tolist(),
+                        int(self._violations[k]), self._view.records)  # fmt: skip
+
+    def __iter__(self) -> Iterator[Victims]:
+        return (self[e] for e in range(len(self)))

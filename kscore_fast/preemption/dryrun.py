@@ -17,7 +17,6 @@ is the node's status; else the verdict without them is.
 from __future__ import annotations
 
 import copy
-import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -33,7 +32,8 @@ from ..model.selectors import label_selector_as_selector
 from ..model.snapshot import Cluster, build_cluster
 from ..model.times import start_ns
 from . import kernels
-from .nominated import nominated_verdicts
+from .nodepods import NodePods
+from .nominated import by_node, nominated_verdicts
 from .reference import (
     SUCCESS,
     UNSCHEDULABLE,
@@ -76,7 +76,7 @@ class DryRuns:
                                     np.arange(len(bound), dtype=np.int64), at)  # fmt: skip
             seq.bound[: len(bound)] = at
         self._setup(fw, seq, list(snap.node_names), [*bound, *pending], len(bound))
-        self._on_node, self.tracking = on_node, True
+        self._on_node, self.tracking = NodePods.of(snap.n_nodes, on_node), True
 
     @classmethod
     def over(cls, fw: Framework, seq: _Sequence, names: Sequence[str],
@@ -108,7 +108,7 @@ class DryRuns:
         self._budgets: tuple[Any, ...] | None = None
         #: ``NodeInfo.Pods`` of each node: batch positions, in Go's order; whether they
         #: are known (else :meth:`set_pods` first)
-        self._on_node: dict[int, list[int]] = {}
+        self._on_node = NodePods(len(names))
         self.tracking = False
         #: the nominated pods (batch position → node)
         self.nominated: dict[int, int] = {}
@@ -122,16 +122,31 @@ class DryRuns:
         self._out: set[int] = set()
         self._node = -1
         self.pod = -1
+        #: the dry runs decide the filters whose verdict for the pod does not change as
+        #: pods come and go once per node (:meth:`_filters`); off: every filter each time
+        self.narrow = True
+        self._ignores: list[np.ndarray] | None = None
+        self._ignores_of: list[Any] | None = None  # (the states they were read from)
+        self._splits: dict[tuple[bool, ...], tuple[np.ndarray, ...]] = {}
+        #: per twin group: its filters' split and the fixed verdicts (:meth:`_filters`)
+        self._fixed: dict[int, tuple[np.ndarray, ...]] = {}
+        self._slots = np.arange(len(seq.fids), dtype=np.int64)
+        self._no_fixed = np.zeros(max(len(names), 1), dtype=np.int64)
+        self._small = np.zeros(3, dtype=np.int64)
+        self._no_lists = (np.zeros(len(names) + 1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        self._stack = np.zeros((kernels.SORT_STACK, 5), dtype=np.int64)
 
     def rebased(self, seq: _Sequence) -> DryRuns:
         """These dry runs over ``seq`` (a copy of :attr:`seq`), with buffers of their own,
         the nodes' pods not known yet."""
         other = copy.copy(self)
         other.seq, other.nominated = seq, {}
-        other._on_node, other.tracking = {}, False  # (made again when needed: set_pods)
+        other._on_node, other.tracking = NodePods(len(self.names)), False  # (see set_pods)
         other._memo, other._reps = self._memo.copy(), self._reps.copy()
         other._one, other._out = self._one.copy(), set()
+        other._small, other._stack = self._small.copy(), self._stack.copy()
         other._statuses = dict(self._statuses)
+        other._ignores, other._splits, other._fixed = None, {}, {}
         return other
 
     def set_pods(self, on_node: Mapping[str, Sequence[str]], nodes: Mapping[str, int],
@@ -140,11 +155,12 @@ class DryRuns:
         pod keys, in order), for the nodes of ``nodes`` (name → index) and the pods of
         ``positions`` (key → batch position); then :meth:`bound_to` and :meth:`leave`
         follow it."""
-        self._on_node, self.tracking = {}, True
+        lists: dict[int, list[int]] = {}
         for name, keys in on_node.items():
             node = nodes.get(name)
             if node is not None and keys:
-                self._on_node[node] = [positions[k] for k in keys]
+                lists[node] = [positions[k] for k in keys]
+        self._on_node, self.tracking = NodePods.of(len(self.names), lists), True
 
     def view(self, pod: int) -> DryRuns:
         """The view for batch position ``pod`` of :attr:`seq`, every pod bound again."""
@@ -157,7 +173,7 @@ class DryRuns:
     def bound_to(self, pod: int, node: int) -> None:
         """``pod`` was bound to ``node`` (``AddPod``: last on the node; it leaves the
         nominator)."""
-        self._on_node.setdefault(node, []).append(pod)
+        self._on_node.append(node, pod)
         self.nominated.pop(pod, None)
 
     def evict(self, pod: int) -> None:
@@ -170,10 +186,7 @@ class DryRuns:
     def leave(self, pod: int, node: int) -> None:
         """``NodeInfo.RemovePod`` of ``pod`` from ``node`` (the last pod takes its place;
         the nominator unchanged)."""
-        pods = self._on_node[node]
-        k = pods.index(pod)
-        pods[k] = pods[-1]
-        pods.pop()
+        self._on_node.remove(node, pod)
 
     def position(self, pod: PodRecord) -> int:
         return self._position[id(pod)]
@@ -203,21 +216,75 @@ class DryRuns:
         violations, walked)."""
         self.restore()
         seq, n = self.seq, len(potential)
-        node_ptr, node_pods = self._node_lists()
+        on_node = self._on_node
         pdb_ptr, pdb_idx, allowed = self._budget_lists(budgets)
         nom_ptr, nom_pods = self._nominated_lists()
+        fids, slots, aids, fixed = self._filters()
         order = np.empty(n, dtype=np.int64)
         status = np.empty(n, dtype=np.int64)
         vptr = np.zeros(n + 1, dtype=np.int64)
-        victims = np.empty(max(len(node_pods), 1), dtype=np.int64)
+        victims = np.empty(on_node.total + 1, dtype=np.int64)
         violations = np.zeros(n, dtype=np.int64)
+        size = on_node.table.shape[1] + 1
         walked = kernels.dry_run(
-            seq.fids, seq.table, seq.aids, seq.cache, np.int64(self.pod), potential,
-            np.int64(offset), np.int64(wanted), node_ptr, node_pods, self._priority,
+            fids, slots, fixed, seq.table, aids, seq.cache, np.int64(self.pod), potential,
+            np.int64(offset), np.int64(wanted), on_node.table, on_node.count, self._priority,
             self._start, pdb_ptr, pdb_idx, allowed, nom_ptr, nom_pods, self._memo, order,
-            status, vptr, victims, violations,
+            status, vptr, victims, violations, np.empty(size, np.int64),
+            np.empty(size, np.int64), np.empty(len(allowed), np.int64), self._small,
+            self._stack,
         )  # fmt: skip
         return order, status, vptr, victims, violations, int(walked)
+
+    def _filters(self) -> tuple[np.ndarray, ...]:
+        return self.split_for(self.pod)
+
+    def split_for(self, pod: int) -> tuple[np.ndarray, ...]:
+        """The dry runs' filters for batch pod ``pod``: (rows, slots) of the filter plugins
+        whose verdict may change as pods come and go, the ``assume``/``remove`` rows of
+        those plugins (``add_ids``: Go's walk changes the node's pods, never what a Reserve
+        did), and the other plugins' verdict on each node
+        (:func:`.kernels.fixed_verdicts`: they read the pod's spec and the node only, so
+        they are made once per twin group for as long as the run's states are the same;
+        a node added or removed makes them again). With :attr:`narrow` off, every filter
+        and every ``assume``: Go's walk as written."""
+        seq = self.seq
+        if not self.narrow:
+            return seq.fids, self._slots, seq.add_ids, self._no_fixed
+        if self._ignores is None or self._ignores_of is not seq.states:
+            self._ignores_of, self._splits, self._fixed = seq.states, {}, {}
+            self._ignores = [np.broadcast_to(np.asarray(p.filter_ignores_pods(s), np.bool_),
+                                             (len(seq.batch),))
+                             for p, s in zip(seq.filter_slots,
+                                             (seq.states[f] for f in seq.fids.tolist()),
+                                             strict=True)]  # fmt: skip
+        group = int(seq.groups[pod])
+        found = self._fixed.get(group)
+        if found is None:
+            key = tuple(bool(m[pod]) for m in self._ignores)
+            split = self._splits.get(key)
+            if split is None:
+                split = self._splits[key] = self._split(key)
+            fids, slots, aids, fixed_ids, fixed_slots = split
+            fixed = self._no_fixed
+            if len(fixed_ids):
+                fixed = np.zeros(len(self.names), dtype=np.int64)
+                kernels.fixed_verdicts(fixed_ids, fixed_slots, seq.table, np.int64(pod),
+                                       self._all, fixed)  # fmt: skip
+            found = self._fixed[group] = (fids, slots, aids, fixed)
+        return found
+
+    def _split(self, ignores: tuple[bool, ...]) -> tuple[np.ndarray, ...]:
+        """(rows, slots, assume rows, fixed rows, fixed slots) for the filters' split
+        ``ignores`` (per slot: its verdict does not change as pods come and go)."""
+        seq = self.seq
+        moving = [k for k, fixed in enumerate(ignores) if not fixed]
+        rows = seq.fids[moving]
+        read = set(rows.tolist())
+        aids = np.array([a for a in seq.add_ids.tolist() if a in read], dtype=np.int64)
+        still = [k for k, fixed in enumerate(ignores) if fixed]
+        slots = np.asarray(moving, dtype=np.int64)
+        return rows, slots, aids, seq.fids[still], np.asarray(still, dtype=np.int64)
 
     def _walk_statuses(self, pod: PodRecord, order: np.ndarray, status: np.ndarray,
                        walked: int) -> dict[int, Status]:  # fmt: skip
@@ -237,25 +304,15 @@ class DryRuns:
                 statuses[node] = self._status(code)
         return statuses
 
-    def _node_lists(self) -> tuple[np.ndarray, np.ndarray]:
-        """``NodeInfo.Pods`` of every node as CSR (batch positions)."""
-        return self._csr(self._on_node)
-
     def _nominated_lists(self) -> tuple[np.ndarray, np.ndarray]:
         """The nominated pods ``RunFilterPluginsWithNominatedPods`` adds for the view's pod,
-        per node, as CSR."""
-        return self._csr(self._nominated_by_node())
-
-    def _csr(self, by_node: dict[int, list[int]]) -> tuple[np.ndarray, np.ndarray]:
-        """Lists of batch positions per node as CSR (pointer, positions)."""
-        n = len(self.names)
-        sizes = np.zeros(n + 1, dtype=np.int64)
-        nodes = sorted(by_node)
-        sizes[np.asarray(nodes, dtype=np.int64) + 1] = [len(by_node[v]) for v in nodes]
-        ptr = np.cumsum(sizes)
-        flat = np.fromiter(itertools.chain.from_iterable(by_node[v] for v in nodes),
-                           dtype=np.int64, count=int(ptr[-1]))  # fmt: skip
-        return ptr, flat
+        per node, as CSR over every node."""
+        listed, ptr, pods = self._nominated_grouped()
+        if not len(listed):
+            return self._no_lists
+        sizes = np.zeros(len(self.names) + 1, dtype=np.int64)
+        sizes[listed + 1] = np.diff(ptr)
+        return np.cumsum(sizes), pods
 
     def _budget_lists(self, budgets: Sequence[BudgetRecord]
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
@@ -286,7 +343,7 @@ class DryRuns:
         return self._index_of.get(name)
 
     def node_pods(self, node: int) -> Sequence[PodRecord]:
-        return [self.records[i] for i in self._on_node.get(node, ())]
+        return [self.records[i] for i in self._on_node.pods(node)]
 
     def filter(self, node: int, removed: Sequence[PodRecord]) -> Status:
         if node != self._node:
@@ -335,19 +392,24 @@ class DryRuns:
         higher added, on the nodes of ``nodes`` that have some (0 elsewhere)."""
         if not self.nominated:
             return np.zeros(len(self.names), dtype=np.int64)
-        wanted = None if nodes is None else set(nodes.tolist())
-        return nominated_verdicts(self.seq, self.pod, self._nominated_by_node(), self._memo,
-                                  self._reps, wanted)  # fmt: skip
+        listed, ptr, pods = self._nominated_grouped()
+        if nodes is not None and len(listed):
+            keep = np.isin(listed, nodes)
+            lengths = np.diff(ptr)
+            pods = pods[np.repeat(keep, lengths)]
+            listed, ptr = listed[keep], np.concatenate(([0], np.cumsum(lengths[keep])))
+        split = self.split_for(self.pod) if self.narrow else None
+        return nominated_verdicts(self.seq, self.pod, (listed, ptr, pods), self._memo, split)
 
-    def _nominated_by_node(self) -> dict[int, list[int]]:
-        """The nominated pods of the view's pod's priority or higher (itself aside), per
-        node, in nomination order: those ``addNominatedPods`` adds."""
-        by_node: dict[int, list[int]] = {}
-        p = self._priority[self.pod]
-        for q, node in self.nominated.items():
-            if q != self.pod and self._priority[q] >= p:
-                by_node.setdefault(node, []).append(q)
-        return by_node
+    def _nominated_grouped(self) -> tuple[np.ndarray, ...]:
+        """The nominated pods of the view's pod's priority or higher (itself aside), by
+        node, each node's in nomination order: those ``addNominatedPods`` adds
+        (:func:`.nominated.by_node`)."""
+        pods = np.fromiter(self.nominated.keys(), dtype=np.int64, count=len(self.nominated))
+        nodes = np.fromiter(self.nominated.values(), dtype=np.int64,
+                            count=len(self.nominated))  # fmt: skip
+        keep = (pods != self.pod) & (self._priority[pods] >= self._priority[self.pod])
+        return by_node(pods[keep], nodes[keep])
 
     def _fill(self, nodes: np.ndarray) -> None:
         seq = self.seq

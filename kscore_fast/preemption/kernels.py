@@ -9,8 +9,9 @@ first, as Go's recursive call does).
 
 Per batch pod: ``prio`` (int64), ``start`` (int64; ``NO_START``: none, read as "now"),
 ``pdb_ptr``/``pdb_idx``: the budgets that count the pod (its namespace, a non-empty
-selector matching it, not among their disrupted pods). Per node: ``node_ptr``/
-``node_pods``: ``NodeInfo.Pods`` in order; ``nom_ptr``/``nom_pods``: the pods nominated
+selector matching it, not among their disrupted pods). Per node: its first
+``node_count[node]`` pods of row ``node_table[node]``: ``NodeInfo.Pods`` in order
+(:class:`.nodepods.NodePods`); ``nom_ptr``/``nom_pods``: the pods nominated
 there that ``RunFilterPluginsWithNominatedPods`` adds for this preemptor.
 """
 
@@ -18,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import inline_kernel, kernel
-from ..framework.search import fill_verdicts
+from .._jit import inline_kernel, kernel, unrefcounted_kernel
+from ..framework.abi import FILTER, STATE, call_filter
 from ..framework.sequential import _change
 
 #: a pod without ``status.startTime``
@@ -221,17 +222,20 @@ def _partition_equal(x, a, b, pivot, prio, start, clock):  # pragma: no cover - 
         j -= 1
 
 
-@kernel
-def go_sort(x, prio, start, clock):  # pragma: no cover - compiled
+#: rows of :func:`go_sort`'s stack: enough for any int64 length
+SORT_STACK = 2 * 64 + 8
+
+
+@inline_kernel
+def go_sort(x, prio, start, clock, stack, swaps):  # pragma: no cover - compiled
     """``sort.Slice`` of ``x`` (batch positions) by ``MoreImportantPod``: Go's
     ``pdqsort_func`` with its recursion on the smaller part kept on a stack of
-    continuations (each frame: a, b, limit, wasBalanced, wasPartitioned)."""
+    continuations (each frame: a, b, limit, wasBalanced, wasPartitioned; ``stack``:
+    int64[SORT_STACK, 5], ``swaps``: int64[1], scratch)."""
     n = x.shape[0]
     bits = 0
     while (1 << bits) <= n:
         bits += 1
-    stack = np.empty((2 * bits + 8, 5), dtype=np.int64)
-    swaps = np.zeros(1, dtype=np.int64)
     top = 0
     stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = 0, n, bits, 1, 1
     top = 1
@@ -285,43 +289,91 @@ def go_sort(x, prio, start, clock):  # pragma: no cover - compiled
 
 
 @inline_kernel
-def _check(fids, table, aids, cache, pod, node, one, nom_ptr, nom_pods, memo
+def _first(a, b):  # pragma: no cover - compiled
+    """The verdict of the earlier failing slot of two (0: passes)."""
+    if a == 0:
+        return b
+    if b == 0:
+        return a
+    return min(a, b)
+
+
+@inline_kernel
+def _fill_slots(fids, slots, table, pod, one, memo):  # pragma: no cover - compiled
+    """``RunFilterPlugins`` of ``pod`` on node ``one[0]`` with the filter plugins of rows
+    ``fids`` only, each at its slot ``slots[j]`` of the profile's filters."""
+    memo[0, one[0]] = 0
+    for j in range(fids.shape[0]):
+        p = fids[j]
+        call_filter(table[p, FILTER], table[p, STATE], slots[j], pod, np.int64(0), 0, 1, one,
+                    memo)  # fmt: skip
+
+
+@inline_kernel
+def _check(fids, slots, table, aids, cache, pod, node, one, nom_ptr, nom_pods, memo, fixed
            ):  # fmt: skip  # pragma: no cover - compiled
     """``RunFilterPluginsWithNominatedPods`` of ``pod`` on ``node`` in the state as it is:
     with the node's nominated pods added first (a failure there is the verdict), then
-    without them."""
+    without them. ``fids``/``slots``: the filters whose verdict may change as pods come
+    and go; ``fixed``: the others' verdict on the node (the earlier failing slot wins)."""
     one[0] = node
     lo, hi = nom_ptr[node], nom_ptr[node + 1]
     if hi > lo:
         for e in range(lo, hi):
             _change(aids, table, cache, nom_pods[e], node, np.bool_(True))
-        fill_verdicts(fids, table, pod, np.int64(0), 0, 1, one, memo)
+        _fill_slots(fids, slots, table, pod, one, memo)
         for e in range(lo, hi):
             _change(aids, table, cache, nom_pods[e], node, np.bool_(False))
-        if memo[0, node] != 0:
-            return memo[0, node]
-    fill_verdicts(fids, table, pod, np.int64(0), 0, 1, one, memo)
-    return memo[0, node]
+        v = _first(fixed, memo[0, node])
+        if v != 0:
+            return v
+    _fill_slots(fids, slots, table, pod, one, memo)
+    return _first(fixed, memo[0, node])
 
 
 @kernel
-def dry_run(fids, table, aids, cache, pod, potential, offset, wanted, node_ptr, node_pods, prio,
-            start, pdb_ptr, pdb_idx, pdb_allowed, nom_ptr, nom_pods, memo, order, status,
-            vptr, victims, violations):  # fmt: skip  # pragma: no cover - compiled
+def fixed_verdicts(fids, slots, table, pod, nodes, out):  # pragma: no cover - compiled
+    """``out[node]`` for each of ``nodes``: the verdict of ``pod`` with the filter plugins
+    of rows ``fids`` only (at their ``slots``), those whose verdict does not change as
+    pods come and go (decided once per node)."""
+    memo = np.zeros((1, out.shape[0]), dtype=np.int64)
+    for j in range(fids.shape[0]):
+        p = fids[j]
+        call_filter(table[p, FILTER], table[p, STATE], slots[j], pod, np.int64(0), 0,
+                    nodes.shape[0], nodes, memo)  # fmt: skip
+    for k in range(nodes.shape[0]):
+        out[nodes[k]] = memo[0, nodes[k]]
+
+
+@unrefcounted_kernel
+def dry_run(fids, slots, fixed, table, aids, cache, pod, potential, offset, wanted, node_table,
+            node_count, prio, start, pdb_ptr, pdb_idx, pdb_allowed, nom_ptr, nom_pods, memo, order,
+            status, vptr, victims, violations, scratch, late, allowed, small, stack
+            ):  # fmt: skip  # pragma: no cover - compiled
     """``DryRunPreemption`` of ``pod`` with one worker: the ``potential`` nodes from
     ``offset`` on, each ``SelectVictimsOnNode`` in turn, until ``wanted`` candidates with
     at least one free of PDB violations. Per node walked (``order[k]``): ``status[k]``
     (``CANDIDATE``, ``NO_VICTIMS``, or the failing verdict with every lower-priority pod
     removed), its victims ``victims[vptr[k]:vptr[k+1]]`` in Go's order and
     ``violations[k]``. Returns how many nodes were walked. Every pod is bound again after
-    (the plugins' state is as before)."""
+    (the plugins' state is as before).
+
+    Each check runs the filter plugins of rows ``fids`` (at their ``slots``) and takes
+    ``fixed[node]``, the verdict of the others, as it is: given every filter plugin
+    (``fixed`` 0) it is Go's walk as written; given only those whose verdict for the pod
+    may change as pods come and go, with ``aids`` the plugins whose state they read, it
+    is the same walk with less work (the others' verdicts decided once per node).
+
+    Scratch, allocated by the caller (the kernel allocates nothing, so it runs without
+    numba's reference counting): ``scratch`` and ``late`` as long as a row of
+    ``node_table``,
+    ``allowed`` as ``pdb_allowed``, ``small`` int64[3], ``stack`` int64[SORT_STACK, 5]."""
     p = prio[pod]
     n = potential.shape[0]
-    one = np.zeros(1, dtype=np.int64)
-    clock = np.zeros(1, dtype=np.int64)
-    scratch = np.empty(node_pods.shape[0] + 1, dtype=np.int64)
-    allowed = np.empty(pdb_allowed.shape[0], dtype=np.int64)
-    late = np.empty(node_pods.shape[0] + 1, dtype=np.int64)
+    one = small[0:1]
+    clock = small[1:2]
+    clock[0] = 0
+    swaps = small[2:3]
     clean = dirty = 0
     vptr[0] = 0
     walked = 0
@@ -331,8 +383,8 @@ def dry_run(fids, table, aids, cache, pod, potential, offset, wanted, node_ptr, 
         violations[walked] = 0
         vptr[walked + 1] = vptr[walked]
         cnt = 0
-        for e in range(node_ptr[node], node_ptr[node + 1]):
-            q = node_pods[e]
+        for e in range(node_count[node]):
+            q = node_table[node, e]
             if prio[q] < p:
                 scratch[cnt] = q
                 cnt += 1
@@ -342,14 +394,15 @@ def dry_run(fids, table, aids, cache, pod, potential, offset, wanted, node_ptr, 
             continue
         for e in range(cnt):
             _change(aids, table, cache, scratch[e], node, np.bool_(False))
-        v = _check(fids, table, aids, cache, pod, node, one, nom_ptr, nom_pods, memo)
+        v = _check(fids, slots, table, aids, cache, pod, node, one, nom_ptr, nom_pods, memo,
+                   fixed[node])  # fmt: skip
         if v != 0:
             for e in range(cnt):
                 _change(aids, table, cache, scratch[e], node, np.bool_(True))
             status[walked - 1] = v
             continue
         sorted_pods = scratch[:cnt]
-        go_sort(sorted_pods, prio, start, clock)
+        go_sort(sorted_pods, prio, start, clock, stack, swaps)
         for b in range(allowed.shape[0]):
             allowed[b] = pdb_allowed[b]
         n_first = n_late = 0
@@ -372,7 +425,8 @@ def dry_run(fids, table, aids, cache, pod, potential, offset, wanted, node_ptr, 
         for e in range(cnt):  # reprievePod: back on the node while the pod still fits
             q = sorted_pods[e]
             _change(aids, table, cache, q, node, np.bool_(True))
-            if _check(fids, table, aids, cache, pod, node, one, nom_ptr, nom_pods, memo) != 0:
+            if _check(fids, slots, table, aids, cache, pod, node, one, nom_ptr, nom_pods, memo,
+                      fixed[node]) != 0:  # fmt: skip
                 _change(aids, table, cache, q, node, np.bool_(False))
                 victims[w] = q
                 w += 1
@@ -481,19 +535,20 @@ def pick(status, vptr, victims, violations, walked, wanted, prio, start, cands, 
 
 
 @kernel
-def with_nominated(fids, table, add_ids, aids, cache, pod, nodes, ptr, pods, memo, out
-                   ):  # fmt: skip  # pragma: no cover - compiled
+def with_nominated(fids, slots, fixed, table, add_ids, aids, cache, pod, nodes, ptr, pods, memo,
+                   out):  # fmt: skip  # pragma: no cover - compiled
     """``RunFilterPluginsWithNominatedPods``' first pass for ``pod`` on each of ``nodes``:
     the node's nominated pods ``pods[ptr[k]:ptr[k+1]]`` added in order (the ``assume`` of
-    the plugins of ``add_ids``: no Reserve), the filters run, the pods removed again in
-    the same order (``remove`` of ``aids``); the verdict in ``out[node]``."""
+    the plugins of ``add_ids``: no Reserve), the filters of rows ``fids`` run (at their
+    ``slots``; ``fixed[node]``: the others' verdict, see :func:`_check`), the pods removed
+    again in the same order (``remove`` of ``aids``); the verdict in ``out[node]``."""
     one = np.zeros(1, dtype=np.int64)
     for k in range(nodes.shape[0]):
         node = nodes[k]
         for e in range(ptr[k], ptr[k + 1]):
             _change(add_ids, table, cache, pods[e], node, np.bool_(True))
         one[0] = node
-        fill_verdicts(fids, table, pod, np.int64(0), 0, 1, one, memo)
+        _fill_slots(fids, slots, table, pod, one, memo)
         for e in range(ptr[k], ptr[k + 1]):
             _change(aids, table, cache, pods[e], node, np.bool_(False))
-        out[node] = memo[0, node]
+        out[node] = _first(fixed[node], memo[0, node])

@@ -39,7 +39,7 @@ from ..model.snapshot import Cluster, build_cluster
 from .compiled import preempt_compiled
 from .dryrun import DryRuns
 from .explain import OFFSET_STREAM, preemption_entry
-from .nominated import nominated_verdicts
+from .nominated import by_node, nominated_verdicts
 from .reference import NOT_ELIGIBLE, priority
 
 if TYPE_CHECKING:
@@ -74,16 +74,24 @@ def prepare_cycle(sim: Simulator, i: int, key: str) -> int:
     where = sim._cluster.snapshot.node_index
     before = int(seq.batch.nominated[i])
     seq.batch.nominated[i] = where.get(nominations.get(key, ""), -1)
+    if not nominations:
+        return before
+    index, count = sim._index, len(nominations)
+    pods = np.fromiter((index.get(k, -1) for k in nominations), np.int64, count)
+    nodes = np.fromiter((where.get(n, -1) for n in nominations.values()), np.int64, count)
+    keep = (pods >= 0) & (nodes >= 0) & (pods != i)
     mine = priority(sim._cache.pending[key])
-    by_node: dict[int, list[int]] = {}
-    for other, node in nominations.items():
-        j, n = sim._index.get(other), where.get(node)
-        if (other != key and j is not None and n is not None
-                and priority(sim._cache.pending[other]) >= mine):  # fmt: skip
-            by_node.setdefault(n, []).append(j)
-    if by_node:
+    runs = sim._runs
+    if runs is not None:  # (the priorities by batch position)
+        keep[keep] = runs._priority[pods[keep]] >= mine
+    else:
+        pending = sim._cache.pending
+        keep &= [k in pending and priority(pending[k]) >= mine for k in nominations]
+    if keep.any():
         memo = np.zeros((1, seq.n_nodes), dtype=np.int64)
-        seq.override[:] = nominated_verdicts(seq, i, by_node, memo, np.zeros(1, np.int64))
+        split = runs.split_for(i) if runs is not None and runs.narrow else None
+        grouped = by_node(pods[keep], nodes[keep])
+        seq.override[:] = nominated_verdicts(seq, i, grouped, memo, split)
     return before
 
 

@@ -42,6 +42,12 @@ def _steps_equal_simulate(tmp_path, seed: int, **sizes: int) -> int:
     pods = sim.cluster.batch.pods
     steps = [sim.schedule_one(pods[i].key) for i in queue_order(pods)]
     assert _rows(steps) == _rows(whole), seed
+    retried = api.simulate(api.load_cluster([path]), seed=seed, scores="none",
+                           tie_break="go-rand", preemption=True,
+                           retry_nominated=True).to_dict()["results"]  # fmt: skip
+    sim = Simulator(api.load_cluster([path]), seed=seed, tie_break="go-rand", preemption=True)
+    got = sim.run(retry_nominated=True).to_dict()["results"]
+    assert _rows(got) == _rows(retried), seed
     return sum(bool((r.get("preemption") or {}).get("victims")) for r in whole)
 
 
@@ -55,6 +61,16 @@ def test_steps_equal_simulate_with_preemption(tmp_path):
 @pytest.mark.parametrize("seed", range(500))
 def test_many_more_steps_equal_simulate_with_preemption(tmp_path, seed):
     _steps_equal_simulate(tmp_path, 10_000 + seed, max_nodes=8, max_pending=16)
+
+
+def test_run_retries_nominated_pods(overcommitted):  # noqa: F811
+    sim = Simulator(api.load_cluster([overcommitted]), preemption=True)
+    rows = {r["pod"]: r for r in sim.run(retry_nominated=True).to_dict()["results"]}
+    assert rows["default/hi"]["host"] == "n2" and rows["default/hi"]["preemption"]["retried"]
+    assert sim.nominations == {}
+    plain = Simulator(api.load_cluster([overcommitted]))
+    with pytest.raises(InputError, match="retry_nominated needs a Simulator with preemption"):
+        plain.run(retry_nominated=True)
 
 
 def test_schedule_one_preempts_and_nominates(overcommitted):  # noqa: F811
@@ -194,3 +210,92 @@ def test_host_port_victims_of_the_input_deleted_in_place(tmp_path):
     assert steps[0]["host"] == "n1" and steps[0]["preemption"]["victims"] == [
         {"namespace": "default", "name": "p1", "priority": 1}]  # fmt: skip
     assert sim._rows and not sim._stale  # (the input's victim deleted in place)
+
+
+def _fault_in_dry_run(m: pytest.MonkeyPatch, sim: Simulator) -> None:
+    """The dry runs raise midway: a pod removed from the plugins' states, not put back."""
+    from kscore_fast.preemption import kernels
+
+    real = kernels.dry_run
+
+    def broken(*args):
+        real(*args)
+        seq = sim._seq
+        bound = np.flatnonzero(seq.bound >= 0)
+        if len(bound):
+            seq.remove(int(bound[0]), int(seq.bound[bound[0]]))
+        raise RuntimeError("fault")
+
+    m.setattr(kernels, "dry_run", broken)
+
+
+def _fault_after_a_victim(m: pytest.MonkeyPatch, sim: Simulator) -> None:
+    """The second deletion of a call raises: the first victim is gone already."""
+    real, calls = Simulator._delete, []
+
+    def broken(self, pod):
+        calls.append(pod)
+        if len(calls) == 2:
+            raise RuntimeError("fault")
+        real(self, pod)
+
+    m.setattr(Simulator, "_delete", broken)
+
+
+def _fault_in_the_cycle(m: pytest.MonkeyPatch, sim: Simulator) -> None:
+    """The cycle raises once the plugins' states hold the pod on its host."""
+
+    def broken(self, pod, i, node):
+        raise RuntimeError("fault")
+
+    m.setattr(Simulator, "_bind_record", broken)
+
+
+def _fault_in_nominating(m: pytest.MonkeyPatch, sim: Simulator) -> None:
+    def broken(self, pod, node):
+        raise RuntimeError("fault")
+
+    m.setattr(stepwise.Nominations, "nominate", broken)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_call_that_raises_midway_leaves_the_simulator_unchanged(tmp_path, seed):
+    """``schedule_one`` calls that raise at some point of a preempting step (in the cycle
+    once the pod is bound in the plugins' states, in the dry runs with the states half
+    changed, after a victim's deletion, while nominating): each then succeeds as if the
+    failed call never happened, pod after pod equal to a simulator that never failed."""
+    import random
+
+    path = _write(tmp_path, preemption_scenario(9_000_000 + seed, 10, 8))
+
+    def make() -> Simulator:
+        return Simulator(api.load_cluster([path]), seed=seed, tie_break="go-rand",
+                         preemption=True)  # fmt: skip
+
+    sim, clean, rng = make(), make(), random.Random(seed)
+    batch = clean._cluster.batch
+    faults = (_fault_in_dry_run, _fault_after_a_victim, _fault_in_nominating, _fault_in_the_cycle)
+    raised = evicted = 0
+    for pod in [batch.pods[i].key for i in queue_order(batch.pods)]:
+        for _ in range(2):  # (a pod that preempted is tried again)
+            want = clean.schedule_one(pod)
+            victims = want.get("preemption", {}).get("victims", [])
+            evicted += bool(victims)
+            options = faults  # (with victims, those that raise in PostFilter)
+            if victims:
+                options = (_fault_in_dry_run, _fault_in_nominating,
+                           *((_fault_after_a_victim,) if len(victims) > 1 else ()))  # fmt: skip
+            with pytest.MonkeyPatch.context() as m:
+                rng.choice(options)(m, sim)
+                try:
+                    got = sim.schedule_one(pod)
+                except RuntimeError:
+                    got = None
+            if got is None:
+                raised += 1
+                got = sim.schedule_one(pod)
+            assert got == want, (seed, pod)
+            assert sim.nominations == clean.nominations
+            if pod not in clean.nominations:
+                break
+    assert raised >= evicted

@@ -6,7 +6,8 @@ InterPodAffinity's).
 ``table = (keys, vals, used)``: ``keys`` int64[H] (-1: an empty slot), ``vals`` int64[H]
 (a count of pods never nears the int32 bound of PodTopologySpread's Go counters),
 ``used`` int64[1] (slots taken); H a power of two. Open addressing with linear probing
-and no deletion: a key whose count falls back to 0 keeps its slot. The table is sized
+and no deletion by :func:`add`: a key whose count falls back to 0 keeps its slot
+(:func:`discard` removes one). The table is sized
 once for every key it may ever hold (:func:`capacity_for`: at most half full), so a probe
 always ends at the key or at an empty slot; :func:`add` refuses a key past that bound.
 """
@@ -69,14 +70,20 @@ def copy_table(table: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
 
 
 @inline_kernel
-def _slot(keys, x):  # pragma: no cover - compiled
-    """The slot holding ``x``, or the empty slot where it would go (splitmix64's mix)."""
+def _home(keys, x):  # pragma: no cover - compiled
+    """The slot ``x`` hashes to, its probe's start (splitmix64's mix)."""
     z = np.uint64(x) + np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     z = z ^ (z >> np.uint64(31))
+    return np.int64(z & np.uint64(keys.shape[0] - 1))
+
+
+@inline_kernel
+def _slot(keys, x):  # pragma: no cover - compiled
+    """The slot holding ``x``, or the empty slot where it would go."""
     mask = keys.shape[0] - 1
-    i = np.int64(z & np.uint64(mask))
+    i = _home(keys, x)
     while keys[i] != x and keys[i] != _EMPTY:
         i = (i + 1) & mask
     return i
@@ -116,3 +123,24 @@ def grown(a):  # pragma: no cover - compiled
     for j in range(a.shape[0]):  # (no slice assignment: see _jit)
         out[j] = a[j]
     return out
+
+
+@inline_kernel
+def discard(keys, vals, used, x):  # pragma: no cover - compiled
+    """Remove key ``x`` (if present), shifting the keys probed past its slot back, so the
+    table holds only the keys added and not discarded (a table whose keys come and go)."""
+    i = _slot(keys, x)
+    if keys[i] != x:
+        return
+    mask = keys.shape[0] - 1
+    j = i
+    while True:
+        j = (j + 1) & mask
+        if keys[j] == _EMPTY:
+            break
+        h = _home(keys, keys[j])
+        if (h <= i < j) or (j < h <= i) or (i < j < h):  # (h not cyclically in (i, j])
+            keys[i], vals[i] = keys[j], vals[j]
+            i = j
+    keys[i], vals[i] = _EMPTY, 0
+    used[0] -= 1

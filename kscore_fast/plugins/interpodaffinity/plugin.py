@@ -416,6 +416,15 @@ class InterPodAffinity(Plugin):
         return self.prepare(empty.snapshot, empty.batch)
 
     @staticmethod
+    def filter_ignores_pods(state: tuple) -> np.ndarray:
+        """bool[B]: the pods ``filter_node`` passes whatever is bound: no required
+        affinity or anti-affinity of their own, and no required anti-affinity term of an
+        existing or pending pod matches them."""
+        cls, anti_ptr = state[18], state[19]
+        own = (np.diff(state[10]) == 0) & (np.diff(state[13]) == 0)
+        return own & (anti_ptr[cls + 1] == anti_ptr[cls])
+
+    @staticmethod
     def filter_key(state: tuple) -> np.ndarray:
         """Pods with equal (namespace, label values the selectors read, required affinity
         and anti-affinity) share a key."""

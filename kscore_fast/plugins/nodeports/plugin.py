@@ -157,6 +157,10 @@ class NodePorts(NoArgs):
         order-sensitive)."""
         return snapshot.used_ports is not None
 
+    def filter_ignores_pods(self, state: tuple) -> np.ndarray:
+        """The pods without host ports (``filter_node`` checks none)."""
+        return np.diff(state[0]) == 0
+
     def filter_key(self, state: tuple) -> np.ndarray:
         """The pod's set of host ports."""
         return state[4].copy()

@@ -2,20 +2,24 @@
 AzureDiskLimits, CinderLimits) over the state of ``plugin.build_state``:
 
 ``(node_class int64[N], skip bool[N], ent_ptr int64[B * C + 1], ent_vol int64[E],
-vol_key int64[V], ref int32[N, V], count int32[N, L], limit int64[N, L], code int64[B],
-meta int64[2])``.
+vol_key int64[V], ref_keys int64[H], ref_vals int64[H], ref_used int64[1],
+count int32[N, L], limit int64[N, L], code int64[B], meta int64[2], group int64[B],
+reasons' text table, holders int64[V])``.
 
 Volumes are interned by unique name (CSI: ``driver/handle``; non-CSI: the in-tree id or
 the claim's placeholder), each with its limit key (CSI: its driver's
 ``attachable-volumes-csi-*``; non-CSI: key 0). How a pod's claims resolve depends on the
 node's CSINode (which in-tree plugins it says are migrated): nodes of one *class* resolve
 them alike, and pod ``p``'s volumes on a node of class ``c`` are entries
-``ent_ptr[p * C + c]:ent_ptr[p * C + c + 1]`` (distinct). ``ref[n, v]``: how many pods on
-node ``n`` hold volume ``v``; ``count[n, l]``: how many distinct volumes of key ``l`` they
-hold; ``limit[n, l]``: the node's limit (-1: none). ``skip[n]``: the non-CSI filter passes
-every pod (the node's CSINode says the plugin is migrated). ``code[p]`` > 0: the pod
-fails everywhere with that code (its claim lookup failed). ``meta``: (0 non-CSI or 1 CSI,
-``C``).
+``ent_ptr[p * C + c]:ent_ptr[p * C + c + 1]`` (distinct). ``ref``: how many pods on node
+``n`` hold volume ``v``, a sparse table (:mod:`..helper.counter_table`) of key
+``n * V + v`` holding the non-zero counts only (a node holds few of the volumes);
+``count[n, l]``: how many distinct volumes of key ``l`` they hold; ``limit[n, l]``: the
+node's limit (-1: none). ``skip[n]``: the non-CSI filter passes every pod (the node's
+CSINode says the plugin is migrated). ``code[p]`` > 0: the pod fails everywhere with that
+code (its claim lookup failed). ``meta``: (0 non-CSI or 1 CSI, ``C``). ``group``: the
+filter key (pods of equal volumes per node class and code). ``holders[v]``: how many
+nodes hold volume ``v`` (a volume no node holds needs no probe).
 """
 
 from __future__ import annotations
@@ -23,24 +27,34 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import inline_kernel
+from ..helper import counter_table as table
 
 #: the failure code of ``ErrReasonMaxVolumeCountExceeded``; lookup errors follow it
 EXCEEDED = 1
 
 
 @inline_kernel
+def _held(state, node, v):  # pragma: no cover - compiled
+    """Some pod on ``node`` holds volume ``v`` (no probe when no node holds it)."""
+    vol_key, ref_keys, ref_vals, holders = state[4], state[5], state[6], state[15]
+    if holders[v] == 0:
+        return False
+    return table.get(ref_keys, ref_vals, node * vol_key.shape[0] + v) > 0
+
+
+@inline_kernel
 def _csi_exceeded(state, s, e, node):  # pragma: no cover - compiled
     """Some limit key of the pod's volumes not on the node goes over its limit."""
-    _, _, _, ent_vol, vol_key, ref, count, limit, _, _, _, _, _ = state
+    _, _, _, ent_vol, vol_key, _, _, _, count, limit, _, _, _, _, _, _ = state
     for j in range(s, e):
         v = ent_vol[j]
         k = vol_key[v]
-        if ref[node, v] > 0 or limit[node, k] < 0:
+        if _held(state, node, v) or limit[node, k] < 0:
             continue
         first, n = True, 0
         for i in range(s, e):
             w = ent_vol[i]
-            if ref[node, w] == 0 and vol_key[w] == k:
+            if vol_key[w] == k and not _held(state, node, w):
                 if i < j:
                     first = False
                     break
@@ -53,7 +67,7 @@ def _csi_exceeded(state, s, e, node):  # pragma: no cover - compiled
 @inline_kernel
 def filter_node(state, pod, node):  # pragma: no cover - compiled
     """``Filter``: 0, ``EXCEEDED``, or the pod's lookup error code."""
-    node_class, skip, ent_ptr, ent_vol, _, ref, count, limit, code, meta, _, _, _ = state
+    node_class, skip, ent_ptr, ent_vol, _, _, _, _, count, limit, code, meta, _, _, _, _ = state
     if code[pod] != 0:
         return code[pod]
     row = pod * meta[1] + node_class[node]
@@ -64,7 +78,7 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
         return np.int64(EXCEEDED) if _csi_exceeded(state, s, e, node) else np.int64(0)
     new = 0
     for j in range(s, e):
-        if ref[node, ent_vol[j]] == 0:
+        if not _held(state, node, ent_vol[j]):
             new += 1
     return np.int64(EXCEEDED) if count[node, 0] + new > limit[node, 0] else np.int64(0)
 
@@ -72,25 +86,29 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
 @inline_kernel
 def _attach(state, pod, node, delta):  # pragma: no cover - compiled
     """The pod's volumes attached to (``delta`` 1) or detached from (-1) the node."""
-    node_class, _, ent_ptr, ent_vol, vol_key, ref, count, _, _, meta, _, _, _ = state
+    node_class, _, ent_ptr, ent_vol, vol_key, ref_keys, ref_vals, ref_used = state[:8]
+    count, meta, holders = state[8], state[11], state[15]
     row = pod * meta[1] + node_class[node]
     for j in range(ent_ptr[row], ent_ptr[row + 1]):
         v = ent_vol[j]
-        before = ref[node, v]
-        ref[node, v] = before + delta
-        if before == 0 or before + delta == 0:  # (a volume the node gains or loses)
+        x = node * vol_key.shape[0] + v
+        after = table.add(ref_keys, ref_vals, ref_used, x, delta)
+        if after == 0:  # (a volume the node loses: its key leaves the table)
+            table.discard(ref_keys, ref_vals, ref_used, x)
+        if after == 0 or after == delta:  # (a volume the node gains or loses)
             count[node, vol_key[v]] += delta
+            holders[v] += delta
 
 
 @inline_kernel
 def assume(state, pod, node):  # pragma: no cover - compiled
     """``NodeInfo.AddPod``: the pod's volumes are attached to the node."""
-    _attach(state, pod, node, np.int32(1))
+    _attach(state, pod, node, np.int64(1))
     return False
 
 
 @inline_kernel
 def remove(state, pod, node):  # pragma: no cover - compiled
     """``NodeInfo.RemovePod``: ``assume`` undone."""
-    _attach(state, pod, node, np.int32(-1))
+    _attach(state, pod, node, np.int64(-1))
     return False

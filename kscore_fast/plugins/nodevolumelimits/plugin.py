@@ -18,7 +18,9 @@ from ...errors import UnsupportedError
 from ...framework.cluster_events import ADD, CSI_NODE, DELETE, NODE, POD, events
 from ...model.disks import CSINodeRecord
 from ...model.objects import PodRecord
+from ...model.rows import unique_rows
 from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper import counter_table as table
 from ..helper.base import NoArgs
 from ..helper.texts import text_at, text_table
 from . import kernels
@@ -56,26 +58,55 @@ class _Limits(NoArgs):
 
     def own_state(self, state: tuple) -> tuple:
         """Copies of the counts ``assume`` changes."""
-        return (*state[:5], state[5].copy(), state[6].copy(), *state[7:])
+        return (*state[:5], *(a.copy() for a in state[5:9]), *state[9:15], state[15].copy())
 
     def empty_state(self) -> tuple:
         z = np.zeros(0, np.int64)
-        return (z, np.zeros(0, np.bool_), np.zeros(1, np.int64), z, z,
-                np.zeros((0, 0), np.int32), np.zeros((0, 0), np.int32),
+        return (z, np.zeros(0, np.bool_), np.zeros(1, np.int64), z, z, *table.new_table(0),
+                np.zeros((0, 0), np.int32),
                 np.zeros((0, 0), np.int64), z, np.array([0, 1], np.int64),
-                np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.uint8))  # fmt: skip
+                np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.uint8), z)  # fmt: skip
+
+    def filter_ignores_pods(self, state: tuple) -> np.ndarray:
+        """The pods with a lookup error (the same verdict everywhere) or no volume to
+        count on any node class (``filter_node`` passes them)."""
+        ent_ptr, code, classes = state[2], state[10], int(state[11][1])
+        rows = ent_ptr[:: max(classes, 1)][: len(code) + 1]
+        none = np.diff(rows) == 0 if classes else np.ones(len(code), np.bool_)
+        return (code != 0) | none
 
     def filter_key(self, state: tuple) -> np.ndarray:
-        return state[10]
+        return filter_key(state)
 
     def reasons(self, state: tuple, code: int) -> list[str]:
         if code == EXCEEDED:
             return [ERR_REASON_MAX_VOLUME_COUNT]
-        return [text_at(state[11], state[12], code - EXCEEDED - 1)]
+        return [text_at(state[13], state[14], code - EXCEEDED - 1)]
 
     def unresolvable(self, state: tuple, code: int) -> bool:
         """The count is ``Unschedulable``; a lookup error is no node's fault."""
         return code != EXCEEDED
+
+
+def filter_key(state: tuple) -> np.ndarray:
+    """int64[B]: pods with equal keys get equal verdicts on every node. A pod whose
+    volumes no node holds yet adds all of them wherever it goes: its verdicts depend on
+    how many of them each limit key has (per node class), not on which they are. Other
+    pods: their group (equal volumes); a failed lookup: its code."""
+    ent_ptr, ent_vol, vol_key = state[2], state[3], state[4]
+    count, code, group, held = state[8], state[10], state[12], state[15] > 0
+    n_pods = len(code)
+    if n_pods == 0:
+        return np.zeros(0, np.int64)
+    rows = np.repeat(np.arange(len(ent_ptr) - 1), np.diff(ent_ptr))  # (each entry's row)
+    per_row = np.zeros((len(ent_ptr) - 1, count.shape[1]), np.int64)
+    np.add.at(per_row, (rows, vol_key[ent_vol]), 1)
+    n_held = np.zeros(len(ent_ptr) - 1, np.int64)
+    np.add.at(n_held, rows, held[ent_vol])
+    fresh = n_held.reshape(n_pods, -1).sum(axis=1) == 0
+    keys = np.concatenate([code.reshape(-1, 1), np.where(fresh, -1, group).reshape(-1, 1),
+                           per_row.reshape(n_pods, -1) * fresh.reshape(-1, 1)], axis=1)  # fmt: skip
+    return unique_rows(keys)[1]
 
 
 class NodeVolumeLimits(_Limits):
@@ -173,11 +204,11 @@ class _Builder:
                 code[p] = EXCEEDED + 1 + errors.setdefault(error, len(errors))
             group[p] = rows.setdefault((int(code[p]), *map(tuple, per_class)), len(rows))
         ent_ptr, ent_vol = np.array(ptr, np.int64), np.array(ent, np.int64).reshape(-1)
-        ref, count = self._bound(node_class, reps)
+        ref, count, holders = self._bound(node_class, reps, len(ent_vol))
         meta = np.array([int(self.spec is None), n_classes], np.int64)
         return (node_class, self._skip(), ent_ptr, ent_vol,
-                np.array(self.vol_key, np.int64).reshape(-1), ref, count, self._limits(),
-                code, meta, group, *text_table(list(errors)))  # fmt: skip
+                np.array(self.vol_key, np.int64).reshape(-1), *ref, count, self._limits(),
+                code, meta, group, *text_table(list(errors)), holders)  # fmt: skip
 
     def _nothing(self) -> tuple:
         """The state when no pending pod has a volume the filter counts: it passes all."""
@@ -185,26 +216,33 @@ class _Builder:
         zeros = np.zeros(b, np.int64)
         meta = np.array([int(self.spec is None), 1], np.int64)
         return (np.zeros(n, np.int64), np.zeros(n, np.bool_), np.zeros(b + 1, np.int64),
-                np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((n, 0), np.int32),
+                np.zeros(0, np.int64), np.zeros(0, np.int64), *table.new_table(0),
                 np.zeros((n, len(self.keys)), np.int32), self._limits(), zeros, meta,
-                zeros.copy(), *text_table([]))  # fmt: skip
+                zeros.copy(), *text_table([]), np.zeros(0, np.int64))  # fmt: skip
 
-    def _bound(self, node_class: np.ndarray, reps: list[CSINodeRecord | None]
-               ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """``ref`` and ``count`` of the bound pods (none when no pending pod counts)."""
-        held = []
+    def _bound(self, node_class: np.ndarray, reps: list[CSINodeRecord | None], pending: int
+               ) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray]:  # fmt: skip
+        """``ref`` (a sparse table sized for the bound pods' volumes and ``pending`` more
+        entries), ``count`` and ``holders`` of the bound pods (none when no pending pod
+        counts)."""
+        nodes: list[int] = []
+        held: list[int] = []
         if len(self.vols):
             for pod, node in zip(self.snapshot.pods, self.snapshot.pod_node.tolist(), strict=True):
                 if pod.claims or pod.disks:
-                    held += [(node, v) for v in self._ids(pod, reps[node_class[node]])]
-        ref = np.zeros((self.snapshot.n_nodes, len(self.vols)), dtype=np.int32)
+                    ids = self._ids(pod, reps[node_class[node]])
+                    nodes += [node] * len(ids)
+                    held += ids
+        n_vols = len(self.vols)
+        keys, n = np.unique(np.array(nodes, np.int64) * n_vols + np.array(held, np.int64),
+                            return_counts=True)  # fmt: skip
+        ref = table.new_table(len(keys) + pending)
+        table.fill(*ref, keys.astype(np.int64), n.astype(np.int64))
         count = np.zeros((self.snapshot.n_nodes, len(self.keys)), dtype=np.int32)
-        vol_key = np.array(self.vol_key, np.int64)
-        for node, v in held:
-            if ref[node, v] == 0:
-                count[node, vol_key[v]] += 1
-            ref[node, v] += 1
-        return ref, count
+        vol_key = np.array(self.vol_key, np.int64).reshape(-1)
+        np.add.at(count, (keys // max(n_vols, 1), vol_key[keys % max(n_vols, 1)]), 1)
+        holders = np.bincount(keys % max(n_vols, 1), minlength=n_vols).astype(np.int64)
+        return ref, count, holders
 
     def _skip(self) -> np.ndarray:
         """bool[N]: the node's CSINode says the non-CSI filter's plugin is migrated."""

@@ -95,6 +95,11 @@ class PodTopologySpread(Plugin):
         return self.prepare(empty.snapshot, empty.batch)
 
     @staticmethod
+    def filter_ignores_pods(state: tuple) -> np.ndarray:
+        """The pods without DoNotSchedule constraints (``filter_node`` checks none)."""
+        return np.diff(state[1][5]) == 0
+
+    @staticmethod
     def filter_key(state: tuple) -> np.ndarray:
         """Pods with equal DoNotSchedule constraints (PreFilter state: namespace, keys,
         selectors, node affinity; maxSkew; self-match) share a key."""

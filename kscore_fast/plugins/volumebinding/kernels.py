@@ -98,6 +98,25 @@ def pod_volumes(state, c, node, chosen, provision):  # pragma: no cover - compil
 
 
 @inline_kernel
+def provisioned_anywhere(state, c, node):  # pragma: no cover - compiled
+    """``pod_volumes``' verdict for pod class ``c`` on ``node`` when it does not depend on
+    which volumes match: ``BIND_CONFLICT`` when a claim is selected for another node, 0
+    when every claim to bind may be provisioned on the node, with room where its capacity
+    is checked (whichever volumes match, those that do not are provisioned); else -1
+    (matching decides)."""
+    pc_ptr, pc_claims, prov, topo_row, topo = state[3], state[4], state[10], state[11], state[12]
+    selected, cap_row, cap = state[15], state[20], state[21]
+    verdict = 0
+    for i in range(pc_ptr[c], pc_ptr[c + 1]):
+        k = pc_claims[i]
+        if selected[k] != NO_NODE and selected[k] != node:
+            return BIND_CONFLICT
+        if not prov[k] or not topo[topo_row[k], node] or not cap[cap_row[k], node]:
+            verdict = -1
+    return verdict
+
+
+@inline_kernel
 def filter_node(state, pod, node):  # pragma: no cover - compiled
     """``Filter``: the reason bits (0: fits)."""
     node_class, pod_class, bound_code, pc_ptr = state[0], state[1], state[2], state[3]
@@ -108,6 +127,9 @@ def filter_node(state, pod, node):  # pragma: no cover - compiled
     n = pc_ptr[c + 1] - pc_ptr[c]
     if n == 0:
         return bits
+    fast = provisioned_anywhere(state, c, node)
+    if fast >= 0:
+        return bits | fast
     chosen = np.empty(n, np.int64)
     provision = np.empty(n, np.int64)
     return bits | pod_volumes(state, c, node, chosen, provision)

@@ -159,8 +159,10 @@ class VolumeBinding(NoArgs):
         return state.reserved_pods(s, pods)
 
     def filter_key(self, s: tuple) -> np.ndarray:
-        """Pods of one class get the same verdicts."""
-        return s[1].astype(np.int64)
+        """Pods of one class get the same verdicts, and so do pods of classes whose bound
+        claims give equal verdicts on every node class while every claim they bind may be
+        provisioned on any node (which volumes match then decides nothing)."""
+        return state.filter_key(s)
 
     def passes_all(self, s: tuple) -> bool:
         """No pod of the batch has a claim that PreFilter passes."""

@@ -19,6 +19,8 @@ CSIStorageCapacity objects never change during a run, and ``assume`` consumes no
 from __future__ import annotations
 
 import dataclasses
+from bisect import bisect_left
+from fractions import Fraction
 from typing import Any
 
 import msgspec
@@ -26,6 +28,7 @@ import numpy as np
 
 from ...errors import UnsupportedError
 from ...model.disks import CSINodeRecord
+from ...model.rows import unique_rows
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ...model.storage import NO_PROVISIONER, ClaimRecord, Storage, VolumeRecord
 from ..helper.claims import claim_classes
@@ -103,6 +106,24 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
             r_claim, r_vol, cap_row, cap)  # fmt: skip
 
 
+def filter_key(s: tuple) -> np.ndarray:
+    """int64[B]: ``VolumeBinding.filter_key`` of the state ``s``: per pod class, its bound
+    claims' verdict row (among the distinct rows of ``bound_code``) when every claim it
+    binds is provisioned anywhere, with room wherever its capacity is checked
+    (``kernels.provisioned_anywhere`` decides on every node), else the class itself
+    (numbered after the rows)."""
+    pod_class, bound_code, pc_ptr, pc_claims = s[1], s[2], s[3], s[4]
+    prov, topo_row, topo, selected = s[10], s[11], s[12], s[15]
+    cap_row, cap = s[20], s[21]
+    ok = (selected == k.NO_NODE) & prov & topo.all(axis=1)[topo_row] & cap.all(axis=1)[cap_row]
+    bad = np.zeros(len(pc_claims) + 1, np.int64)  # (claims matching decides, cumulated)
+    np.cumsum(~ok[pc_claims], out=bad[1:])
+    simple = bad[pc_ptr[1:]] == bad[pc_ptr[:-1]]
+    rows, row_of = unique_rows(bound_code)
+    key = np.where(simple, row_of, len(rows) + np.arange(len(simple)))
+    return key[pod_class].astype(np.int64)
+
+
 def pod_classes(batch: PodBatch, storage: Storage) -> tuple[np.ndarray, list[Any]]:
     """int32[B]: each pod's class (0: no claim, or PreFilter fails it: never filtered;
     else one per namespace and claim names), and a pod of each class (None for class 0)."""
@@ -164,22 +185,49 @@ def split_by_migration(
 def _bound_codes(reps: list[Any], node_labels: list[dict[str, str]], storage: Storage,
                  csi_nodes: list[CSINodeRecord | None]) -> np.ndarray:  # fmt: skip
     """int64[P, C]: the bound claims' reason bits (``checkBoundClaims``) of each pod
-    class on each node class (of CSINode ``csi_nodes[c]``). A volume whose translation
-    to CSI fails (Go's Filter error, which fails the scheduling cycle) is refused."""
+    class on each node class (of CSINode ``csi_nodes[c]``); classes whose bound claims'
+    volumes are alike (absent, or of equal node affinity and, for in-tree disks that may
+    be translated to CSI, equal source and labels, in order) share one evaluation."""
     out = np.zeros((len(reps), len(node_labels)), dtype=np.int64)
+    rows: dict[tuple[Any, ...], list[int]] = {}
     for p, pod in enumerate(reps):
         bound = pod_claims(pod, storage)[0] if pod is not None else []
-        for c, labels in enumerate(node_labels if bound else ()):
-            try:
-                satisfied, found = check_bound_claims(bound, labels, storage, csi_nodes[c])
-            except TranslationError as e:
-                raise UnsupportedError(
-                    f"VolumeBinding: pod {pod.namespace}/{pod.name}: {e} on a node whose "
-                    "CSINode migrates its plugin (Go's Filter error): not simulated by "
-                    "kscore_fast yet"
-                ) from None
-            out[p, c] = (0 if satisfied else k.NODE_CONFLICT) | (0 if found else k.PV_NOT_EXIST)
+        if not bound:
+            continue
+        volumes = [storage.volumes.get(c.volume_name) for c in bound]
+        alike = tuple(None if v is None else _alike(v) for v in volumes)
+        row = rows.get(alike)
+        if row is None:
+            row = rows[alike] = _bound_row(pod, bound, node_labels, storage, csi_nodes)
+        out[p] = row
     return out
+
+
+def _alike(volume: VolumeRecord) -> tuple[Any, ...]:
+    """What ``checkBoundClaims`` reads of a volume (its translation to CSI included)."""
+    if not is_migratable(volume):
+        return (volume.node_affinity,)
+    return volume.node_affinity, volume.disk, tuple(sorted(volume.labels.items()))
+
+
+def _bound_row(pod: Any, bound: list[ClaimRecord], node_labels: list[dict[str, str]],
+               storage: Storage, csi_nodes: list[CSINodeRecord | None]) -> list[int]:  # fmt: skip
+    """The bits on each node class; a volume whose translation to CSI fails there (Go's
+    Filter error, which fails the scheduling cycle) is refused."""
+    try:
+        return [_bound_bits(bound, labels, storage, csi)
+                for labels, csi in zip(node_labels, csi_nodes, strict=True)]  # fmt: skip
+    except TranslationError as e:
+        raise UnsupportedError(
+            f"VolumeBinding: pod {pod.namespace}/{pod.name}: {e} on a node whose CSINode "
+            "migrates its plugin (Go's Filter error): not simulated by kscore_fast yet"
+        ) from None
+
+
+def _bound_bits(bound: list[ClaimRecord], labels: dict[str, str], storage: Storage,
+                csi_node: CSINodeRecord | None) -> int:  # fmt: skip
+    satisfied, found = check_bound_claims(bound, labels, storage, csi_node)
+    return (0 if satisfied else k.NODE_CONFLICT) | (0 if found else k.PV_NOT_EXIST)
 
 
 def _pod_class_claims(to_bind: list[list[ClaimRecord]], claim_id: dict[Any, int]
@@ -201,25 +249,52 @@ def _candidates(claims: list[ClaimRecord], volumes: list[VolumeRecord]
     owner = np.full(len(volumes), k.FREE, dtype=np.int64)
     pre = np.full(len(claims), -1, dtype=np.int64)
     n_bound = np.zeros(len(claims), dtype=np.int64)
-    lists: list[list[int]] = []
-    for i, claim in enumerate(claims):
-        found = []
-        for v, volume in enumerate(volumes):
-            if volume.class_name != claim.class_name or not _fits(volume, claim):
-                continue
-            if is_volume_bound_to_claim(volume.claim_ref, claim):
-                pre[i] = v if pre[i] < 0 else pre[i]
-                owner[v] = i
-                n_bound[i] += 1
-            elif volume.claim_ref is None and _available_for(volume, claim):
-                found.append(v)
-        lists.append(sorted(found, key=lambda v: volumes[v].capacity))
+    claim_id = {(c.namespace, c.name): i for i, c in enumerate(claims)}
     for v, volume in enumerate(volumes):
-        if volume.claim_ref is not None and owner[v] == k.FREE:
+        ref = volume.claim_ref
+        if ref is None:
+            continue
+        i = claim_id.get((ref[0], ref[1]), -1)
+        claim = claims[i] if i >= 0 else None
+        if (claim is not None and volume.class_name == claim.class_name
+                and _fits(volume, claim) and is_volume_bound_to_claim(ref, claim)):  # fmt: skip
+            pre[i] = v if pre[i] < 0 else pre[i]
+            owner[v] = i
+            n_bound[i] += 1
+        else:
             owner[v] = k.TAKEN
+    lists = _free_candidates(claims, volumes)
     ptr = np.zeros(len(lists) + 1, dtype=np.int64)
     np.cumsum([len(x) for x in lists], out=ptr[1:])
-    return ptr, np.array([v for x in lists for v in x], np.int64), pre, owner, n_bound
+    cand = np.concatenate(lists) if lists else np.zeros(0, np.int64)
+    return ptr, cand.astype(np.int64), pre, owner, n_bound
+
+
+def _free_candidates(claims: list[ClaimRecord], volumes: list[VolumeRecord]
+                     ) -> list[np.ndarray]:  # fmt: skip
+    """Per claim, the volumes without a claim reference that it may bind (class, volume
+    mode, access modes, selector, available, not deleting, capacity at least its request),
+    smallest first, then by name. Claims alike but for their request share one sorted
+    list, of which each takes the tail its request allows."""
+    by_class: dict[str, list[int]] = {}
+    for v, volume in enumerate(volumes):
+        if volume.claim_ref is None and volume.available and not volume.deleting:
+            by_class.setdefault(volume.class_name, []).append(v)
+    shapes: dict[Any, tuple[list[Fraction], np.ndarray]] = {}
+    out = []
+    for claim in claims:
+        shape = (claim.class_name, claim.volume_mode, frozenset(claim.access_modes),
+                 claim.selector)  # fmt: skip
+        found = shapes.get(shape)
+        if found is None:
+            fits = [v for v in by_class.get(claim.class_name, ())
+                    if _available_for(volumes[v], claim)
+                    and volumes[v].volume_mode == claim.volume_mode]  # fmt: skip
+            fits.sort(key=lambda v: (volumes[v].capacity, v))
+            found = shapes[shape] = ([volumes[v].capacity for v in fits],
+                                     np.array(fits, dtype=np.int64))  # fmt: skip
+        out.append(found[1][bisect_left(found[0], claim.request) :])
+    return out
 
 
 def _fits(volume: VolumeRecord, claim: ClaimRecord) -> bool:

@@ -71,6 +71,10 @@ class VolumeRestrictions(NoArgs):
         return (np.zeros(1, np.int64), z, b, np.zeros(1, np.int64), z, b, counts,
                 counts.copy(), z)  # fmt: skip
 
+    def filter_ignores_pods(self, state: tuple) -> np.ndarray:
+        """The pods without check entries (``filter_node`` checks none)."""
+        return np.diff(state[0]) == 0
+
     def filter_key(self, state: tuple) -> np.ndarray:
         """Pods with equal check entries get equal verdicts."""
         return state[8]

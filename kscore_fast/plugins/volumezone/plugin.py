@@ -25,6 +25,7 @@ from ...framework.cluster_events import (
     UPDATE_NODE_LABEL,
     events,
 )
+from ...model.rows import unique_rows
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
 from ..helper.claims import claim_classes
@@ -62,8 +63,9 @@ class VolumeZone(NoArgs):
                 np.zeros(1, np.int64), np.zeros(0, np.uint8))  # fmt: skip
 
     def filter_key(self, state: tuple) -> np.ndarray:
-        """Pods of one class get the same verdicts."""
-        return state[1].astype(np.int64)
+        """Pods whose classes have equal verdicts on every node class (pods whose volumes
+        constrain the zones alike, whatever the volumes)."""
+        return unique_rows(state[2])[1][state[1]]
 
     def passes_all(self, state: tuple) -> bool:
         """No pod of the batch has a claim."""
