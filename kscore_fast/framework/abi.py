@@ -17,6 +17,12 @@ state's address first:
   scratch rows in its state there); ``NORMALIZE``: ``normalize(state, pod, nodes,
   scores)``, its ``NormalizeScore`` in place (0: it has none). The framework's scoring
   loop (``scoring.plugin_pass``) calls them pod by pod;
+* ``SCORE_NORMALIZE``: ``score_normalize(state, pod, nodes, raw, scores)``: ``SCORE`` into
+  ``raw`` and ``NORMALIZE`` of those into ``scores`` (not aliasing ``raw``) in one call,
+  for a plugin that can do both in fewer passes over the nodes for some pods and lists:
+  returns 1 when it did, 0 when the caller is to call the two (0 in the table: the
+  plugin has no such entry; the batch runtime's scoring loop calls it, the sequential
+  loop does not);
 * ``ASSUME``/``REMOVE``: ``assume(state, pod, node)``: ``pod`` bound to (removed from)
   ``node`` in the plugin's node aggregates; returns 1 when the change may reach beyond
   ``node`` (every node's verdicts and scores may change), else 0.
@@ -28,8 +34,8 @@ from numba.core import types
 
 from .._native import call
 
-STATE, FILTER, SCORE, SCORE_SERIAL, NORMALIZE, ASSUME, REMOVE = range(7)
-COLUMNS = 7
+STATE, FILTER, SCORE, SCORE_SERIAL, NORMALIZE, ASSUME, REMOVE, SCORE_NORMALIZE = range(8)
+COLUMNS = 8
 
 _I64 = types.int64
 
@@ -40,6 +46,7 @@ def _array(dtype: types.Type, ndim: int) -> types.Array:
 
 FILTER_ABI = (_I64, _I64, _I64, _I64, _I64, _I64, _array(_I64, 1), _array(_I64, 2))
 SCORE_ABI = (_I64, _I64, _array(types.int32, 1), _array(_I64, 1))
+SCORE_NORMALIZE_ABI = (_I64, _I64, _array(types.int32, 1), _array(_I64, 1), _array(_I64, 1))
 BIND_ABI = (_I64, _I64, _I64)
 
 #: ``call_filter(table[p, FILTER], table[p, STATE], k, rep, c, lo, hi, nodes, memo)``
@@ -47,5 +54,7 @@ call_filter = call(FILTER_ABI)
 #: ``call_score(table[p, SCORE], table[p, STATE], pod, nodes, out)`` (and ``NORMALIZE``'s:
 #: the same signature)
 call_score = call(SCORE_ABI)
+#: ``call_score_normalize(table[p, SCORE_NORMALIZE], table[p, STATE], pod, nodes, raw, scores)``
+call_score_normalize = call(SCORE_NORMALIZE_ABI)
 #: ``call_bind(table[p, ASSUME], table[p, STATE], pod, node)``: 1 when the change is wide
 call_bind = call(BIND_ABI)

@@ -49,6 +49,10 @@ def _list_entry(state, pod, nodes, out):  # pragma: no cover - compiled
     return np.int64(0)
 
 
+def _pair_entry(state, pod, nodes, raw, scores):  # pragma: no cover - compiled
+    return np.int64(1) if KERNEL(LOAD(state), pod, nodes, raw, scores) else np.int64(0)
+
+
 def _bind_entry(state, pod, node):  # pragma: no cover - compiled
     return np.int64(1) if KERNEL(LOAD(state), pod, node) else np.int64(0)
 
@@ -74,6 +78,8 @@ COLUMNS: dict[int, _Column] = {
                               ("KERNEL", ("score_pod_serial", "score_pod")), "scores"),
     abi.NORMALIZE: _Column("normalize", _list_entry, abi.SCORE_ABI,
                            ("KERNEL", ("normalize_pod",)), "normalizes"),
+    abi.SCORE_NORMALIZE: _Column("score_normalize", _pair_entry, abi.SCORE_NORMALIZE_ABI,
+                                 ("KERNEL", ("score_normalize_pod",)), "normalizes"),
     abi.ASSUME: _Column("assume", _bind_entry, abi.BIND_ABI, ("KERNEL", ("assume",)), ""),
     abi.REMOVE: _Column("remove", _bind_entry, abi.BIND_ABI, ("KERNEL", ("remove",)), ""),
 }  # fmt: skip

@@ -88,6 +88,15 @@ class ScoreKernels(Protocol):
         """``NormalizeScore`` of ``pod``'s raw scores on ``nodes``, in place."""
         ...
 
+    def score_normalize_pod(self, state: CycleState, pod: int, nodes: np.ndarray,
+                            raw: np.ndarray, scores: np.ndarray) -> bool:  # fmt: skip
+        """Optional: ``score_pod`` into ``raw`` and ``normalize_pod`` of those into
+        ``scores`` (not aliasing ``raw``) in one call, exactly as the two would give them,
+        for the pods and lists where the plugin can do both in fewer passes over the
+        nodes: True when it did; False (nothing need be written) when the caller is to
+        call the two (the batch runtime calls it first: ``abi.SCORE_NORMALIZE``)."""
+        ...
+
 
 class BindKernels(Protocol):
     """How binding and deleting a pod change a plugin's node aggregates (both or none)."""
@@ -123,7 +132,8 @@ class Plugin:
     extension_points: ClassVar[frozenset[str]] = frozenset()
     #: the compiled functions: a module or any object with ``filter_node``, ``score_pod``,
     #: ``normalize_pod``, ``assume``/``remove`` as the extension points need, and
-    #: optionally ``score_pod_serial`` (used in sequential mode instead of ``score_pod``)
+    #: optionally ``score_pod_serial`` (used in sequential mode instead of ``score_pod``) and
+    #: ``score_normalize_pod`` (both of a pod at once, see :class:`ScoreKernels`)
     kernels: ClassVar[Any] = None
 
     # -- capabilities: what lets the framework share work; each default is safe --------

@@ -118,6 +118,13 @@ def _list_kernel(state, pod, nodes, out):  # pragma: no cover - compiled
         _run(key, state, pod, nodes, out)
 
 
+def _pair_kernel(state, pod, nodes, raw, scores):  # pragma: no cover - compiled
+    key = KEY
+    with numba.objmode(v="int64"):
+        v = 1 if _run(key, state, pod, nodes, raw, scores) else 0
+    return v != 0
+
+
 def _bind_kernel(state, pod, node):  # pragma: no cover - compiled
     key = KEY
     with numba.objmode(v="int64"):
@@ -127,7 +134,8 @@ def _bind_kernel(state, pod, node):  # pragma: no cover - compiled
 
 _TEMPLATES = {"filter_node": _filter_node, "score_pod": _list_kernel,
               "score_pod_serial": _list_kernel, "normalize_pod": _list_kernel,
-              "assume": _bind_kernel, "remove": _bind_kernel}  # fmt: skip
+              "score_normalize_pod": _pair_kernel, "assume": _bind_kernel,
+              "remove": _bind_kernel}  # fmt: skip
 
 
 def compiled_call(plugin: Any, kernel: str) -> Any:

@@ -22,6 +22,7 @@ KERNELS: dict[str, tuple[str | None, tuple[str, ...]]] = {
     "score_pod": ("scores", ("state", "pod", "nodes", "out")),
     "normalize_pod": ("normalizes", ("state", "pod", "nodes", "scores")),
     "score_pod_serial": (None, ("state", "pod", "nodes", "out")),
+    "score_normalize_pod": (None, ("state", "pod", "nodes", "raw", "scores")),
     "assume": (None, ("state", "pod", "node")),
     "remove": (None, ("state", "pod", "node")),
 }
@@ -87,6 +88,8 @@ def validate(cls: Any) -> None:
                 raise PluginError(f"{where}: {point} is set but kernels.{kernel} is missing")
             continue
         _check_kernel(where, kernel, fn, params)
+    if getattr(cls.kernels, "score_normalize_pod", None) is not None and not cls.normalizes:
+        raise PluginError(f"{where}: kernels.score_normalize_pod without NormalizeScore")
     has = [getattr(cls.kernels, k, None) is not None for k in ("assume", "remove")]
     if has[0] != has[1]:
         raise PluginError(f"{where}: kernels.assume and kernels.remove come together")

@@ -238,7 +238,7 @@ class _Run:
     """One run of a profile over a batch: the plugins' states and the search position."""
 
     #: the plugins' entry points the run calls (:mod:`.abi`)
-    COLUMNS = (abi.FILTER, abi.SCORE, abi.NORMALIZE)
+    COLUMNS = (abi.FILTER, abi.SCORE, abi.NORMALIZE, abi.SCORE_NORMALIZE)
 
     def __init__(
         self,

@@ -16,7 +16,15 @@ import numpy as np
 
 from .._jit import inline_kernel, kernel
 from ..goarith import MAX_NODE_SCORE, MIN_NODE_SCORE
-from .abi import NORMALIZE, SCORE, SCORE_SERIAL, STATE, call_score
+from .abi import (
+    NORMALIZE,
+    SCORE,
+    SCORE_NORMALIZE,
+    SCORE_SERIAL,
+    STATE,
+    call_score,
+    call_score_normalize,
+)
 from .selection import pick
 
 
@@ -40,6 +48,7 @@ def plugin_pass(table, p, col, k, todo, pods, ptr, nodes, raw, base, norm, nptr,
     (``cflag[k, q]`` set) for :func:`weigh_pods`, and ``raw`` is written only if ``keep``.
     """
     state, score_fn, normalize_fn = table[p, STATE], table[p, col], table[p, NORMALIZE]
+    both_fn = table[p, SCORE_NORMALIZE] if do_norm else 0
     for q in range(todo.shape[0]):
         i = todo[q]
         a = ptr[i]
@@ -63,6 +72,8 @@ def plugin_pass(table, p, col, k, todo, pods, ptr, nodes, raw, base, norm, nptr,
                 continue
             for e in range(b - a):
                 out[e] = row_raw[k, off + nodes[a + e]]
+        elif _scored_both(both_fn, state, pods[i], nodes[a:b], out, norm[k, nptr[q] : nptr[q + 1]]):
+            continue
         else:
             call_score(score_fn, state, pods[i], nodes[a:b], out)
         if do_norm:
@@ -72,6 +83,16 @@ def plugin_pass(table, p, col, k, todo, pods, ptr, nodes, raw, base, norm, nptr,
                     scores[e] = out[e]
             if normalize_fn != 0:
                 call_score(normalize_fn, state, pods[i], nodes[a:b], scores)
+
+
+@inline_kernel
+def _scored_both(both_fn, state, pod, nodes, raw, scores):  # pragma: no cover - compiled
+    """The plugin's ``SCORE_NORMALIZE`` entry (``both_fn``, 0: none) scored the pod into
+    ``raw`` and normalized it into ``scores`` (not when they alias: raw scores scored in
+    place; nor for a pod it leaves to ``SCORE`` and ``NORMALIZE``)."""
+    if both_fn == 0 or scores.ctypes.data == raw.ctypes.data:
+        return False
+    return call_score_normalize(both_fn, state, pod, nodes, raw, scores) != 0
 
 
 @inline_kernel
@@ -116,36 +137,62 @@ def weigh_plugin(k, w, const, v_const, norm, lo, hi, shift, total, keep, norm_u8
     ``keep``. Returns ``(offset, bad, value)``: what the constant adds to every total, and
     whether a score is outside [0, 100] (the first such value), which then adds nothing."""
     if const:
-        if out_of_range(v_const):
-            return np.int64(0), True, v_const
-        if keep:
-            for e in range(lo, hi):
-                norm_u8[k, base + e] = v_const
-        return v_const * w, False, np.int64(0)
+        return weigh_constant(k, v_const, lo, hi, keep, norm_u8, base, w)
+    bad, value, _ = weigh_scores(k, w, norm, lo, hi, shift, total, keep, norm_u8, base, False,
+                                 np.int64(0))  # fmt: skip
+    return np.int64(0), bad, value
+
+
+@inline_kernel
+def weigh_constant(k, v, lo, hi, keep, norm_u8, base, w):  # pragma: no cover - compiled
+    """:func:`weigh_plugin` of a plugin scoring ``v`` on every node of the pod."""
+    if out_of_range(v):
+        return np.int64(0), True, v
+    if keep:
+        for e in range(lo, hi):
+            norm_u8[k, base + e] = v
+    return v * w, False, np.int64(0)
+
+
+@inline_kernel
+def weigh_scores(k, w, norm, lo, hi, shift, total, keep, norm_u8, base, first, offset
+                 ):  # fmt: skip  # pragma: no cover - compiled
+    """:func:`weigh_plugin` of a plugin's scores on each node, in one pass: × weight
+    ``w`` added to ``total[lo:hi]`` (``first``: written, as ``offset`` + the weighted
+    score), kept into ``norm_u8`` with ``keep``. Returns ``(bad, value, top)``: a score
+    outside [0, 100] (the first such value; those add nothing) and the top total after."""
     scores = norm[k, lo + shift : hi + shift]
     low = np.int64(MIN_NODE_SCORE)
     high = np.int64(MAX_NODE_SCORE)
     out = total[lo:hi]
-    for e in range(hi - lo):  # (branch-free: the compiler vectorizes it)
+    top = np.int64(-(2**63))
+    # (branch-free but for conditions the compiler takes out of the loop, which it then
+    # vectorizes; a score out of range is rare, and its entries are taken back and checked
+    # one by one)
+    kept = norm_u8[k, base + lo : base + hi]
+    for e in range(hi - lo):
         v = scores[e]
-        low = min(low, v)
-        high = max(high, v)
-        out[e] += v * w
-    if low < MIN_NODE_SCORE or high > MAX_NODE_SCORE:  # (rare: taken back, then checked)
+        low, high = min(low, v), max(high, v)
+        if keep:
+            kept[e] = v
+        t = (offset if first else out[e]) + v * w
+        out[e] = t
+        top = max(top, t)
+    if low < MIN_NODE_SCORE or high > MAX_NODE_SCORE:
         for e in range(hi - lo):
-            out[e] -= scores[e] * w
-        return _weigh_checked(k, w, scores, lo, hi, total, keep, norm_u8, base)
-    if keep:
-        kept = norm_u8[k, base + lo : base + hi]
+            out[e] = offset if first else out[e] - scores[e] * w
+        bad, value = _weigh_checked(k, w, scores, lo, hi, total, keep, norm_u8, base)
+        top = np.int64(-(2**63))
         for e in range(hi - lo):
-            kept[e] = scores[e]
-    return np.int64(0), False, np.int64(0)
+            top = max(top, out[e])
+        return bad, value, top
+    return False, np.int64(0), top
 
 
 @inline_kernel
 def _weigh_checked(k, w, scores, lo, hi, total, keep, norm_u8, base
                    ):  # fmt: skip  # pragma: no cover - compiled
-    """:func:`weigh_plugin` of scores some of which are out of range, one by one."""
+    """:func:`weigh_scores` of scores some of which are out of range, one by one."""
     bad = False
     value = np.int64(0)
     for e in range(hi - lo):
@@ -157,7 +204,17 @@ def _weigh_checked(k, w, scores, lo, hi, total, keep, norm_u8, base
         if keep:
             norm_u8[k, base + lo + e] = v
         total[lo + e] += v * w
-    return np.int64(0), bad, value
+    return bad, value
+
+
+@inline_kernel
+def count_top(total, lo, hi, top):  # pragma: no cover - compiled
+    """How many of ``total[lo:hi]`` equal ``top`` (branch-free: vectorized)."""
+    part = total[lo:hi]
+    n_top = np.int64(0)
+    for e in range(hi - lo):
+        n_top += np.int64(part[e] == top)
+    return n_top
 
 
 @inline_kernel
@@ -179,23 +236,27 @@ def weigh_pods(
         offset = np.int64(0)  # the plugins with one score on every node, first
         for k in range(weights.shape[0]):
             if cflag[k, q]:
-                add, bad, v = weigh_plugin(k, weights[k], True, cval[k, q], norm, lo, hi, 0,
-                                           total, keep, norm_u8, base)  # fmt: skip
+                add, bad, v = weigh_constant(k, cval[k, q], lo, hi, keep, norm_u8, base,
+                                             weights[k])  # fmt: skip
                 offset += add
                 if bad and bad_plugin[i] < 0:
                     bad_plugin[i] = k
                     bad_value[i] = v
-        part = total[lo:hi]
-        for e in range(hi - lo):
-            part[e] = offset
+        first = True  # the first plugin scoring per node writes the totals
+        top = offset
         for k in range(weights.shape[0]):
             if not cflag[k, q]:
-                _, bad, v = weigh_plugin(k, weights[k], False, 0, norm, lo, hi, nptr[q] - lo,
-                                         total, keep, norm_u8, base)  # fmt: skip
+                bad, v, top = weigh_scores(k, weights[k], norm, lo, hi, nptr[q] - lo, total,
+                                           keep, norm_u8, base, first, offset)  # fmt: skip
+                first = False
                 if bad and (bad_plugin[i] < 0 or k < bad_plugin[i]):  # (the first plugin's)
                     bad_plugin[i] = k
                     bad_value[i] = v
-        best[i], count[i] = offset_top(total, lo, hi, 0)
+        if first:  # (every plugin scores one value on every node)
+            part = total[lo:hi]
+            for e in range(hi - lo):
+                part[e] = offset
+        best[i], count[i] = top, count_top(total, lo, hi, top)
 
 
 @kernel

@@ -29,6 +29,12 @@ def _score(state, pod, nodes, out):  # pragma: no cover - compiled
     out[:] = 0
 
 
+@numba.njit
+def _score_normalize(state, pod, nodes, raw, scores):  # pragma: no cover - compiled
+    raw[:] = 0
+    scores[:] = 0
+
+
 def _python_filter(state, pod, node):  # a Python function, not compiled
     return 0
 
@@ -64,6 +70,13 @@ def test_a_well_formed_plugin_registers():
          r"kernels.filter_node takes \(state, pod, nodes, out\); expected \(state, pod, node\)"),
         ({"kernels": SimpleNamespace(filter_node=_filter, score_pod=_score, assume=_filter)},
          "kernels.assume and kernels.remove come together"),
+        ({"kernels": SimpleNamespace(filter_node=_filter, score_pod=_score,
+                                     score_normalize_pod=_score)},
+         r"kernels.score_normalize_pod takes \(state, pod, nodes, out\); expected "
+         r"\(state, pod, nodes, raw, scores\)"),
+        ({"kernels": SimpleNamespace(filter_node=_filter, score_pod=_score,
+                                     score_normalize_pod=_score_normalize)},
+         "kernels.score_normalize_pod without NormalizeScore"),
         ({"reasons": Plugin.reasons}, "implements reasons"),
         ({"prepare": Plugin.prepare}, "does not implement prepare"),
     ],

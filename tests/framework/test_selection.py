@@ -59,3 +59,16 @@ def test_draw_is_in_range_and_unbiased_for_awkward_n():
     xs = [draw(1, s, n) for s in range(9000)]
     assert set(xs) == {0, 1, 2}
     assert max(xs.count(v) for v in range(3)) < 3300
+
+
+def test_kernel_draw_equals_reference_on_long_lists():
+    """Lists longer than the 64-entry blocks ``pick`` counts ties in: the draw-th tie is
+    found whichever block it falls in (ties dense, sparse, at the blocks' edges)."""
+    rng = np.random.default_rng(3)
+    for n, p_tie in [(64, 0.5), (65, 0.02), (130, 0.9), (300, 0.1), (1000, 0.95), (1000, 0.001)]:
+        for stream in range(40):
+            totals = np.where(rng.random(n) < p_tie, 7, rng.integers(0, 7, n))
+            totals[int(rng.integers(0, n))] = 7
+            ties = np.flatnonzero(totals == 7).tolist()
+            got = _select(totals, 11, [stream])[0]
+            assert got == ties[draw(11, stream, len(ties))]

@@ -35,6 +35,32 @@ def _normalize_lists(normalize_pod, state, pods, ptr, nodes, scores):  # pragma:
         normalize_pod(state, pods[p], nodes[ptr[p] : ptr[p + 1]], scores[ptr[p] : ptr[p + 1]])
 
 
+@numba.njit
+def _score_normalize_lists(score_normalize_pod, state, pods, ptr, nodes, raw, scores, done
+                           ):  # fmt: skip  # pragma: no cover - compiled
+    for p in range(ptr.shape[0] - 1):
+        lo, hi = ptr[p], ptr[p + 1]
+        done[p] = score_normalize_pod(state, pods[p], nodes[lo:hi], raw[lo:hi], scores[lo:hi])
+
+
+def score_normalize_lists(
+    kernels: ModuleType, state: Any, lists: list[list[int]], pods: list[int]
+) -> tuple[list[list[int]], list[list[int]], list[bool]]:
+    """Raw and normalized scores of pod ``pods[i]`` on ``lists[i]`` in one call per pod
+    (the plugin's ``score_normalize_pod``), and whether it scored each (else the lists'
+    entries are left as they were: -7)."""
+    ptr = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum([len(x) for x in lists], out=ptr[1:])
+    nodes = np.array([n for x in lists for n in x], dtype=np.int32)
+    raw = np.full(len(nodes), -7, dtype=np.int64)  # (every entry must be written)
+    scores = np.full(len(nodes), -7, dtype=np.int64)
+    done = np.zeros(len(lists), dtype=np.bool_)
+    _score_normalize_lists(kernels.score_normalize_pod, state, np.asarray(pods, np.int64), ptr,
+                           nodes, raw, scores, done)  # fmt: skip
+    split = lambda a: [a[ptr[i] : ptr[i + 1]].tolist() for i in range(len(lists))]  # noqa: E731
+    return split(raw), split(scores), done.tolist()
+
+
 def filter_codes(kernels: ModuleType, state: Any, n_pods: int, n_nodes: int) -> np.ndarray:
     """int64[P, N]: ``filter_node`` of every pod on every node."""
     out = np.zeros((n_pods, n_nodes), dtype=np.int64)

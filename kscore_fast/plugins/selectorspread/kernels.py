@@ -188,31 +188,56 @@ def _rarest_postings(req, c, key_off, post_ptr, req_ptr, req_key, req_op, req_vp
 
 
 @inline_kernel
-def _add_signature(s, row, ns, req, c, index):  # pragma: no cover - compiled
-    """Add signature ``s``'s pods to ``row`` if it matches the selector."""
+def _add_signature(s, row, run, ns, req, c, index):  # pragma: no cover - compiled
+    """Add signature ``s``'s pods to ``row`` if it matches the selector; returns the
+    largest count it reached (0 when ``run`` is None).
+
+    ``run`` None: ``row`` is indexed by node. Else ``run`` = (first, n_all, sums,
+    node_zone): ``row`` is aligned with a run of consecutive nodes from node ``first`` on
+    (wrapping after node ``n_all - 1``, see :func:`_is_run`): node ``n`` is counted at
+    ``(n - first) mod n_all`` when that is inside the run (else it is not in the list),
+    and its zone slot's count sum in ``sums[zone + 1]``."""
     (sig_ns, _, sig_vals, sig_ptr, ent_node, ent_count, _, _, _, req_ptr, req_key, req_op,
      req_vptr, req_vals) = index
     if sig_ns[s] != ns or not _matches_map(sig_vals[s], req):
-        return
+        return 0
     if c >= 0 and not _requirements_hold(sig_vals[s], req_ptr[c], req_ptr[c + 1], req_key,
                                          req_op, req_vptr, req_vals):
-        return
-    for e in range(sig_ptr[s], sig_ptr[s + 1]):
-        row[ent_node[e]] += ent_count[e]
+        return 0
+    top = 0
+    if run is None:
+        for e in range(sig_ptr[s], sig_ptr[s + 1]):
+            row[ent_node[e]] += ent_count[e]
+    else:
+        first, n_all, sums, node_zone = run
+        for e in range(sig_ptr[s], sig_ptr[s + 1]):
+            node = ent_node[e]
+            at = node - first
+            if at < 0:
+                at += n_all
+            if at < row.shape[0]:
+                row[at] += ent_count[e]
+                top = max(top, row[at])
+                sums[node_zone[node] + 1] += ent_count[e]
+    return top
 
 
 @inline_kernel
-def _add_postings(lo, hi, row, ns, req, c, index):  # pragma: no cover - compiled
+def _add_postings(lo, hi, row, run, ns, req, c, index):  # pragma: no cover - compiled
     post_sig = index[8]
+    top = 0
     for q in range(lo, hi):
-        _add_signature(post_sig[q], row, ns, req, c, index)
+        top = max(top, _add_signature(post_sig[q], row, run, ns, req, c, index))
+    return top
 
 
 @inline_kernel
-def _count_matching(row, ns, req, c, index):  # pragma: no cover - compiled
-    """Add to ``row`` (int64[N]) the pods of every signature matching the selector
-    (namespace ``ns``, required local ids ``req``, requirement list ``c``): the per-node
-    ``countMatchingPods``. Only the rarest candidate list of signatures is visited.
+def _count_matching(row, run, ns, req, c, index):  # pragma: no cover - compiled
+    """Add to ``row`` the pods of every signature matching the selector (namespace
+    ``ns``, required local ids ``req``, requirement list ``c``): the per-node
+    ``countMatchingPods``, by node (``run`` None) or at the nodes' positions in a run
+    (see :func:`_add_signature`; returns the largest count). Only the rarest candidate
+    list of signatures is visited.
 
     ``index`` = (sig_ns, sig_ns_ptr, sig_vals, sig_ptr, ent_node, ent_count, key_off,
     post_ptr, post_sig, req_ptr, req_key, req_op, req_vptr, req_vals), see the module
@@ -223,19 +248,21 @@ def _count_matching(row, ns, req, c, index):  # pragma: no cover - compiled
     pair, r = _rarest_postings(req, c, key_off, post_ptr, req_ptr, req_key, req_op, req_vptr,
                                req_vals)
     if pair >= 0:
-        _add_postings(post_ptr[pair], post_ptr[pair + 1], row, ns, req, c, index)
-    elif r >= 0:  # a signature has one value per key: the pairs' lists are disjoint
+        return _add_postings(post_ptr[pair], post_ptr[pair + 1], row, run, ns, req, c, index)
+    top = 0
+    if r >= 0:  # a signature has one value per key: the pairs' lists are disjoint
         k = req_key[r]
         if req_op[r] == 2:
-            _add_postings(post_ptr[key_off[k]], post_ptr[key_off[k + 1]], row, ns, req, c,
-                          index)
-        else:
-            for q in range(req_vptr[r], req_vptr[r + 1]):
-                p = key_off[k] + req_vals[q] - 1
-                _add_postings(post_ptr[p], post_ptr[p + 1], row, ns, req, c, index)
-    else:
-        for s in range(sig_ns_ptr[ns], sig_ns_ptr[ns + 1]):
-            _add_signature(s, row, ns, req, c, index)
+            return _add_postings(post_ptr[key_off[k]], post_ptr[key_off[k + 1]], row, run, ns,
+                                 req, c, index)
+        for q in range(req_vptr[r], req_vptr[r + 1]):
+            p = key_off[k] + req_vals[q] - 1
+            top = max(top, _add_postings(post_ptr[p], post_ptr[p + 1], row, run, ns, req, c,
+                                         index))
+        return top
+    for s in range(sig_ns_ptr[ns], sig_ns_ptr[ns + 1]):
+        top = max(top, _add_signature(s, row, run, ns, req, c, index))
+    return top
 
 
 @inline_kernel
@@ -257,40 +284,108 @@ def _mix(f, zs):  # pragma: no cover - compiled
 
 
 @inline_kernel
-def _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, sums, have_zones, max_node, out):
-    """``NormalizeScore`` of one pod once its maxima are known: ``out[lo:hi]`` (may alias
-    ``raw``).
+def _score_table(sums, n_zones, max_node):  # pragma: no cover - compiled
+    """The normalized score of every (zone slot, count ≤ ``max_node``): entry
+    ``z * (max_node + 1) + count`` (zone slot ``z`` = zone + 1, 0: no zone), from the
+    per-zone count sums ``sums[z]`` (0 for zones none of the pod's nodes is in: the
+    maximum over the zones present is the maximum over all, the sums being ≥ 0). Every
+    float is computed by the same expression as in Go, in the same order, once per
+    distinct count and zone, which changes no bit of the result.
 
-    ``sums[z + 1]`` is the count sum of the pod's nodes in zone ``z`` (0 for zones none
-    of its nodes is in: the maximum over the zones present is the maximum over all, the
-    sums being ≥ 0); ``have_zones``: a node of the list has a zone. Every float is
-    computed by the same expression as in Go, in the same order; values that only depend
-    on the count (node part) or on the zone (zone part) are computed once per distinct
-    count or zone and reused, which changes no bit of the result.
-    """
+    Go mixes in the zone score when some scored node has a zone (``haveZones``) and the
+    node has one: a node with a zone implies the first, so the slot alone decides."""
+    zs = _zone_scores(sums, n_zones)
+    width = max_node + 1
+    table = np.empty((n_zones + 1) * width, dtype=np.int64)
+    for s in range(width):
+        f = _spread_score(s, max_node)
+        table[s] = np.int64(f)
+        for z in range(1, n_zones + 1):
+            table[z * width + s] = np.int64(_mix(f, zs[z]))
+    return table
+
+
+@inline_kernel
+def _zone_scores(sums, n_zones):  # pragma: no cover - compiled
+    """float64[n_zones + 1]: ``zoneScore`` of each zone slot ≥ 1 (``sums`` as in
+    :func:`_score_table`)."""
     max_zone = 0
     for z in range(1, n_zones + 1):
         max_zone = max(max_zone, sums[z])
     zs = np.empty(n_zones + 1, dtype=np.float64)
     for z in range(1, n_zones + 1):
         zs[z] = _spread_score(sums[z], max_zone)
-    width = max_node + 1
-    if width * (n_zones + 1) <= 2 * (hi - lo):
-        table = np.empty((n_zones + 1) * width, dtype=np.int64)
-        for s in range(width):
-            f = _spread_score(s, max_node)
-            table[s] = np.int64(f)
-            for z in range(1, n_zones + 1):
-                table[z * width + s] = np.int64(_mix(f, zs[z]) if have_zones else f)
+    return zs
+
+
+@inline_kernel
+def _uses_table(max_node, n_zones, n):  # pragma: no cover - compiled
+    """The table of :func:`_score_table` costs less than one float score per entry."""
+    return (max_node + 1) * (n_zones + 1) <= 2 * n
+
+
+@inline_kernel
+def _node_score(count, z, max_node, zs):  # pragma: no cover - compiled
+    """One node's normalized score (zone slot ``z``) without the table."""
+    f = _spread_score(count, max_node)
+    if z > 0:
+        f = _mix(f, zs[z])
+    return np.int64(f)
+
+
+@inline_kernel
+def _scorer(sums, n_zones, max_node, n):  # pragma: no cover - compiled
+    """``(table, zs)`` for normalizing ``n`` entries: :func:`_score_table` when it pays
+    (:func:`_uses_table`; ``zs`` empty), else the zone scores (``table`` empty)."""
+    if _uses_table(max_node, n_zones, n):
+        return _score_table(sums, n_zones, max_node), np.empty(0, dtype=np.float64)
+    return np.empty(0, dtype=np.int64), _zone_scores(sums, n_zones)
+
+
+@inline_kernel
+def _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, sums, max_node, out):  # pragma: no cover
+    """``NormalizeScore`` of one pod once its maxima are known: ``out[lo:hi]`` (may alias
+    ``raw``; ``sums`` as in :func:`_score_table`)."""
+    table, zs = _scorer(sums, n_zones, max_node, hi - lo)
+    width = np.uint64(max_node + 1)
+    if table.shape[0] > 0:  # (unsigned indices: no negative-index check, ~2x faster)
         for e in range(lo, hi):
-            out[e] = table[np.int64(node_zone[nodes[e]] + 1) * width + raw[e]]
+            z = np.uint64(node_zone[np.uint64(nodes[e])] + 1)
+            out[e] = table[z * width + np.uint64(raw[e])]
     else:
         for e in range(lo, hi):
-            f = _spread_score(raw[e], max_node)
-            z = node_zone[nodes[e]] + 1
-            if have_zones and z > 0:
-                f = _mix(f, zs[z])
-            out[e] = np.int64(f)
+            out[e] = _node_score(raw[e], node_zone[nodes[e]] + 1, max_node, zs)
+
+
+@inline_kernel
+def _finish_aligned(raw, zones, table, zs, max_node, out):  # pragma: no cover - compiled
+    """:func:`_finish_pod` of entries whose nodes' zones are ``zones`` (aligned with
+    ``raw``: no gather), with :func:`_scorer`'s ``table``/``zs``."""
+    width = np.uint64(max_node + 1)
+    if table.shape[0] > 0:  # (unsigned indices: no negative-index check, ~2x faster)
+        for e in range(raw.shape[0]):
+            out[e] = table[np.uint64(zones[e] + 1) * width + np.uint64(raw[e])]
+    else:
+        for e in range(raw.shape[0]):
+            out[e] = _node_score(raw[e], zones[e] + 1, max_node, zs)
+
+
+@inline_kernel
+def _is_run(nodes, n_all):  # pragma: no cover - compiled
+    """``nodes`` (non-empty) are consecutive from ``nodes[0]`` on, wrapping after node
+    ``n_all - 1``: what the search gives when no filter rejects a node (compared without
+    a branch: vectorized)."""
+    first = np.int64(nodes[0])
+    n = nodes.shape[0]
+    if n > n_all:
+        return False
+    k = min(n, n_all - first)
+    differ = np.int64(0)
+    for e in range(k):
+        differ |= np.int64(nodes[e]) ^ (first + e)
+    for e in range(k, n):
+        differ |= np.int64(nodes[e]) ^ (e - k)
+    return differ == 0
 
 
 @inline_kernel
@@ -298,15 +393,12 @@ def _normalize_pod(lo, hi, raw, nodes, node_zone, n_zones, out):  # pragma: no c
     """``NormalizeScore`` of one pod: ``out[lo:hi]`` from ``raw[lo:hi]`` (may alias)."""
     sums = np.zeros(n_zones + 1, dtype=np.int64)  # slot 0: nodes without zone
     max_node = 0
-    zoned = 0
     for e in range(lo, hi):
         s = raw[e]
-        z = node_zone[nodes[e]] + 1
         max_node = max(max_node, s)
-        zoned |= z
         if s != 0:  # (most counts are 0: the branch is predicted)
-            sums[z] += s
-    _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, sums, zoned > 0, max_node, out)
+            sums[node_zone[nodes[e]] + 1] += s
+    _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, sums, max_node, out)
 
 
 @dual_kernel
@@ -331,12 +423,13 @@ def count_groups(groups, grp_ns, grp_req, grp_ctrl, index, out):  # pragma: no c
     """``out[q]`` = the per-node ``countMatchingPods`` of selector group ``groups[q]``."""
     for q in prange(groups.shape[0]):
         g = groups[q]
-        _count_matching(out[q], grp_ns[g], grp_req[g], grp_ctrl[g], index)
+        _count_matching(out[q], None, grp_ns[g], grp_req[g], grp_ctrl[g], index)
 
 
 @inline_kernel
 def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
-    """Raw SelectorSpread scores of batch pod ``pod`` on ``nodes``."""
+    """Raw SelectorSpread scores of batch pod ``pod`` on ``nodes``: its group's hot row, or
+    a row of its own, read at ``nodes``."""
     pod_group, _, grp_ns, grp_req, grp_ctrl, index, _, _, n_nodes, hot_row, hot = state
     g = pod_group[pod]
     if g < 0:
@@ -346,12 +439,40 @@ def score_pod(state, pod, nodes, out):  # pragma: no cover - compiled
     if r >= 0:
         row = hot[r]
         for e in range(nodes.shape[0]):
-            out[e] = row[nodes[e]]
+            out[e] = row[np.uint64(nodes[e])]  # (unsigned: no negative-index check)
         return
     row = np.zeros(max(n_nodes, 1), dtype=np.int64)
-    _count_matching(row, grp_ns[g], grp_req[g], grp_ctrl[g], index)
+    _count_matching(row, None, grp_ns[g], grp_req[g], grp_ctrl[g], index)
     for e in range(nodes.shape[0]):
-        out[e] = row[nodes[e]]
+        out[e] = row[np.uint64(nodes[e])]
+
+
+@inline_kernel
+def score_normalize_pod(state, pod, nodes, raw, scores):  # pragma: no cover - compiled
+    """:func:`score_pod` into ``raw`` and its :func:`normalize_pod` into ``scores`` (not
+    aliasing ``raw``), for a pod whose group is counted per pod (no hot row) on a run of
+    consecutive nodes (:func:`_is_run`: the batch's lists when no filter rejects a node):
+    the pod's matching pods are counted straight into ``raw`` at their nodes' positions,
+    with the maxima, and one pass writes ``scores``, reading the nodes' zones in order.
+    False (nothing written) for the other pods and lists."""
+    pod_group, skip, grp_ns, grp_req, grp_ctrl, index, node_zone, n_zones, n_nodes, hot_row, _ = (
+        state
+    )
+    n = nodes.shape[0]
+    g = pod_group[pod]
+    if skip[pod] or g < 0 or hot_row[g] >= 0 or n == 0 or not _is_run(nodes, n_nodes):
+        return False
+    for e in range(n):
+        raw[e] = 0
+    sums = np.zeros(n_zones + 1, dtype=np.int64)  # slot 0: nodes without zone
+    first = np.int64(nodes[0])
+    run = (first, n_nodes, sums, node_zone)
+    max_node = _count_matching(raw, run, grp_ns[g], grp_req[g], grp_ctrl[g], index)
+    table, zs = _scorer(sums, n_zones, max_node, n)
+    k = min(n, n_nodes - first)  # (the run wraps after k entries)
+    _finish_aligned(raw[:k], node_zone[first : first + k], table, zs, max_node, scores[:k])
+    _finish_aligned(raw[k:], node_zone[: n - k], table, zs, max_node, scores[k:])
+    return True
 
 
 @inline_kernel

@@ -236,7 +236,7 @@ class SelectorSpread(NoArgs):
     kernels = kernels
     #: ``score_pod`` counts a group's pods in a row of its own when no hot row holds them,
     #: ``normalize_pod`` counts per zone
-    kernels_allocate = ("score_pod", "normalize_pod")
+    kernels_allocate = ("score_pod", "normalize_pod", "score_normalize_pod")
     #: a raw score depends on the pod and the node only
     row_independent = True
 

@@ -69,6 +69,65 @@ def test_kernels_equal_reference_on_rotating_windows(seed, path):
     _check(c, Chunk(pods, ptr, nodes), path)
 
 
+def _lists(rng, n, n_pods):
+    """Node lists of every kind ``score_normalize_pod`` tells apart: every node in order,
+    runs of consecutive nodes (whole, partial, wrapping), shuffled and gapped lists, a
+    lone node."""
+    kinds = []
+    for _ in range(n_pods):
+        start, k = int(rng.integers(0, n)), int(rng.integers(1, n + 1))
+        kind = int(rng.integers(0, 6))
+        if kind == 0:
+            kinds.append(list(range(n)))
+        elif kind == 1:
+            kinds.append([(start + j) % n for j in range(n)])
+        elif kind == 2:
+            kinds.append([(start + j) % n for j in range(k)])
+        elif kind == 3:
+            kinds.append(rng.permutation(n)[:k].tolist())
+        elif kind == 4:  # a run with one node left out
+            run = [(start + j) % n for j in range(n)]
+            kinds.append(run[:k] + run[k + 1 :] if n > 1 else run)
+        else:
+            kinds.append([start])
+    return kinds
+
+
+@pytest.mark.parametrize("hot", [True, False])
+@pytest.mark.parametrize("seed", range(60))
+def test_score_normalize_kernel_equals_reference(seed, hot, monkeypatch):
+    """``score_normalize_pod`` (one call: raw and normalized) == the reference where it
+    scores: every pod counted per pod (not ``hot``: no group counted once for several
+    pods) on a list that is a run of consecutive nodes, and no other."""
+    from kscore_fast.plugins.selectorspread import kernels, plugin
+
+    if not hot:
+        monkeypatch.setattr(plugin, "HOT_ENTRIES", 0)
+
+    from ..harness import score_normalize_lists
+
+    c = load_cluster(objects=scenario(seed, max_nodes=120, max_pods=400, max_pending=12))
+    n = c.snapshot.n_nodes
+    if n == 0:
+        pytest.skip("no nodes")
+    rng = np.random.default_rng(seed)
+    pods = [int(p) for p in rng.integers(0, len(c.batch), 3 * len(c.batch))]
+    lists = _lists(rng, n, len(pods))
+    state = SelectorSpread().prepare(c.snapshot, c.batch)
+    raw, norm, done = score_normalize_lists(kernels, state, lists, pods)
+    group, skip, hot_row = state[0], state[1], state[9]
+    for i, p in enumerate(pods):
+        run = all(x == (lists[i][0] + j) % n for j, x in enumerate(lists[i]))
+        counted = not skip[p] and group[p] >= 0 and hot_row[group[p]] < 0
+        assert done[i] == (run and counted), f"pod {c.batch.pods[p].key}, list {i}"
+        if not done[i]:
+            assert raw[i] == norm[i] == [-7] * len(lists[i])  # (left alone)
+            continue
+        ref_raw, ref_norm = reference.score_pod(c.snapshot, c.batch.pods[p], lists[i])
+        assert raw[i] == ref_raw, f"raw, pod {c.batch.pods[p].key}, list {i}"
+        assert norm[i] == ref_norm, f"normalized, pod {c.batch.pods[p].key}, list {i}"
+
+
 @pytest.mark.parametrize("variant", ["serial", "parallel"])
 @pytest.mark.parametrize("seed", range(20))
 def test_normalize_kernel_equals_reference_on_wide_counts(seed, variant):
