@@ -46,11 +46,13 @@ def test_jobs_cover_the_profile_and_its_uses():
     jobs = precompile.job_list(["score"], ["NodeName", "NodeResourcesFit"])
     entries = [j for j in jobs if j[0] == "entry"]
     names = ("NodeName", "NodeResourcesFit")
-    batch = (abi.FILTER, abi.SCORE, abi.NORMALIZE)
+    batch = (abi.FILTER, abi.SCORE, abi.NORMALIZE, abi.SCORE_NORMALIZE)  # (the last: a no-op
+    # for plugins without ``score_normalize_pod``, ``cached``)
     assert entries == [("entry", name, column) for name in names for column in batch]
     modules = {j[1] for j in jobs if j[0] == "kernel"}
     assert any(m.startswith("kscore_fast.plugins.noderesources") for m in modules)
     assert not any(m.startswith("kscore_fast.plugins.selectorspread") for m in modules)
+    assert all(precompile.cached(("entry", name, abi.SCORE_NORMALIZE)) for name in names)
     seq = {j[2] for j in precompile.job_list(["simulate"], ["NodeName"]) if j[0] == "entry"}
     assert seq == {abi.FILTER, abi.SCORE_SERIAL, abi.NORMALIZE, abi.ASSUME, abi.REMOVE}
 
