@@ -910,7 +910,7 @@ class Simulator:
             seq.cache = seq.empty_cache()  # (verdicts kept across cycles: made again)
             seq.bound = self._seq.bound.copy()
             seq.override = self._seq.override.copy()
-            seq.one = None  # (buffers of its own)
+            seq.one = seq.last = None  # (buffers of its own)
             other._seq = seq
             if self._runs is not None:
                 other._runs = self._runs.rebased(seq)

@@ -95,6 +95,8 @@ class _Sequence(_Run):
         #: one step's buffers (:meth:`step`), made at the first
         self.one: _Out | None = None
         self._remove: _native.PackedCall | None = None
+        #: the buffers of the last :meth:`chunk` or :meth:`step`
+        self.last: _Out | None = None
 
     def owned(self, states: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """The states with their own copies of what binds change (``own_state``), for
@@ -207,6 +209,15 @@ class _Sequence(_Run):
         self._kernel(pods, ops, self.nominations(pods), bad, tie, seed, rng, result.keep != 0,
                      commit, out)  # fmt: skip
         self.record_chunk(out, pods, ops, rows, result)
+        self.last = out
+
+    def last_verdicts(self) -> np.ndarray | None:
+        """The verdict on every node of the last pod of the last :meth:`chunk` or
+        :meth:`step`, if that pod fit no node (None otherwise)."""
+        out = self.last
+        if out is None or out.fail_row[len(out.fail_row) - 1] < 0 or not len(out.fail_rows):
+            return None
+        return out.fail_rows[out.fail_row[len(out.fail_row) - 1]]
 
     def _kernel(self, pods: np.ndarray, ops: np.ndarray, nominated: np.ndarray,
                 bad: np.ndarray, tie: int, seed: int, rng: np.ndarray, keep: bool,
@@ -250,6 +261,7 @@ class _Sequence(_Run):
                 (self.table, self.cache, self.bound, rng, self.override),
                 (sequential.simulate_chunk_address(),))  # fmt: skip
         self.start = call(self.start, tie, seed % 2**64, commit)
+        self.last = one
         return int(one.hosts[0])
 
     def remove(self, pod: int, node: int) -> None:
@@ -275,11 +287,23 @@ class _Sequence(_Run):
         names = frozenset(self.filter_slots[s].name for s in slots)
         return self.fit_error_of(kinds, counts.tolist()), names
 
-    def record_one(self, result: ScoreResult) -> None:
-        """Record the last :meth:`step` as row 0 of ``result`` (which keeps no scores)."""
+    def record_one(self, result: ScoreResult, row: int = 0) -> None:
+        """Record the last :meth:`step` as row ``row`` of ``result`` (which keeps no scores):
+        what :meth:`record_chunk` records of it, without the chunk's arrays."""
         one = self.one
         assert one is not None and result.keep == 0 and not self.explain
-        self.record_chunk(one, one.pods, one.ops, np.zeros(1, np.int64), result)
+        feasible, failed, host = int(one.ptr[1] - one.ptr[0]), int(one.failed[0]), int(one.hosts[0])
+        result.feasible[row], result.evaluated[row] = feasible, feasible + failed
+        if host >= 0:
+            result.hosts[row] = host
+            return
+        if feasible == 0:
+            error = self.fit_error_row(one.fail_rows[one.fail_row[0]])
+        elif one.bad_plugin[0] >= 0:
+            error = self.invalid_score(int(one.bad_plugin[0]), int(one.bad_value[0]))
+        else:
+            error = self.prescore_errors.get(int(one.pods[0]))
+        self.record_failure(result, row, error)
 
     def record_chunk(self, out: _Out, pods: np.ndarray, ops: np.ndarray, rows: np.ndarray,
                      result: ScoreResult) -> None:  # fmt: skip
