@@ -95,8 +95,9 @@ class _Sequence(_Run):
         #: one step's buffers (:meth:`step`), made at the first
         self.one: _Out | None = None
         self._remove: _native.PackedCall | None = None
-        #: the buffers of the last :meth:`chunk` or :meth:`step`
+        #: the buffers of the last :meth:`chunk` or :meth:`step`, and its last pod
         self.last: _Out | None = None
+        self.last_pod = -1
 
     def owned(self, states: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """The states with their own copies of what binds change (``own_state``), for
@@ -209,15 +210,17 @@ class _Sequence(_Run):
         self._kernel(pods, ops, self.nominations(pods), bad, tie, seed, rng, result.keep != 0,
                      commit, out)  # fmt: skip
         self.record_chunk(out, pods, ops, rows, result)
-        self.last = out
+        self.last, self.last_pod = out, int(pods[-1]) if len(pods) else -1
 
-    def last_verdicts(self) -> np.ndarray | None:
-        """The verdict on every node of the last pod of the last :meth:`chunk` or
-        :meth:`step`, if that pod fit no node (None otherwise)."""
+    def last_verdicts(self, pod: int) -> np.ndarray | None:
+        """The verdict on every node of batch pod ``pod`` in the last cycle of the last
+        :meth:`chunk` or :meth:`step`, if that cycle was ``pod``'s and it fit no node
+        (None otherwise)."""
         out = self.last
-        if out is None or out.fail_row[len(out.fail_row) - 1] < 0 or not len(out.fail_rows):
+        if out is None or self.last_pod != pod or not len(out.fail_rows):
             return None
-        return out.fail_rows[out.fail_row[len(out.fail_row) - 1]]
+        at = int(out.fail_row[len(out.fail_row) - 1])
+        return out.fail_rows[at] if at >= 0 else None
 
     def _kernel(self, pods: np.ndarray, ops: np.ndarray, nominated: np.ndarray,
                 bad: np.ndarray, tie: int, seed: int, rng: np.ndarray, keep: bool,
@@ -261,7 +264,7 @@ class _Sequence(_Run):
                 (self.table, self.cache, self.bound, rng, self.override),
                 (sequential.simulate_chunk_address(),))  # fmt: skip
         self.start = call(self.start, tie, seed % 2**64, commit)
-        self.last = one
+        self.last, self.last_pod = one, pod
         return int(one.hosts[0])
 
     def remove(self, pod: int, node: int) -> None:

@@ -99,7 +99,7 @@ def simulate_preemption(
         if host < 0 and not fit_error:
             runs.nominated.pop(pod, None)  # (clearNominatedNode)
         elif host < 0:
-            verdicts = seq.last_verdicts()  # (the failed cycle's diagnosis)
+            verdicts = seq.last_verdicts(pod)  # (the failed cycle's diagnosis)
             entry = result.preemptions[i] = _post_filter(runs, pod, i, seed, source,
                                                          cluster.budgets, pct, absolute,
                                                          result.node_names, verdicts)  # fmt: skip
