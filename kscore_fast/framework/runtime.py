@@ -555,18 +555,24 @@ class _Run:
         return found
 
     def _record_rejections(self, pods: np.ndarray, found: _Searched, result: ScoreResult) -> None:
+        """Each pod's rejected nodes with their filter and reasons (``explain``): every
+        distinct verdict of the chunk read once, each entry then a lookup."""
+        ptr = found.rej_ptr[: len(pods) + 1].tolist()
+        if ptr[-1] == 0:
+            return
+        distinct, which = np.unique(found.rej_code[: ptr[-1]], return_inverse=True)
+        verdicts = distinct.tolist()
+        which_list = which.reshape(-1).tolist()
+        position = [self.filter_positions[unpack(v)[0]] for v in verdicts]
+        text = [", ".join(self.reasons(v)) for v in verdicts]
+        positions = [position[j] for j in which_list]
+        reasons = [text[j] for j in which_list]
+        unresolvable = np.array([self.unresolvable(v) for v in verdicts], np.bool_)[which]
         for i, pod in enumerate(pods.tolist()):
-            lo, hi = int(found.rej_ptr[i]), int(found.rej_ptr[i + 1])
-            verdicts = found.rej_code[lo:hi].tolist()
-            result.add_rejections(
-                pod,
-                found.rej_node[lo:hi],
-                [self.filter_positions[unpack(v)[0]] for v in verdicts],
-                [", ".join(self.reasons(v)) for v in verdicts],
-            )
+            lo, hi = ptr[i], ptr[i + 1]
             if hi > lo:
-                result.unresolvable[pod] = np.array([self.unresolvable(v) for v in verdicts],
-                                                    dtype=np.bool_)  # fmt: skip
+                result.add_rejections(pod, found.rej_node[lo:hi], positions[lo:hi], reasons[lo:hi])
+                result.unresolvable[pod] = unresolvable[lo:hi]
 
     def unresolvable(self, verdict: int) -> bool:
         """The failing plugin's status for ``verdict`` is ``UnschedulableAndUnresolvable``

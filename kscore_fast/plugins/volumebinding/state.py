@@ -94,7 +94,7 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     cap_row, cap = capacity_rows(needs, node_labels, storage)
     cap = cap[:, node_class]
     batch.cache[RECORDS] = (claims, volumes)
-    node_index = {name: i for i, name in enumerate(snapshot.node_names)}
+    node_index = snapshot.node_index
     selected = np.array([node_index.get(c.selected_node, k.OTHER_NODE) if c.selected_node
                          else k.NO_NODE for c in claims], np.int64).reshape(-1)  # fmt: skip
     pod_ptr = np.zeros(len(batch) + 1, dtype=np.int64)
