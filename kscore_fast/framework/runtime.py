@@ -335,6 +335,7 @@ class _Run:
         self.states = states
         self.__dict__.pop("_reasons", None)  # (remembered for the former states)
         self.__dict__.pop("_unresolvable", None)
+        self.__dict__.pop("_fit_errors", None)
         self.plugin_table = PluginTable(self.plugins, states, self.COLUMNS)
         self.table = self.plugin_table.table
         self.score_states = [states[p] for p in self.sids.tolist()]
