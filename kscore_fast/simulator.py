@@ -668,7 +668,12 @@ class Simulator:
         i, seq = self._index[key], self._seq
         before = None if seq is None else prepare_cycle(self, i, key)
         try:
-            self._steps(result, row, [i], True, None, np.zeros(1, dtype=np.int8))
+            if seq is not None and result.keep == 0 and not seq.explain:  # (step buffers)
+                if self._step(i, key) >= 0 and key in self._reserved:
+                    result.volume_bindings[row] = self._reserved[key]
+                seq.record_one(result, row)
+            else:
+                self._steps(result, row, [i], True, None, np.zeros(1, dtype=np.int8))
         finally:
             if before is not None:
                 end_cycle(self, i, before)
@@ -910,7 +915,7 @@ class Simulator:
             seq.cache = seq.empty_cache()  # (verdicts kept across cycles: made again)
             seq.bound = self._seq.bound.copy()
             seq.override = self._seq.override.copy()
-            seq.one = None  # (buffers of its own)
+            seq.one = seq.last = None  # (buffers of its own)
             other._seq = seq
             if self._runs is not None:
                 other._runs = self._runs.rebased(seq)
