@@ -32,6 +32,7 @@ Reserve consumes no capacity.
 from __future__ import annotations
 
 from operator import attrgetter
+from typing import Any
 
 import numpy as np
 
@@ -87,6 +88,7 @@ class PreFilterGate(NoArgs):
     all_unresolvable = True
     kernels = gate_kernels
     bind_independent = True
+    reads_storage = True
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         return batch.prepared("VolumeBinding.preFilter", snapshot,
@@ -128,6 +130,7 @@ class VolumeBinding(NoArgs):
     kernels_allocate = ("filter_node", "assume")
     #: ``assume`` is Reserve's ``AssumePodVolumes``
     assume_reserves = True
+    reads_storage = True
     #: a raw score depends on the pod and the node only
     row_independent = True
 
@@ -152,6 +155,18 @@ class VolumeBinding(NoArgs):
     def reserved(s: tuple, batch: PodBatch, pod: int) -> list[tuple[str, str | None]]:
         """What Reserve decided for batch pod ``pod`` (``state.reserved``)."""
         return state.reserved(s, batch, pod)
+
+    @staticmethod
+    def binds_claims(s: tuple) -> np.ndarray:
+        """bool[B]: the pods a Reserve may bind claims of (``state.binds_claims``)."""
+        return state.binds_claims(s)
+
+    @staticmethod
+    def completed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch, pod: int,
+                          host: int) -> tuple[Storage, list[dict[str, Any]]] | None:  # fmt: skip
+        """The storage objects once pod ``pod``'s bindings completed on ``host``, and its
+        ``volumeBindings`` (``state.completed_storage``; None: nothing reserved)."""
+        return state.completed_storage(s, snapshot, batch, pod, host)
 
     @staticmethod
     def reserved_pods(s: tuple, pods: np.ndarray) -> np.ndarray:

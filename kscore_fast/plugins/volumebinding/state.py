@@ -19,6 +19,7 @@ CSIStorageCapacity objects never change during a run, and ``assume`` consumes no
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from bisect import bisect_left
 from fractions import Fraction
 from typing import Any
@@ -27,6 +28,7 @@ import msgspec
 import numpy as np
 
 from ...errors import UnsupportedError
+from ...framework.result import volume_binding_entries
 from ...model.disks import CSINodeRecord
 from ...model.rows import unique_rows
 from ...model.snapshot import ClusterSnapshot, PodBatch
@@ -35,6 +37,7 @@ from ..helper.claims import claim_classes
 from ..nodevolumelimits.translate import migration_mask
 from . import kernels as k
 from .capacity import Need, capacity_rows
+from .complete import complete
 from .reference import (
     by_request,
     check_bound_claims,
@@ -54,7 +57,8 @@ STATE_FIELDS = ("node_class", "pod_class", "bound_code", "pc_ptr", "pc_claims", 
                 "cap_row", "cap")  # fmt: skip
 #: the fields ``assume`` changes
 DYNAMIC = (13, 14, 15, 16, 18, 19)
-#: the batch cache's key of the claims and volumes the state's indices name
+#: the batch cache's key of the claims and volumes the states' indices name (per state:
+#: :func:`records`)
 RECORDS = "VolumeBinding.records"
 
 
@@ -93,7 +97,10 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
                            topology_matches)  # fmt: skip
     cap_row, cap = capacity_rows(needs, node_labels, storage)
     cap = cap[:, node_class]
-    batch.cache[RECORDS] = (claims, volumes)
+    kept = batch.cache.setdefault(RECORDS, {})
+    for key in [key for key, (ref, _) in kept.items() if ref() is None]:
+        del kept[key]
+    kept[id(node_class)] = (weakref.ref(node_class), (claims, volumes))
     node_index = {name: i for i, name in enumerate(snapshot.node_names)}
     selected = np.array([node_index.get(c.selected_node, k.OTHER_NODE) if c.selected_node
                          else k.NO_NODE for c in claims], np.int64).reshape(-1)  # fmt: skip
@@ -327,7 +334,7 @@ def assumed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch) -> Sto
     """``snapshot``'s storage objects with what ``assume`` changed in the state ``s``
     (made for ``snapshot`` and ``batch``): volumes owned by a claim get it as their claim
     reference, claims selected for a node get it as their selected node."""
-    claims, volumes = batch.cache[RECORDS]
+    claims, volumes = records(s, batch)
     storage = snapshot.storage
     owner, selected = s[13], s[15]
     out = dataclasses.replace(storage, claims=dict(storage.claims),
@@ -354,7 +361,7 @@ def reserved(s: tuple, batch: PodBatch, pod: int) -> list[tuple[str, str | None]
     lo, hi = int(s[17][pod]), int(s[17][pod + 1])
     if hi == lo or s[18][lo] < 0:
         return []
-    claims, volumes = batch.cache[RECORDS]
+    claims, volumes = records(s, batch)
     return [(claims[c].name, volumes[v].name if v >= 0 else None)
             for c, v in zip(s[18][lo:hi].tolist(), s[19][lo:hi].tolist(), strict=True)]  # fmt: skip
 
@@ -365,3 +372,31 @@ def reserved_pods(s: tuple, pods: np.ndarray) -> np.ndarray:
     out = hi > lo
     out[out] = s[18][lo[out]] >= 0
     return out
+
+
+def records(s: tuple, batch: PodBatch) -> tuple[list[ClaimRecord], list[VolumeRecord]]:
+    """The claims and volumes the indices of the state ``s`` (made for ``batch``) name:
+    kept per state (its ``node_class`` array, which copies share), as a run whose
+    bindings complete, and its copies, make states for several snapshots."""
+    ref, found = batch.cache.get(RECORDS, {}).get(id(s[0]), (lambda: None, ([], [])))
+    return found if ref() is s[0] else ([], [])
+
+
+def binds_claims(s: tuple) -> np.ndarray:
+    """bool[B]: the batch pods with claims to bind (a Reserve placing one binds them)."""
+    return np.diff(s[17]) > 0
+
+
+def completed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch, pod: int,
+                      host: int) -> tuple[Storage, list[dict[str, Any]]] | None:  # fmt: skip
+    """The storage objects of ``snapshot`` once batch pod ``pod``'s bindings, which
+    Reserve decided in the state ``s`` for node ``host``, completed (:mod:`.complete`),
+    with the pod's ``volumeBindings`` objects; None: Reserve decided nothing for it."""
+    decided = reserved(s, batch, pod)
+    if not decided:
+        return None
+    node = snapshot.node_names[host]
+    storage, made = complete(assumed_storage(s, snapshot, batch), batch.pods[pod].namespace,
+                             decided, node, snapshot.node_labels[host])  # fmt: skip
+    provisioned = [m if v is None else None for (_, v), m in zip(decided, made, strict=True)]
+    return storage, volume_binding_entries(decided, node, provisioned)
