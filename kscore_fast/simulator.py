@@ -210,16 +210,17 @@ class Simulator:
         for plugin, state in zip(seq.plugins, seq.states, strict=True):
             carry = getattr(plugin, "assumed_storage", None)
             if carry is not None:
-                self._cache.storage = carry(state, seq.snapshot, seq.batch)
+                self._cache.storage = carry(state, seq.snapshot, seq.batch, seq.storage)
 
     def _sync_storage(self) -> None:
         """After bindings completed in the run (its snapshot's storage objects changed):
         the cache's records and :attr:`cluster` hold the storage objects as they are."""
         seq = self._seq
-        if seq is None or seq.snapshot.storage is self._cluster.snapshot.storage:
+        if seq is None or seq.storage is self._cluster.snapshot.storage:
             return
-        self._cache.storage = seq.snapshot.storage
-        snapshot = dataclasses.replace(self._cluster.snapshot, storage=seq.snapshot.storage)
+        self._cache.storage = seq.storage
+        was = self._cluster.snapshot
+        snapshot = dataclasses.replace(was, storage=seq.storage, cache=dict(was.cache))
         self._cluster = dataclasses.replace(self._cluster, snapshot=snapshot)
 
     def _fresh(self) -> _Sequence | None:
@@ -370,17 +371,17 @@ class Simulator:
         the node rotation, the random source, the last cycle's node list."""
         assert self._seq is not None
         return (self._seq.bound[pods].copy(), self._seq.start, self._rng.copy(),
-                self._cache.listed, self._seq.reserve_point(), self._seq.snapshot,
-                dict(self._seq.decided))  # fmt: skip
+                self._cache.listed, self._seq.reserve_point(),
+                (self._seq.snapshot, self._seq.storage), dict(self._seq.decided))  # fmt: skip
 
     def _rollback(self, pods: np.ndarray, bound: np.ndarray, start: int, rng: np.ndarray,
-                  listed: list[str] | None, reserved: list[Any], snapshot: Any,
+                  listed: list[str] | None, reserved: list[Any], made: tuple[Any, Any],
                   decided: dict[int, Any]) -> None:  # fmt: skip
         """Undo a loop over ``pods`` that stopped with an exception: each pod it bound is
         removed from the plugins' states and each it deleted assumed again (binding is
         undone exactly by ``remove``), what Reserve changed put back (``remove`` keeps a
         deleted pod's volumes bound: ``reserved``, :meth:`_Sequence.reserve_point`), the
-        bindings that completed undone (the storage objects of ``snapshot`` again), the
+        bindings that completed undone (the snapshot and storage of ``made`` again), the
         rotation and the random source restored; the cache's records were not touched
         yet."""
         seq = self._seq
@@ -397,9 +398,10 @@ class Simulator:
                 seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, one, node)
         seq.restore_reserved(reserved)
         seq.bound[pods] = bound
+        snapshot, storage = made
         if seq.snapshot is not snapshot:
             seq.restorage(snapshot)
-            seq.decided = decided
+        seq.storage, seq.decided = storage, decided
         seq.start = start
         self._rng[:] = rng
         self._cache.listed = listed
@@ -595,7 +597,7 @@ class Simulator:
         seq, cache = self._seq, self._cache
         assert seq is not None
         before = (np.array([seq.bound[i]], np.int64), seq.start, self._rng.copy(),
-                  cache.listed, seq.reserve_point(), seq.snapshot,
+                  cache.listed, seq.reserve_point(), (seq.snapshot, seq.storage),
                   dict(seq.decided)) if undo else None  # fmt: skip
         try:
             cache.listed = self._cluster.snapshot.node_names  # UpdateSnapshot

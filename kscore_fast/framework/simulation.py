@@ -96,9 +96,11 @@ class _Sequence(_Run):
         #: one step's buffers (:meth:`step`), made at the first
         self.one: _Out | None = None
         self._remove: _native.PackedCall | None = None
-        #: the snapshot the states were made from (the storage objects as the completed
-        #: bindings left them: :meth:`complete_bindings`)
+        #: the snapshot the states were made from, and the storage objects as the
+        #: completed bindings left them (:meth:`complete_bindings`; the states are made
+        #: again for them only when a pod may see the difference)
         self.snapshot = snapshot
+        self.storage = snapshot.storage
         #: batch pod → its ``volumeBindings`` objects, for the pods whose bindings
         #: completed (their Reserve's decisions are then no longer in the states)
         self.decided: dict[int, list[dict[str, Any]]] = {}
@@ -168,6 +170,8 @@ class _Sequence(_Run):
             if getattr(plugin, "reserved", None) is None or not len(pods):
                 continue
             for k in np.flatnonzero(plugin.reserved_pods(s, pods)).tolist():
+                if int(pods[k]) in self.decided:
+                    continue
                 decided = plugin.reserved(s, self.batch, int(pods[k]))
                 out[k] = volume_binding_entries(decided, names[int(hosts[k])])
         return out
@@ -199,28 +203,35 @@ class _Sequence(_Run):
 
     def complete_bindings(self, pod: int) -> None:
         """Batch pod ``pod`` was just scheduled: if bound, the bindings its Reserve made
-        complete (the plugin's ``completed_storage``: claims bound, volumes provisioned)
-        and the plugins that read the storage objects are prepared again for them."""
+        complete (the plugin's ``completed_storage``: claims bound, volumes provisioned,
+        :attr:`storage`); the plugins that read the storage objects are prepared again
+        for them when a pod not bound reads a claim it bound, or when the bound pods'
+        views change (else what Reserve assumed holds what the next cycles read)."""
         host = int(self.bound[pod])
         if host < 0:
             return
         for k in self._reserving():
-            plugin = self.plugins[k]
-            complete = getattr(plugin, "completed_storage", None)
-            if complete is None:
+            complete = getattr(self.plugins[k], "completed_storage", None)
+            found = (
+                None
+                if complete is None
+                else complete(self.states[k], self.snapshot, self.batch, pod, host, self.storage)
+            )
+            if found is None:
                 continue
-            found = complete(self.states[k], self.snapshot, self.batch, pod, host)
-            if found is not None:
-                storage, entries = found
-                self.decided[pod] = entries
-                self.restorage(dataclasses.replace(self.snapshot, storage=storage, cache={}))
-                return
+            self.decided[pod] = found.entries
+            self.storage = found.storage
+            if found.bound_views or (self.bound[found.readers] < 0).any():
+                # (what the snapshot's cache holds is of its nodes and pods: kept)
+                self.restorage(dataclasses.replace(self.snapshot, storage=found.storage,
+                                                   cache=dict(self.snapshot.cache)))  # fmt: skip
+            return
 
     def restorage(self, snapshot: ClusterSnapshot) -> None:
         """Run on ``snapshot`` (this run's, its storage objects changed): the plugins that
         read them (``reads_storage``) prepared again, the pods bound so far added to them
         (``AddPod``), the filters chosen again, the verdicts kept across cycles dropped."""
-        self.snapshot = snapshot
+        self.snapshot, self.storage = snapshot, snapshot.storage
         states = list(self.states)
         again = [k for k, p in enumerate(self.plugins) if p.reads_storage]
         for k in again:

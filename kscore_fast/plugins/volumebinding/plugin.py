@@ -32,7 +32,6 @@ Reserve consumes no capacity.
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any
 
 import numpy as np
 
@@ -146,10 +145,11 @@ class VolumeBinding(NoArgs):
         return state.empty_state()
 
     @staticmethod
-    def assumed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch) -> Storage:
-        """The storage objects with what binds assumed in ``s`` (kept when a simulator
-        prepares its states again: Go's assume cache keeps them)."""
-        return state.assumed_storage(s, snapshot, batch)
+    def assumed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch,
+                        base: Storage | None = None) -> Storage:  # fmt: skip
+        """The storage objects (``base``, default: the snapshot's) with what binds
+        assumed in ``s`` (kept when a simulator prepares its states again)."""
+        return state.assumed_storage(s, snapshot, batch, base)
 
     @staticmethod
     def reserved(s: tuple, batch: PodBatch, pod: int) -> list[tuple[str, str | None]]:
@@ -163,10 +163,11 @@ class VolumeBinding(NoArgs):
 
     @staticmethod
     def completed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch, pod: int,
-                          host: int) -> tuple[Storage, list[dict[str, Any]]] | None:  # fmt: skip
-        """The storage objects once pod ``pod``'s bindings completed on ``host``, and its
-        ``volumeBindings`` (``state.completed_storage``; None: nothing reserved)."""
-        return state.completed_storage(s, snapshot, batch, pod, host)
+                          host: int, base: Storage) -> state.Completed | None:  # fmt: skip
+        """``base`` once pod ``pod``'s bindings completed on ``host``, its
+        ``volumeBindings``, who sees the change (``state.completed_storage``; None:
+        nothing reserved)."""
+        return state.completed_storage(s, snapshot, batch, pod, host, base)
 
     @staticmethod
     def reserved_pods(s: tuple, pods: np.ndarray) -> np.ndarray:
