@@ -191,9 +191,17 @@ class ScoreResult:
         self._lengths[pods] = lengths
         self._pos += int(lengths.sum())
 
+    def commit_one(self, pod: int, length: int) -> None:
+        """:meth:`commit` of one pod's ``length`` entries."""
+        self._lengths[pod] = length
+        self._pos += length
+
     def finish(self) -> None:
         """Fix ``ptr`` and trim the buffers to what was kept (views, no copies)."""
-        self.ptr = arrays.offsets(self._lengths)
+        if len(self._lengths) == 1:  # (a lone pod: no running sums)
+            self.ptr = np.array([0, self._pos], dtype=np.int64)
+        else:
+            self.ptr = arrays.offsets(self._lengths)
         n = self._pos
         self.nodes = self.nodes[:n]
         self.raw = self.raw[:, :n]

@@ -38,6 +38,7 @@ from .interface import Chunk
 from .kernels import settle_chunk, top_k
 from .nodeorder import num_feasible_nodes_to_find
 from .result import ScoreResult, ScoresMode
+from .scoring import score_todo
 from .search import BLOCK, unpack
 from .selection import select_hosts
 
@@ -85,6 +86,8 @@ class _TableRows:
         self.plugin_names, self.filter_names = fw.plugin_names, fw.filter_names
         self.const_ok = sharing.normalizes_equal_equally(self.score_plugins)
         self._no_rows: dict[int, sharing.TwinRows] = {}
+        #: a lone pod's row per score plugin: none (``score_todo``'s ``rows``, read only)
+        self.lone_rows = arrays.full((len(self.sids), 1), -1, np.int64)
 
     def no_rows(self, n_nodes: int) -> sharing.TwinRows:
         """The :class:`~.sharing.TwinRows` of a run where no pods share rows (a lone pod):
@@ -223,7 +226,9 @@ class Framework:
             n_chunk = len(pods)
             if skipping:
                 pods = pods[~skip[pods]]
-            if len(pods):
+            if run.lone and len(pods):
+                run.cycle_one(pods, seed_u64, result, scratch)
+            elif len(pods):
                 found = run.search(pods, result.room(len(pods) * num_to_find))
                 chunk = run.settle(pods, found, result)
                 if len(chunk):
@@ -249,20 +254,14 @@ class _Run:
         explain: bool,
     ) -> None:
         self._profile(fw, snapshot, batch, num_to_find, explain)
-        filter_states = [self.states[p] for p in self.fids.tolist()]
-        self.keys = verdicts.plugin_keys(self.filter_slots, filter_states, len(batch))
-        self.classes = verdicts.filter_classes(self.keys)
-        self.twins = pod_twins(batch)
-        plugins, states = self.score_plugins, self.score_states
-        spec = spec_twins(batch) if any(p.spec_only for p in plugins) else None
-        if len(batch) < 2:  # (nothing to share: the profile's empty rows)
+        #: a batch of one pod, scored (``cycle_one``): its cycle in one compiled call
+        self.lone = len(batch) == 1 and len(self.sids) > 0
+        if len(batch) < 2:  # (nothing to share: one filter class, the profile's empty rows)
+            self.keys = None
+            self.classes = self.twins = self.copies = np.zeros(len(batch), dtype=np.int64)
             self.twin_rows = fw.table_rows.no_rows(snapshot.n_nodes)
         else:
-            self.twin_rows = sharing.TwinRows(self.sids, plugins, states, self.twins,
-                                              snapshot.n_nodes, num_to_find, spec,
-                                              fw.table_rows.const_ok)  # fmt: skip
-        #: pods scored once per node list and copied (twins, and more: ``copy_classes``)
-        self.copies = sharing.copy_classes(plugins, states, self.twins, spec)
+            self._sharing(fw, snapshot, batch, num_to_find)
         self.memo = self.done = self.reps = None
         n_classes = int(self.classes.max()) + 1 if len(batch) and len(self.fids) else 0
         if 0 < n_classes * self.n_nodes <= MEMO_ENTRIES:  # verdicts kept for the whole run
@@ -270,6 +269,22 @@ class _Run:
             self.reps[self.classes[::-1]] = np.arange(len(batch))[::-1]
             self.memo = np.empty((n_classes, self.n_nodes), dtype=np.int64)
             self.done = np.zeros((n_classes, -(-self.n_nodes // BLOCK)), dtype=np.bool_)
+
+    def _sharing(self, fw: Framework, snapshot: ClusterSnapshot, batch: PodBatch,
+                 num_to_find: int) -> None:  # fmt: skip
+        """What pods of the batch share: filter classes (their verdicts), twins, score
+        rows and copies."""
+        filter_states = [self.states[p] for p in self.fids.tolist()]
+        self.keys = verdicts.plugin_keys(self.filter_slots, filter_states, len(batch))
+        self.classes = verdicts.filter_classes(self.keys)
+        self.twins = pod_twins(batch)
+        plugins, states = self.score_plugins, self.score_states
+        spec = spec_twins(batch) if any(p.spec_only for p in plugins) else None
+        self.twin_rows = sharing.TwinRows(self.sids, plugins, states, self.twins,
+                                          snapshot.n_nodes, num_to_find, spec,
+                                          fw.table_rows.const_ok)  # fmt: skip
+        #: pods scored once per node list and copied (twins, and more: ``copy_classes``)
+        self.copies = sharing.copy_classes(plugins, states, self.twins, spec)
 
     def _profile(self, fw: Framework, snapshot: ClusterSnapshot, batch: PodBatch,
                  num_to_find: int, explain: bool) -> None:  # fmt: skip
@@ -409,14 +424,76 @@ class _Run:
         if self.explain:
             self._record_rejections(pods, found, result)
         if zero or blocked:
-            counts = arrays.diff(found.ptr)
-            for i in np.flatnonzero(counts == 0).tolist():
-                self.record_failure(result, int(pods[i]), self._fit_error(found, i))
-            for i in np.flatnonzero(counts >= 2).tolist() if blocked else ():
-                if self.prescore_blocked[pods[i]]:
-                    self.record_failure(result, int(pods[i]), self.prescore_errors[int(pods[i])])
+            self._settle_failures(pods, found, result, blocked)
         kept = pods if m == c else pods[keep_idx[:m]]
         return Chunk(kept, keep_ptr[: m + 1], found.nodes[: keep_ptr[m]])
+
+    def _settle_failures(self, pods: np.ndarray, found: _Searched, result: ScoreResult,
+                         blocked: int) -> None:  # fmt: skip
+        """The errors of the chunk's pods without a feasible node (``FitError``) and, when
+        ``blocked``, of those with two or more whose PreScore failed."""
+        counts = arrays.diff(found.ptr)
+        for i in np.flatnonzero(counts == 0).tolist():
+            self.record_failure(result, int(pods[i]), self._fit_error(found, i))
+        for i in np.flatnonzero(counts >= 2).tolist() if blocked else ():
+            if self.prescore_blocked[pods[i]]:
+                self.record_failure(result, int(pods[i]), self.prescore_errors[int(pods[i])])
+
+    def cycle_one(self, pods: np.ndarray, seed: np.uint64, result: ScoreResult,
+                  scratch: _Scratch) -> None:  # fmt: skip
+        """``search``, ``settle`` and ``score`` of a lone pod (``lone``): their compiled
+        steps called straight from here, nothing to share between pods (no twins, rows or
+        copies), the node list found and scored in the result's own buffers."""
+        classes, reps, memo, done = self._verdict_table(pods)
+        n_find = max(self.num_to_find, 1)
+        room = result.room(n_find)
+        nodes = np.empty(n_find, dtype=np.int32) if room is None else room
+        # ptr, failed, rej_ptr; keep_idx, keep_ptr; best, count, bad plugin, bad value
+        counts, kept = np.zeros(5, np.int64), np.empty(3, np.int64)
+        per_pod = np.empty((4, 1), np.int64)
+        if result.keep is None:
+            whole_raw, whole_norm, base = result.raw, result.normalized, result.free_slice(0).start
+        else:
+            whole_raw, whole_norm, base = scratch.raw, scratch.norm_u8, 0
+        chosen = np.empty(1, dtype=np.int32)
+        explain = self.explain and len(self.fids) > 0
+        rejections = (np.empty(self.n_nodes, np.int32), np.empty(self.n_nodes, np.int64)
+                      ) if explain else _NO_REJECTIONS  # fmt: skip
+        ptr, failed, rej_ptr = counts[:2], counts[2:3], counts[3:]
+        keep_idx, keep_ptr = kept[:1], kept[1:]
+        self.start = search.search_chunk(
+            self.fids, self.table, pods, reps, classes, self.nominations(pods), self.start,
+            self.num_to_find, self.n_nodes, memo, done, BLOCK, explain, ptr, nodes, failed,
+            rej_ptr, *rejections,
+        )  # fmt: skip
+        m, zero, blocked = settle_chunk(pods, ptr, nodes, failed, self.prescore_blocked,
+                                        result.feasible, result.evaluated, result.hosts,
+                                        keep_idx, keep_ptr)  # fmt: skip
+        if m:
+            rows = self.twin_rows
+            score_todo(keep_idx, self.sids, self.weights, self.table, pods, keep_ptr, nodes,
+                       whole_raw, whole_norm, base, scratch.total, *per_pod,
+                       self.fw.table_rows.lone_rows, rows.raw, rows.n_all, rows.const,
+                       rows.const_ok, rows.row_ok, result.keep != 0, seed, chosen)  # fmt: skip
+        if zero or blocked or self.explain:
+            found = _Searched(counts[:2], nodes, counts[2:3], counts[3:], *rejections, classes,
+                              memo)  # fmt: skip
+            if self.explain:
+                self._record_rejections(pods, found, result)
+            if zero or blocked:
+                self._settle_failures(pods, found, result, blocked)
+        if not m:
+            return
+        if per_pod[2, 0] >= 0:
+            self.record_failure(result, int(pods[0]), self.invalid_score(*per_pod[2:, 0].tolist()))
+            return
+        result.hosts[pods] = chosen
+        n = int(kept[2])
+        if room is not None:  # (``scores="all"``: the scores and nodes are in place)
+            result.commit_one(int(pods[0]), n)
+            return
+        raw, norm_u8 = whole_raw[:, base : base + n], whole_norm[:, base : base + n]
+        self._keep(Chunk(pods, kept[1:], nodes[:n]), raw, norm_u8, scratch.total[:n], result)
 
     def record_search(self, pods: np.ndarray, found: _Searched, result: ScoreResult
                       ) -> np.ndarray:  # fmt: skip
@@ -466,18 +543,24 @@ class _Run:
         return found
 
     def _record_rejections(self, pods: np.ndarray, found: _Searched, result: ScoreResult) -> None:
+        """Each pod's rejected nodes with their filter and reasons (``explain``): every
+        distinct verdict of the chunk read once, each entry then a lookup."""
+        ptr = found.rej_ptr[: len(pods) + 1].tolist()
+        if ptr[-1] == 0:
+            return
+        distinct, which = np.unique(found.rej_code[: ptr[-1]], return_inverse=True)
+        verdicts = distinct.tolist()
+        which_list = which.reshape(-1).tolist()
+        position = [self.filter_positions[unpack(v)[0]] for v in verdicts]
+        text = [", ".join(self.reasons(v)) for v in verdicts]
+        positions = [position[j] for j in which_list]
+        reasons = [text[j] for j in which_list]
+        unresolvable = np.array([self.unresolvable(v) for v in verdicts], np.bool_)[which]
         for i, pod in enumerate(pods.tolist()):
-            lo, hi = int(found.rej_ptr[i]), int(found.rej_ptr[i + 1])
-            verdicts = found.rej_code[lo:hi].tolist()
-            result.add_rejections(
-                pod,
-                found.rej_node[lo:hi],
-                [self.filter_positions[unpack(v)[0]] for v in verdicts],
-                [", ".join(self.reasons(v)) for v in verdicts],
-            )
+            lo, hi = ptr[i], ptr[i + 1]
             if hi > lo:
-                result.unresolvable[pod] = np.array([self.unresolvable(v) for v in verdicts],
-                                                    dtype=np.bool_)  # fmt: skip
+                result.add_rejections(pod, found.rej_node[lo:hi], positions[lo:hi], reasons[lo:hi])
+                result.unresolvable[pod] = unresolvable[lo:hi]
 
     def unresolvable(self, verdict: int) -> bool:
         """The failing plugin's status for ``verdict`` is ``UnschedulableAndUnresolvable``
@@ -587,6 +670,10 @@ def fit_error_text(n_nodes: int, histogram: Mapping[str, int]) -> str:
     failed nodes' reasons (reason → count): the ``"%v %v"`` entries sorted as strings."""
     parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
     return f"0/{n_nodes} nodes are available: {', '.join(parts)}."
+
+
+#: ``search_chunk``'s rejected nodes and verdicts without ``explain`` (never written)
+_NO_REJECTIONS = (np.empty(0, np.int32), np.empty(0, np.int64))
 
 
 def _no_memo(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:

@@ -104,7 +104,7 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     for key in [key for key, (ref, _) in kept.items() if ref() is None]:
         del kept[key]
     kept[id(node_class)] = (weakref.ref(node_class), (claims, volumes))
-    node_index = {name: i for i, name in enumerate(snapshot.node_names)}
+    node_index = snapshot.node_index
     selected = np.array([node_index.get(c.selected_node, k.OTHER_NODE) if c.selected_node
                          else k.NO_NODE for c in claims], np.int64).reshape(-1)  # fmt: skip
     pod_ptr = np.zeros(len(batch) + 1, dtype=np.int64)
