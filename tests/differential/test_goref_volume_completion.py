@@ -33,7 +33,7 @@ from kscore_fast.simulator import Simulator
 from ..goref import goref_missing
 from ..scenarios_volume_binding import VOLUME_BINDING_CONFIG
 from ..scenarios_volume_completion import completion_scenario
-from .events import run_goref_events
+from .events import replay_batched, run_goref_events
 from .storage_runs import differences
 
 pytestmark = [
@@ -104,23 +104,6 @@ def _script(sim: Simulator, objs: list[dict[str, Any]], seed: int
     return ops, results
 
 
-def _replayed(sim: Simulator, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The ops again, each run of schedule and delete ops in one ``Simulator.replay``
-    (cut before a pod it schedules again)."""
-    out: list[dict[str, Any]] = []
-    run: list[tuple[str, str]] = []
-    for op in [*ops, {"op": "end"}]:
-        again = op["op"] == "schedule" and ("schedule", op["pod"]) in run
-        if run and (again or op["op"] not in ("schedule", "delete")):
-            out += sim.replay(run, scores="none").to_dict()["results"]
-            run = []
-        if op["op"] in ("schedule", "delete"):
-            run.append((op["op"], op["pod"]))
-        elif op["op"] == "addPod":
-            sim.add_pod(copy.deepcopy(op["pod"]))
-    return out
-
-
 def _lines(ours: list[dict[str, Any]], go: list[dict[str, Any]], what: str) -> list[str]:
     n = timing_free(go)
     out = [f"{what} cycle {i} {k['pod']}: {f} {k.get(f)!r} != go {g.get(f)!r}"
@@ -144,7 +127,7 @@ def _events(tmp_path, seed: int, **sizes: int) -> None:
     ops, ours = _script(simulator(), objs, seed)
     go, error = run_goref_events(cluster, config, ops, seed, tmp_path)
     diffs = _lines(ours, go, "schedule_one")
-    diffs += _lines(_replayed(simulator(), ops), go, "replay")
+    diffs += _lines(replay_batched(simulator(), ops), go, "replay")
     if error:
         diffs.append(f"goref refused the script: {error}")
     assert not diffs, f"completion events {seed}:\n" + "\n".join(diffs[:20])
