@@ -76,8 +76,10 @@ def complete(storage: Storage, namespace: str, decided: Sequence[tuple[str, str 
                 volumes[volume_name], claim_ref=ref, available=False
             )
         else:
+            claim = msgspec.structs.replace(claim, selected_node=node)  # (bindAPIUpdate)
             provisioner = storage.classes[claim.class_name].provisioner
             if not provisions(provisioner):
+                claims[(namespace, claim_name)] = claim
                 names.append(None)
                 continue
             volume = provisioned_volume(claim, uid, provisioner, storage, node, labels)
