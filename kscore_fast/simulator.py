@@ -689,7 +689,12 @@ class Simulator:
         i, seq = self._index[key], self._seq
         before = None if seq is None else prepare_cycle(self, i, key)
         try:
-            self._steps(result, row, [i], True, None, np.zeros(1, dtype=np.int8))
+            if seq is not None and result.keep == 0 and not seq.explain:  # (step buffers)
+                if self._step(i, key) >= 0 and key in self._reserved:
+                    result.volume_bindings[row] = self._reserved[key]
+                seq.record_one(result, row)
+            else:
+                self._steps(result, row, [i], True, None, np.zeros(1, dtype=np.int8))
         finally:
             if before is not None:
                 end_cycle(self, i, before)
@@ -932,7 +937,7 @@ class Simulator:
             seq.bound = self._seq.bound.copy()
             seq.override = self._seq.override.copy()
             seq.decided = dict(self._seq.decided)
-            seq.one = None  # (buffers of its own)
+            seq.one = seq.last = None  # (buffers of its own)
             other._seq = seq
             if self._runs is not None:
                 other._runs = self._runs.rebased(seq)

@@ -105,6 +105,9 @@ class ClusterCache:
         #: node name → the keys of its pods in ``NodeInfo.Pods`` order (added last,
         #: deleted by the last taking its place), whether the node is present or not
         self.on_node: dict[str, list[str]] = {}
+        #: the nodes whose list in :attr:`on_node` is this cache's own (the others' lists
+        #: may be shared with copies: copied before a change, :meth:`_keys`)
+        self._own: set[str] = set()
         #: the input's PodDisruptionBudgets (their statuses are not recomputed)
         self.budgets: list = []
 
@@ -139,7 +142,8 @@ class ClusterCache:
         other.services, other.controllers = self.services, self.controllers
         other.namespaces, other.storage = self.namespaces, self.storage
         other.admission, other.refused = self.admission, dict(self.refused)
-        other.on_node = {name: list(keys) for name, keys in self.on_node.items()}
+        other.on_node = dict(self.on_node)  # (the lists shared until one side changes one)
+        other._own, self._own = set(), set()
         other.budgets = self.budgets
         return other
 
@@ -178,7 +182,7 @@ class ClusterCache:
         """``AddPod`` of a bound pod (its node need not be present)."""
         self.existing[pod.key] = pod
         self._ports(pod, pod.node_name, True)
-        self.on_node.setdefault(pod.node_name, []).append(pod.key)
+        self._keys(pod.node_name).append(pod.key)
 
     def drop_existing(self, key: str) -> None:
         """``RemovePod`` of a bound pod of the input or of ``add_existing``."""
@@ -190,7 +194,7 @@ class ClusterCache:
         """A pending pod assumed on ``node``."""
         self.bound[key] = node
         self._ports(self.pending[key], node, True)
-        self.on_node.setdefault(node, []).append(key)
+        self._keys(node).append(key)
 
     def drop_pending(self, key: str) -> str | None:
         """A pending pod deleted: the node it was bound to, if any (released there)."""
@@ -204,9 +208,17 @@ class ClusterCache:
 
     def _leave(self, key: str, node: str) -> None:
         """``NodeInfo.RemovePod``: the node's last pod takes the place of ``key``."""
-        keys = self.on_node[node]
+        keys = self._keys(node)
         keys[keys.index(key)] = keys[-1]
         keys.pop()
+
+    def _keys(self, node: str) -> list[str]:
+        """``node``'s list of :attr:`on_node`, this cache's own, to change."""
+        keys = self.on_node.get(node)
+        if keys is None or node not in self._own:
+            keys = self.on_node[node] = [] if keys is None else list(keys)
+            self._own.add(node)
+        return keys
 
     def node_list(self) -> tuple[list[NodeRecord], bool]:
         """The nodes as ``UpdateSnapshot`` lists them at the next cycle, and whether that

@@ -101,6 +101,10 @@ class _TableRows:
         return found
 
 
+#: FitError messages a run remembers by their nodes' verdicts (:meth:`_Run.fit_error_row`)
+_FIT_ERRORS_KEPT = 64
+
+
 @dataclass
 class _Searched:
     """One chunk's search: feasible lists (``ptr``/``nodes``), failed counts, and (with
@@ -336,6 +340,7 @@ class _Run:
         self.states = states
         self.__dict__.pop("_reasons", None)  # (remembered for the former states)
         self.__dict__.pop("_unresolvable", None)
+        self.__dict__.pop("_fit_errors", None)
         self.plugin_table = PluginTable(self.plugins, states, self.COLUMNS)
         self.table = self.plugin_table.table
         self.score_states = [states[p] for p in self.sids.tolist()]
@@ -519,8 +524,21 @@ class _Run:
     def _fit_error(self, found: _Searched, i: int) -> str:
         """``FitError.Error()``: every node failed (all were examined): the histogram of
         their reasons, sorted as strings."""
-        verdicts, n = np.unique(found.memo[found.classes[i]], return_counts=True)
-        return self.fit_error_of(verdicts.tolist(), n.tolist())
+        return self.fit_error_row(found.memo[found.classes[i]])
+
+    def fit_error_row(self, verdicts: np.ndarray) -> str:
+        """``FitError.Error()`` of the failing ``verdicts`` of every node (the last few
+        rows' messages remembered: pods that fail again often fail alike)."""
+        key = verdicts.tobytes()
+        memo = self.__dict__.setdefault("_fit_errors", {})
+        found = memo.get(key)
+        if found is None:
+            unique, n = np.unique(verdicts, return_counts=True)
+            found = self.fit_error_of(unique.tolist(), n.tolist())
+            if len(memo) >= _FIT_ERRORS_KEPT:
+                memo.clear()
+            memo[key] = found
+        return found
 
     def fit_error_of(self, verdicts: list[int], counts: list[int]) -> str:
         """``FitError.Error()`` of the nodes' distinct failing ``verdicts``, each given by

@@ -96,6 +96,9 @@ class _Sequence(_Run):
         #: one step's buffers (:meth:`step`), made at the first
         self.one: _Out | None = None
         self._remove: _native.PackedCall | None = None
+        #: the buffers of the last :meth:`chunk` or :meth:`step`, and its last pod
+        self.last: _Out | None = None
+        self.last_pod = -1
         #: the snapshot the states were made from, and the storage objects as the
         #: completed bindings left them (:meth:`complete_bindings`; the states are made
         #: again for them only when a pod may see the difference)
@@ -242,7 +245,7 @@ class _Sequence(_Run):
         self.choose_filters()
         self.cache = self.empty_cache()
         self.kinds = cached_scoring.kinds(self.score_plugins, self.score_states, len(self.batch))
-        self._remove = None
+        self._remove, self.last = None, None  # (verdicts of the former filters)
         pods = np.flatnonzero(self.bound >= 0).astype(np.int64)
         aids = np.array([a for a in self.add_ids.tolist() if a in again], np.int64)
         if len(pods) and len(aids):
@@ -308,6 +311,17 @@ class _Sequence(_Run):
         self._kernel(pods, ops, self.nominations(pods), bad, tie, seed, rng, result.keep != 0,
                      commit, out)  # fmt: skip
         self.record_chunk(out, pods, ops, rows, result)
+        self.last, self.last_pod = out, int(pods[-1]) if len(pods) else -1
+
+    def last_verdicts(self, pod: int) -> np.ndarray | None:
+        """The verdict on every node of batch pod ``pod`` in the last cycle of the last
+        :meth:`chunk` or :meth:`step`, if that cycle was ``pod``'s and it fit no node
+        (None otherwise)."""
+        out = self.last
+        if out is None or self.last_pod != pod or not len(out.fail_rows):
+            return None
+        at = int(out.fail_row[len(out.fail_row) - 1])
+        return out.fail_rows[at] if at >= 0 else None
 
     def _kernel(self, pods: np.ndarray, ops: np.ndarray, nominated: np.ndarray,
                 bad: np.ndarray, tie: int, seed: int, rng: np.ndarray, keep: bool,
@@ -351,6 +365,7 @@ class _Sequence(_Run):
                 (self.table, self.cache, self.bound, rng, self.override),
                 (sequential.simulate_chunk_address(),))  # fmt: skip
         self.start = call(self.start, tie, seed % 2**64, commit)
+        self.last, self.last_pod = one, pod
         host = int(one.hosts[0])
         if commit and host >= 0 and self.completing is not None and self.completing[pod]:
             self.complete_bindings(pod)
@@ -379,11 +394,23 @@ class _Sequence(_Run):
         names = frozenset(self.filter_slots[s].name for s in slots)
         return self.fit_error_of(kinds, counts.tolist()), names
 
-    def record_one(self, result: ScoreResult) -> None:
-        """Record the last :meth:`step` as row 0 of ``result`` (which keeps no scores)."""
+    def record_one(self, result: ScoreResult, row: int = 0) -> None:
+        """Record the last :meth:`step` as row ``row`` of ``result`` (which keeps no scores):
+        what :meth:`record_chunk` records of it, without the chunk's arrays."""
         one = self.one
         assert one is not None and result.keep == 0 and not self.explain
-        self.record_chunk(one, one.pods, one.ops, np.zeros(1, np.int64), result)
+        feasible, failed, host = int(one.ptr[1] - one.ptr[0]), int(one.failed[0]), int(one.hosts[0])
+        result.feasible[row], result.evaluated[row] = feasible, feasible + failed
+        if host >= 0:
+            result.hosts[row] = host
+            return
+        if feasible == 0:
+            error = self.fit_error_row(one.fail_rows[one.fail_row[0]])
+        elif one.bad_plugin[0] >= 0:
+            error = self.invalid_score(int(one.bad_plugin[0]), int(one.bad_value[0]))
+        else:
+            error = self.prescore_errors.get(int(one.pods[0]))
+        self.record_failure(result, row, error)
 
     def record_chunk(self, out: _Out, pods: np.ndarray, ops: np.ndarray, rows: np.ndarray,
                      result: ScoreResult) -> None:  # fmt: skip

@@ -56,12 +56,15 @@ class LazyStatuses(Mapping[int, Status]):
 
 
 def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetRecord],
-                     draw: Callable[[int], int], percentage: int = 10,
-                     absolute: int = 100) -> Preemption:  # fmt: skip
+                     draw: Callable[[int], int], percentage: int = 10, absolute: int = 100,
+                     verdicts: np.ndarray | None = None) -> Preemption:  # fmt: skip
     """:func:`.reference.preempt` of the view's pod (``pod``: its record as the nominator
-    has it) after its FitError in the state as it is: the same :class:`Preemption`."""
-    verdicts = view.verdicts(view._all)
-    codes = _codes(view, verdicts)
+    has it) after its FitError in the state as it is: the same :class:`Preemption`.
+    ``verdicts``: the pod's verdict on every node in that state, nominated pods counted,
+    as its failed cycle found them (the diagnosis Go's PostFilter reads); default: found
+    again."""
+    if verdicts is None:
+        verdicts = view.verdicts(view._all)
     nominated = None
     node = view.node_index(pod.nominated_node_name) if pod.nominated_node_name else None
     if node is not None and verdicts[node] != 0:
@@ -69,8 +72,7 @@ def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetReco
     if not eligible(pod, nominated, view):
         return Preemption(reason=NOT_ELIGIBLE)
     out = Preemption()
-    unhelpful = np.flatnonzero(codes == UNSCHEDULABLE_AND_UNRESOLVABLE)
-    potential = np.flatnonzero(codes != UNSCHEDULABLE_AND_UNRESOLVABLE)
+    potential, unhelpful = view.split_by_code(verdicts)
     if not len(potential):
         out.statuses = LazyStatuses(lambda: _not_helpful(unhelpful))  # type: ignore[assignment]
         out.reason = "no node where preemption might help"
@@ -96,17 +98,11 @@ def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetReco
         return out
     found = _Candidates(view, cands[:n], order, vptr, victims, violations)
     out.candidates = found  # type: ignore[assignment]
-    out.ties = [int(order[k]) for k in cands[:n][tie[:n]].tolist()]
+    ties = cands[:n][tie[:n]]
+    out.ties = order[ties].tolist()
     best = found[int(np.flatnonzero(tie[:n])[0])]
     out.node, out.victims, out.pdb_violations = best.node, best.pods, best.pdb_violations
     return out
-
-
-def _codes(view: DryRuns, verdicts: np.ndarray) -> np.ndarray:
-    """int64[N]: each node's status code (0: it passes) from its verdict."""
-    unique, inverse = np.unique(verdicts, return_inverse=True)
-    code = np.array([view._status(int(v)).code for v in unique.tolist()], dtype=np.int64)
-    return code[inverse]
 
 
 def _not_helpful(nodes: np.ndarray) -> dict[int, Status]:

@@ -118,6 +118,10 @@ class DryRuns:
         self._one = np.zeros(1, dtype=np.int64)
         #: verdict → status (reasons read only what a plugin keeps for the whole run)
         self._statuses: dict[int, Status] = {0: Status(SUCCESS)}
+        #: the verdicts whose status is made (ascending), and whether it is
+        #: UnschedulableAndUnresolvable (:meth:`split_by_code`)
+        self._known_verdicts = np.zeros(0, dtype=np.int64)
+        self._unresolvable = np.zeros(0, dtype=np.bool_)
         #: the pods removed for the node whose dry run is under way, and that node
         self._out: set[int] = set()
         self._node = -1
@@ -134,7 +138,13 @@ class DryRuns:
         self._no_fixed = np.zeros(max(len(names), 1), dtype=np.int64)
         self._small = np.zeros(3, dtype=np.int64)
         self._no_lists = (np.zeros(len(names) + 1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        self._no_grouped = (np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                            np.zeros(0, dtype=np.int64))  # fmt: skip
         self._stack = np.zeros((kernels.SORT_STACK, 5), dtype=np.int64)
+        #: the walks keep each node's outcome while nothing changes it (:meth:`_known_for`);
+        #: off: each walk finds every outcome afresh
+        self.memo = True
+        self._known: tuple[tuple[Any, ...], np.ndarray, np.ndarray] | None = None
 
     def rebased(self, seq: _Sequence) -> DryRuns:
         """These dry runs over ``seq`` (a copy of :attr:`seq`), with buffers of their own,
@@ -147,6 +157,7 @@ class DryRuns:
         other._small, other._stack = self._small.copy(), self._stack.copy()
         other._statuses = dict(self._statuses)
         other._ignores, other._splits, other._fixed = None, {}, {}
+        other._known = None
         return other
 
     def set_pods(self, on_node: Mapping[str, Sequence[str]], nodes: Mapping[str, int],
@@ -226,15 +237,36 @@ class DryRuns:
         victims = np.empty(on_node.total + 1, dtype=np.int64)
         violations = np.zeros(n, dtype=np.int64)
         size = on_node.table.shape[1] + 1
+        known, known_ctl = self._known_for((fids, slots, aids, fixed, pdb_ptr, allowed))
         walked = kernels.dry_run(
             fids, slots, fixed, seq.table, aids, seq.cache, np.int64(self.pod), potential,
             np.int64(offset), np.int64(wanted), on_node.table, on_node.count, self._priority,
             self._start, pdb_ptr, pdb_idx, allowed, nom_ptr, nom_pods, self._memo, order,
             status, vptr, victims, violations, np.empty(size, np.int64),
             np.empty(size, np.int64), np.empty(len(allowed), np.int64), self._small,
-            self._stack,
+            self._stack, known, known_ctl,
         )  # fmt: skip
         return order, status, vptr, victims, violations, int(walked)
+
+    def _known_for(self, inputs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """The memo of the nodes' outcomes that :func:`.kernels.dry_run` reads and keeps for
+        the view's pod: the one of the last walk while that walk's pod was a twin of the
+        same priority on the same filters, budgets, plugin states, cycle cache and nodes'
+        pods (``inputs``: the walk's filters and budget arrays); else a memo that knows
+        nothing. With :attr:`memo` off, each walk starts from nothing."""
+        seq, on_node = self.seq, self._on_node
+        key = (int(seq.groups[self.pod]), int(self._priority[self.pod]), *inputs, seq.table,
+               seq.cache, seq.states, on_node.table)  # fmt: skip
+        kept = self._known
+        if kept is None or len(kept[0]) != len(key) or any(
+            a is not b for a, b in zip(kept[0][2:], key[2:], strict=True)
+        ) or kept[0][:2] != key[:2]:  # fmt: skip
+            width = kernels.K_VICTIMS + on_node.table.shape[1]
+            known = np.zeros((max(len(self.names), 1), width), dtype=np.int64)
+            kept = self._known = (key, known, np.zeros(3, dtype=np.int64))
+        if not self.memo:
+            kept[2][kernels.KC_USED] = 0
+        return kept[1], kept[2]
 
     def _filters(self) -> tuple[np.ndarray, ...]:
         return self.split_for(self.pod)
@@ -306,9 +338,30 @@ class DryRuns:
                 statuses[node] = self._status(code)
         return statuses
 
+    def split_by_code(self, verdicts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the nodes where preemption might help, the others): the nodes whose status
+        (from their ``verdicts``) is not ``UnschedulableAndUnresolvable``, and those whose
+        status is, each ascending (:func:`.kernels.split_by_code`; each verdict's status
+        made once)."""
+        potential = np.empty(len(verdicts), dtype=np.int64)
+        unhelpful = np.empty(len(verdicts), dtype=np.int64)
+        while True:
+            n = int(kernels.split_by_code(verdicts, self._known_verdicts, self._unresolvable,
+                                          potential, unhelpful))  # fmt: skip
+            if n >= 0:
+                return potential[:n], unhelpful[: len(verdicts) - n]
+            verdict = int(verdicts[-1 - n])
+            code = self._status(verdict).code
+            at = int(np.searchsorted(self._known_verdicts, verdict))
+            self._known_verdicts = np.insert(self._known_verdicts, at, verdict)
+            self._unresolvable = np.insert(self._unresolvable, at,
+                                           code == UNSCHEDULABLE_AND_UNRESOLVABLE)  # fmt: skip
+
     def _nominated_lists(self) -> tuple[np.ndarray, np.ndarray]:
         """The nominated pods ``RunFilterPluginsWithNominatedPods`` adds for the view's pod,
         per node, as CSR over every node."""
+        if not self.nominated:
+            return self._no_lists
         listed, ptr, pods = self._nominated_grouped()
         if not len(listed):
             return self._no_lists
@@ -395,7 +448,9 @@ class DryRuns:
         if not self.nominated:
             return np.zeros(len(self.names), dtype=np.int64)
         listed, ptr, pods = self._nominated_grouped()
-        if nodes is not None and len(listed):
+        if not len(listed):
+            return np.zeros(len(self.names), dtype=np.int64)
+        if nodes is not None:
             keep = np.isin(listed, nodes)
             lengths = np.diff(ptr)
             pods = pods[np.repeat(keep, lengths)]
@@ -407,10 +462,14 @@ class DryRuns:
         """The nominated pods of the view's pod's priority or higher (itself aside), by
         node, each node's in nomination order: those ``addNominatedPods`` adds
         (:func:`.nominated.by_node`)."""
+        if len(self.nominated) == 1 and self.pod in self.nominated:  # (itself only)
+            return self._no_grouped
         pods = np.fromiter(self.nominated.keys(), dtype=np.int64, count=len(self.nominated))
         nodes = np.fromiter(self.nominated.values(), dtype=np.int64,
                             count=len(self.nominated))  # fmt: skip
         keep = (pods != self.pod) & (self._priority[pods] >= self._priority[self.pod])
+        if not keep.any():
+            return self._no_grouped
         return by_node(pods[keep], nodes[keep])
 
     def _fill(self, nodes: np.ndarray) -> None:

@@ -55,7 +55,7 @@ class Checkpoint:
             seq.batch.nominated[:] = nominated
             seq.adopt_states(states)
             seq.cache = seq.empty_cache()  # (the verdicts kept across cycles: made again)
-            seq.one = None
+            seq.one = seq.last = None
         runs = sim._runs
         if runs is not None and self._runs is not None:
             runs._on_node, runs.nominated, runs.tracking, runs.pod = self._runs

@@ -345,18 +345,105 @@ def fixed_verdicts(fids, slots, table, pod, nodes, out):  # pragma: no cover - c
         out[nodes[k]] = memo[0, nodes[k]]
 
 
+#: columns of a dry-run memo row (:func:`dry_run`'s ``known``): whether the row holds the
+#: node's outcome, its status, PDB violations and victim count; the victims follow
+KNOWN, K_STATUS, K_VIOLATIONS, K_COUNT, K_VICTIMS = 0, 1, 2, 3, 4
+#: a dry-run memo's ``known_ctl``: whether it was used, and the cycle cache's epoch and
+#: log length when its rows were last made current
+KC_USED, KC_EPOCH, KC_LOG = 0, 1, 2
+
+
+@inline_kernel
+def _select_victims(fids, slots, fixed, table, aids, cache, pod, node, node_table, node_count,
+                    prio, start, pdb_ptr, pdb_idx, pdb_allowed, nom_ptr, nom_pods, memo, out,
+                    scratch, late, allowed, one, clock, stack, swaps
+                    ):  # fmt: skip  # pragma: no cover - compiled
+    """``SelectVictimsOnNode`` of ``pod`` on ``node``: its victims written in ``out`` (Go's
+    order); returns (status, victims, PDB violations), status ``CANDIDATE``,
+    ``NO_VICTIMS``, ``NO_VICTIM_NEEDED`` or the failing verdict with every lower-priority
+    pod removed. The node's pods are all bound again after."""
+    p = prio[pod]
+    cnt = 0
+    for e in range(node_count[node]):
+        q = node_table[node, e]
+        if prio[q] < p:
+            scratch[cnt] = q
+            cnt += 1
+    if cnt == 0:
+        return NO_VICTIMS, 0, 0
+    for e in range(cnt):
+        _change(aids, table, cache, scratch[e], node, np.bool_(False))
+    v = _check(fids, slots, table, aids, cache, pod, node, one, nom_ptr, nom_pods, memo, fixed)
+    if v != 0:
+        for e in range(cnt):
+            _change(aids, table, cache, scratch[e], node, np.bool_(True))
+        return v, 0, 0
+    sorted_pods = scratch[:cnt]
+    go_sort(sorted_pods, prio, start, clock, stack, swaps)
+    for b in range(allowed.shape[0]):
+        allowed[b] = pdb_allowed[b]
+    n_first = n_late = 0
+    for e in range(cnt):  # filterPodsWithPDBViolation: violating first, in order
+        q = sorted_pods[e]
+        violated = False
+        for r in range(pdb_ptr[q], pdb_ptr[q + 1]):
+            allowed[pdb_idx[r]] -= 1
+            if allowed[pdb_idx[r]] < 0:
+                violated = True
+        if violated:
+            sorted_pods[n_first] = q
+            n_first += 1
+        else:
+            late[n_late] = q
+            n_late += 1
+    for e in range(n_late):
+        sorted_pods[n_first + e] = late[e]
+    w = violations = 0
+    for e in range(cnt):  # reprievePod: back on the node while the pod still fits
+        q = sorted_pods[e]
+        _change(aids, table, cache, q, node, np.bool_(True))
+        if _check(fids, slots, table, aids, cache, pod, node, one, nom_ptr, nom_pods, memo,
+                  fixed) != 0:  # fmt: skip
+            _change(aids, table, cache, q, node, np.bool_(False))
+            out[w] = q
+            w += 1
+            if e < n_first:
+                violations += 1
+    for e in range(w):  # (the victims bound again: the state as before)
+        _change(aids, table, cache, out[e], node, np.bool_(True))
+    if w == 0:
+        return NO_VICTIM_NEEDED, 0, 0
+    return CANDIDATE, w, violations
+
+
+@inline_kernel
+def _known_current(cache, known, known_ctl):  # pragma: no cover - compiled
+    """Forget the memo rows of the nodes changed since they were made (the cycle cache's
+    log; a new epoch, or a log shorter than when they were made, forgets every row)."""
+    ctl, log = cache[3], cache[4]
+    a, b = known_ctl[KC_LOG], ctl[0]
+    if known_ctl[KC_USED] == 0 or known_ctl[KC_EPOCH] != ctl[1] or b < a:
+        for node in range(known.shape[0]):
+            known[node, KNOWN] = 0
+    else:
+        for j in range(a, b):
+            known[log[j], KNOWN] = 0
+    known_ctl[KC_USED] = 1
+
+
 @unrefcounted_kernel
 def dry_run(fids, slots, fixed, table, aids, cache, pod, potential, offset, wanted, node_table,
             node_count, prio, start, pdb_ptr, pdb_idx, pdb_allowed, nom_ptr, nom_pods, memo, order,
-            status, vptr, victims, violations, scratch, late, allowed, small, stack
-            ):  # fmt: skip  # pragma: no cover - compiled
+            status, vptr, victims, violations, scratch, late, allowed, small, stack, known,
+            known_ctl):  # fmt: skip  # pragma: no cover - compiled
     """``DryRunPreemption`` of ``pod`` with one worker: the ``potential`` nodes from
-    ``offset`` on, each ``SelectVictimsOnNode`` in turn, until ``wanted`` candidates with
-    at least one free of PDB violations. Per node walked (``order[k]``): ``status[k]``
-    (``CANDIDATE``, ``NO_VICTIMS``, or the failing verdict with every lower-priority pod
-    removed), its victims ``victims[vptr[k]:vptr[k+1]]`` in Go's order and
-    ``violations[k]``. Returns how many nodes were walked. Every pod is bound again after
-    (the plugins' state is as before).
+    ``offset`` on, each ``SelectVictimsOnNode`` in turn (:func:`_select_victims`), until
+    ``wanted`` candidates with at least one free of PDB violations. Per node walked
+    (``order[k]``): ``status[k]`` (``CANDIDATE``, ``NO_VICTIMS``, or the failing verdict
+    with every lower-priority pod removed), its victims ``victims[vptr[k]:vptr[k+1]]`` in
+    Go's order and ``violations[k]``. Returns how many nodes were walked. Every pod is
+    bound again after (the plugins' state is as before, and so is the cycle cache's log:
+    those changes were all undone).
 
     Each check runs the filter plugins of rows ``fids`` (at their ``slots``) and takes
     ``fixed[node]``, the verdict of the others, as it is: given every filter plugin
@@ -364,87 +451,63 @@ def dry_run(fids, slots, fixed, table, aids, cache, pod, potential, offset, want
     may change as pods come and go, with ``aids`` the plugins whose state they read, it
     is the same walk with less work (the others' verdicts decided once per node).
 
+    ``known`` (int64[N, K_VICTIMS + width of ``node_table``]) and ``known_ctl``
+    (int64[3]): each node's outcome from earlier walks (``KNOWN`` … columns), which the
+    caller keeps only for pods with the same outcome on the same state (twins of one
+    priority, the same filters, budgets and nodes' pods). A node's outcome depends on its
+    own pods and plugin aggregates only (a change that may move other nodes' verdicts is
+    a new epoch of the cycle cache), so it is taken as known while the node is unchanged
+    and no pod is nominated there (``known_ctl`` 0: none known); the start times' clock
+    (``reference._Clock``) orders readings within a node only, so a known node's sort
+    reads none.
+
     Scratch, allocated by the caller (the kernel allocates nothing, so it runs without
     numba's reference counting): ``scratch`` and ``late`` as long as a row of
     ``node_table``,
     ``allowed`` as ``pdb_allowed``, ``small`` int64[3], ``stack`` int64[SORT_STACK, 5]."""
-    p = prio[pod]
     n = potential.shape[0]
     one = small[0:1]
     clock = small[1:2]
     clock[0] = 0
     swaps = small[2:3]
+    ctl = cache[3]
+    epoch, logged = ctl[1], ctl[0]
+    _known_current(cache, known, known_ctl)
     clean = dirty = 0
     vptr[0] = 0
     walked = 0
     for i in range(n):
         node = potential[(offset + i) % n]
         order[walked] = node
-        violations[walked] = 0
-        vptr[walked + 1] = vptr[walked]
-        cnt = 0
-        for e in range(node_count[node]):
-            q = node_table[node, e]
-            if prio[q] < p:
-                scratch[cnt] = q
-                cnt += 1
-        walked += 1
-        if cnt == 0:
-            status[walked - 1] = NO_VICTIMS
-            continue
-        for e in range(cnt):
-            _change(aids, table, cache, scratch[e], node, np.bool_(False))
-        v = _check(fids, slots, table, aids, cache, pod, node, one, nom_ptr, nom_pods, memo,
-                   fixed[node])  # fmt: skip
-        if v != 0:
+        w = vptr[walked]
+        alone = nom_ptr[node + 1] == nom_ptr[node]  # (no nominated pod counted there)
+        if alone and known[node, KNOWN] == 1:
+            s, cnt, bad = known[node, K_STATUS], known[node, K_COUNT], known[node, K_VIOLATIONS]
             for e in range(cnt):
-                _change(aids, table, cache, scratch[e], node, np.bool_(True))
-            status[walked - 1] = v
-            continue
-        sorted_pods = scratch[:cnt]
-        go_sort(sorted_pods, prio, start, clock, stack, swaps)
-        for b in range(allowed.shape[0]):
-            allowed[b] = pdb_allowed[b]
-        n_first = n_late = 0
-        for e in range(cnt):  # filterPodsWithPDBViolation: violating first, in order
-            q = sorted_pods[e]
-            violated = False
-            for r in range(pdb_ptr[q], pdb_ptr[q + 1]):
-                allowed[pdb_idx[r]] -= 1
-                if allowed[pdb_idx[r]] < 0:
-                    violated = True
-            if violated:
-                sorted_pods[n_first] = q
-                n_first += 1
-            else:
-                late[n_late] = q
-                n_late += 1
-        for e in range(n_late):
-            sorted_pods[n_first + e] = late[e]
-        w = vptr[walked - 1]
-        for e in range(cnt):  # reprievePod: back on the node while the pod still fits
-            q = sorted_pods[e]
-            _change(aids, table, cache, q, node, np.bool_(True))
-            if _check(fids, slots, table, aids, cache, pod, node, one, nom_ptr, nom_pods, memo,
-                      fixed[node]) != 0:  # fmt: skip
-                _change(aids, table, cache, q, node, np.bool_(False))
-                victims[w] = q
-                w += 1
-                if e < n_first:
-                    violations[walked - 1] += 1
-        vptr[walked] = w
-        for e in range(vptr[walked - 1], w):  # (the victims bound again: the state as before)
-            _change(aids, table, cache, victims[e], node, np.bool_(True))
-        if w == vptr[walked - 1]:
-            status[walked - 1] = NO_VICTIM_NEEDED
-            continue
-        status[walked - 1] = CANDIDATE
-        if violations[walked - 1] == 0:
-            clean = min(clean + 1, wanted)
+                victims[w + e] = known[node, K_VICTIMS + e]
         else:
-            dirty = min(dirty + 1, wanted)
-        if clean > 0 and clean + dirty >= wanted:
-            break
+            s, cnt, bad = _select_victims(
+                fids, slots, fixed[node], table, aids, cache, pod, node, node_table, node_count,
+                prio, start, pdb_ptr, pdb_idx, pdb_allowed, nom_ptr, nom_pods, memo,
+                victims[w:], scratch, late, allowed, one, clock, stack, swaps,
+            )  # fmt: skip
+            if alone:
+                known[node, KNOWN], known[node, K_STATUS] = 1, s
+                known[node, K_COUNT], known[node, K_VIOLATIONS] = cnt, bad
+                for e in range(cnt):
+                    known[node, K_VICTIMS + e] = victims[w + e]
+        status[walked], violations[walked], vptr[walked + 1] = s, bad, w + cnt
+        walked += 1
+        if s == CANDIDATE:
+            if bad == 0:
+                clean = min(clean + 1, wanted)
+            else:
+                dirty = min(dirty + 1, wanted)
+            if clean > 0 and clean + dirty >= wanted:
+                break
+    if ctl[1] == epoch:  # (no wide change: the log's first entries are as they were)
+        ctl[0] = logged
+    known_ctl[KC_EPOCH], known_ctl[KC_LOG] = ctl[1], ctl[0]
     return walked
 
 
@@ -453,21 +516,18 @@ _SHIFT = np.int64(2**31)
 
 
 @inline_kernel
-def _criterion(step, k, vptr, victims, violations, prio):  # pragma: no cover - compiled
-    """Candidate ``k``'s key at ``pickOneNodeForPreemption``'s criterion ``step`` (each
-    lowest wins): PDB violations, the first victim's priority, the sum of the victims'
-    priorities (each shifted by MaxInt32 + 1), the number of victims."""
-    lo, hi = vptr[k], vptr[k + 1]
-    if step == 0:
-        return violations[k]
-    if step == 1:
-        return prio[victims[lo]]
-    if step == 2:
+def _criteria(cands, n, vptr, victims, violations, prio, keys):  # pragma: no cover - compiled
+    """``keys[step, e]``: candidate ``cands[e]``'s key at ``pickOneNodeForPreemption``'s
+    criterion ``step`` (each lowest wins): PDB violations, the first victim's priority, the
+    sum of the victims' priorities (each shifted by MaxInt32 + 1), the number of victims."""
+    for e in range(n):
+        k = cands[e]
+        lo, hi = vptr[k], vptr[k + 1]
         total = np.int64(0)
-        for e in range(lo, hi):
-            total += prio[victims[e]] + _SHIFT
-        return total
-    return hi - lo
+        for f in range(lo, hi):
+            total += prio[victims[f]] + _SHIFT
+        keys[0, e], keys[1, e] = violations[k], prio[victims[lo]]
+        keys[2, e], keys[3, e] = total, hi - lo
 
 
 @kernel
@@ -492,15 +552,17 @@ def pick(status, vptr, victims, violations, walked, wanted, prio, start, cands, 
         tie[e] = True
     if n <= 1:
         return n
+    keys = np.empty((4, n), dtype=np.int64)
+    _criteria(cands, n, vptr, victims, violations, prio, keys)
     for step in range(4):
         low = np.iinfo(np.int64).max
         for e in range(n):
             if tie[e]:
-                low = min(low, _criterion(step, cands[e], vptr, victims, violations, prio))
+                low = min(low, keys[step, e])
         left = 0
         for e in range(n):
             if tie[e]:
-                if _criterion(step, cands[e], vptr, victims, violations, prio) != low:
+                if keys[step, e] != low:
                     tie[e] = False
                 else:
                     left += 1
@@ -552,3 +614,29 @@ def with_nominated(fids, slots, fixed, table, add_ids, aids, cache, pod, nodes, 
         for e in range(ptr[k], ptr[k + 1]):
             _change(aids, table, cache, pods[e], node, np.bool_(False))
         out[node] = _first(fixed[node], memo[0, node])
+
+
+@kernel
+def split_by_code(verdicts, known, unresolvable, potential, unhelpful
+                  ):  # fmt: skip  # pragma: no cover - compiled
+    """``nodesWherePreemptionMightHelp`` on the nodes' ``verdicts`` (0: passes): the nodes
+    whose status is not ``UnschedulableAndUnresolvable`` into ``potential``, the others
+    into ``unhelpful``, each in node order. ``known``: the verdicts whose status is known
+    (ascending), ``unresolvable[k]``: whether ``known[k]``'s is. Returns how many nodes
+    are potential, or ``-1 - node`` for the first node whose verdict is not known (the
+    caller adds it and calls again)."""
+    n = m = 0
+    last, k = np.int64(0), np.int64(-1)  # (neighbours often fail alike)
+    for node in range(verdicts.shape[0]):
+        if k < 0 or verdicts[node] != last:
+            last = verdicts[node]
+            k = np.searchsorted(known, last)
+            if k == known.shape[0] or known[k] != last:
+                return -1 - node
+        if unresolvable[k]:
+            unhelpful[m] = node
+            m += 1
+        else:
+            potential[n] = node
+            n += 1
+    return n

@@ -49,7 +49,7 @@ class NodePods:
         """``RemovePod``: the node's last pod takes ``pod``'s place."""
         k = int(self.count[node]) - 1
         row = self.table[node]
-        at = int(np.flatnonzero(row[: k + 1] == pod)[0])
+        at = row[: k + 1].tolist().index(pod)
         row[at] = row[k]
         self.count[node] = k
         self.total -= 1

@@ -71,14 +71,21 @@ def simulate_preemption(
     tie, rng = random_source(tie_break, seed)
     source = GoRand.over(rng) if tie == TIE_GO_RAND else None
     ops = np.zeros(1, dtype=np.int8)
+    row = np.zeros(1, dtype=np.int64)
+    stepped = result.keep == 0 and not seq.explain  # (a step's buffers: no scores kept)
 
     def cycle(i: int) -> int:
         pod = first + i
         runs.view(pod)
-        seq.override[:] = runs.nominated_verdicts()
+        if runs.nominated:
+            seq.override[:] = runs.nominated_verdicts()
         seq.batch.nominated[pod] = runs.nominated.get(pod, -1)
-        seq.chunk(np.array([pod], np.int64), tie, seed, rng, result, np.array([i], np.int64),
-                  True, ops)  # fmt: skip
+        row[0] = i
+        if stepped:
+            seq.step(pod, tie, seed, rng, True)
+            seq.record_one(result, i)
+        else:
+            seq.chunk(np.array([pod], np.int64), tie, seed, rng, result, row, True, ops)
         seq.override[:] = 0
         host = int(result.hosts[i])
         if host >= 0:
@@ -94,9 +101,10 @@ def simulate_preemption(
         if host < 0 and not fit_error:
             runs.nominated.pop(pod, None)  # (clearNominatedNode)
         elif host < 0:
-            entry = result.preemptions[i] = _post_filter(
-                runs, pod, i, seed, source, cluster.budgets, pct, absolute, result.node_names
-            )
+            verdicts = seq.last_verdicts(pod)  # (the failed cycle's diagnosis)
+            entry = result.preemptions[i] = _post_filter(runs, pod, i, seed, source,
+                                                         cluster.budgets, pct, absolute,
+                                                         result.node_names, verdicts)  # fmt: skip
             if retry and entry["victims"]:  # (PostFilter's Success: the node nominated)
                 entry["retried"], entry["firstError"] = True, result.errors[i]
                 result.errors[i] = None
@@ -113,8 +121,9 @@ def simulate_preemption(
 
 def _post_filter(runs: DryRuns, pod: int, row: int, seed: int, source: GoRand | None,
                  budgets: Sequence[BudgetRecord], pct: int, absolute: int,
-                 names: Sequence[str]) -> dict[str, Any]:  # fmt: skip
-    """PostFilter of ``pod`` (result row ``row``) after its FitError, applied."""
+                 names: Sequence[str], verdicts: np.ndarray | None) -> dict[str, Any]:  # fmt: skip
+    """PostFilter of ``pod`` (result row ``row``) after its FitError, applied
+    (``verdicts``: the failed cycle's, on every node)."""
 
     def offset(n: int) -> int:
         if source is not None:
@@ -124,7 +133,7 @@ def _post_filter(runs: DryRuns, pod: int, row: int, seed: int, source: GoRand | 
     view = runs.view(pod)
     record = runs.records[pod]
     try:
-        found = preempt_compiled(view, record, budgets, offset, pct, absolute)
+        found = preempt_compiled(view, record, budgets, offset, pct, absolute, verdicts)
     finally:
         view.restore()
     _apply(runs, pod, found)

@@ -74,7 +74,7 @@ def prepare_cycle(sim: Simulator, i: int, key: str) -> int:
     where = sim._cluster.snapshot.node_index
     before = int(seq.batch.nominated[i])
     seq.batch.nominated[i] = where.get(nominations.get(key, ""), -1)
-    if not nominations:
+    if not nominations or (len(nominations) == 1 and key in nominations):  # (none but its own)
         return before
     index, count = sim._index, len(nominations)
     pods = np.fromiter((index.get(k, -1) for k in nominations), np.int64, count)
@@ -121,8 +121,10 @@ def post_filter(sim: Simulator, key: str) -> Outcome:
             return int(source.draw("int31n", np.array([n], dtype=np.int64))[0])
         return draw(sim._seed, OFFSET_STREAM + row, n)
 
+    verdicts = sim._seq.last_verdicts(row) if sim._seq is not None else None
     try:
-        found = preempt_compiled(view, record, sim._cache.budgets, offset, pct, absolute)
+        found = preempt_compiled(view, record, sim._cache.budgets, offset, pct, absolute,
+                                 verdicts)  # fmt: skip
     finally:
         view.restore()
     entry = preemption_entry(found, runs.names)
