@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import functools
 import itertools
 import threading
@@ -206,11 +207,21 @@ class Simulator:
         """Keep what the plugins assumed of the storage objects (VolumeBinding's volumes
         and selected nodes, ``assumed_storage``) in the cache the states are made again
         from: in Go those stay in the binder's assume cache."""
-        cluster = self._made_on
         for plugin, state in zip(seq.plugins, seq.states, strict=True):
             carry = getattr(plugin, "assumed_storage", None)
             if carry is not None:
-                self._cache.storage = carry(state, cluster.snapshot, cluster.batch)
+                self._cache.storage = carry(state, seq.snapshot, seq.batch, seq.storage)
+
+    def _sync_storage(self) -> None:
+        """After bindings completed in the run (its snapshot's storage objects changed):
+        the cache's records and :attr:`cluster` hold the storage objects as they are."""
+        seq = self._seq
+        if seq is None or seq.storage is self._cluster.snapshot.storage:
+            return
+        self._cache.storage = seq.storage
+        was = self._cluster.snapshot
+        snapshot = dataclasses.replace(was, storage=seq.storage, cache=dict(was.cache))
+        self._cluster = dataclasses.replace(self._cluster, snapshot=snapshot)
 
     def _fresh(self) -> _Sequence | None:
         """The run, its states prepared again first if an event made them stale."""
@@ -353,20 +364,24 @@ class Simulator:
                     self._leave(names[i], i)
                     self._cache.drop_pending(names[i])
                     del self._index[names[i]]
+            self._sync_storage()
 
     def _undo_point(self, pods: np.ndarray) -> tuple[Any, ...]:
         """What :meth:`_rollback` restores: where ``pods`` are bound in the kernels' states,
         the node rotation, the random source, the last cycle's node list."""
         assert self._seq is not None
         return (self._seq.bound[pods].copy(), self._seq.start, self._rng.copy(),
-                self._cache.listed, self._seq.reserve_point())  # fmt: skip
+                self._cache.listed, self._seq.reserve_point(),
+                (self._seq.snapshot, self._seq.storage), dict(self._seq.decided))  # fmt: skip
 
     def _rollback(self, pods: np.ndarray, bound: np.ndarray, start: int, rng: np.ndarray,
-                  listed: list[str] | None, reserved: list[Any]) -> None:  # fmt: skip
+                  listed: list[str] | None, reserved: list[Any], made: tuple[Any, Any],
+                  decided: dict[int, Any]) -> None:  # fmt: skip
         """Undo a loop over ``pods`` that stopped with an exception: each pod it bound is
         removed from the plugins' states and each it deleted assumed again (binding is
         undone exactly by ``remove``), what Reserve changed put back (``remove`` keeps a
         deleted pod's volumes bound: ``reserved``, :meth:`_Sequence.reserve_point`), the
+        bindings that completed undone (the snapshot and storage of ``made`` again), the
         rotation and the random source restored; the cache's records were not touched
         yet."""
         seq = self._seq
@@ -383,6 +398,10 @@ class Simulator:
                 seq.kernels.assume_pods(seq.aids, seq.table, seq.cache, one, node)
         seq.restore_reserved(reserved)
         seq.bound[pods] = bound
+        snapshot, storage = made
+        if seq.snapshot is not snapshot:
+            seq.restorage(snapshot)
+        seq.storage, seq.decided = storage, decided
         seq.start = start
         self._rng[:] = rng
         self._cache.listed = listed
@@ -578,12 +597,14 @@ class Simulator:
         seq, cache = self._seq, self._cache
         assert seq is not None
         before = (np.array([seq.bound[i]], np.int64), seq.start, self._rng.copy(),
-                  cache.listed, seq.reserve_point()) if undo else None  # fmt: skip
+                  cache.listed, seq.reserve_point(), (seq.snapshot, seq.storage),
+                  dict(seq.decided)) if undo else None  # fmt: skip
         try:
             cache.listed = self._cluster.snapshot.node_names  # UpdateSnapshot
             host = seq.step(i, self._tie, self._seed, self._rng, bind is not None)
             if bind is not None and host >= 0:
                 self._bind_record(bind, i, host)
+                self._sync_storage()
         except BaseException:
             if before is not None:
                 if bind is not None:
@@ -915,6 +936,7 @@ class Simulator:
             seq.cache = seq.empty_cache()  # (verdicts kept across cycles: made again)
             seq.bound = self._seq.bound.copy()
             seq.override = self._seq.override.copy()
+            seq.decided = dict(self._seq.decided)
             seq.one = seq.last = None  # (buffers of its own)
             other._seq = seq
             if self._runs is not None:

@@ -331,7 +331,8 @@ def _bound_pods(objs: list[dict[str, Any]], rng: random.Random) -> list[dict[str
     return out
 
 
-def _stateful_set(rng: random.Random, objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _stateful_set(rng: random.Random, objs: list[dict[str, Any]], name: str = "db"
+                  ) -> list[dict[str, Any]]:  # fmt: skip
     """A StatefulSet with 1-2 volumeClaimTemplates, expanded into its pods and claims as
     ``--expand-workloads`` does (the template's class, or the default one: ``wffc`` is
     made the default class sometimes)."""
@@ -350,10 +351,10 @@ def _stateful_set(rng: random.Random, objs: list[dict[str, Any]]) -> list[dict[s
     pod_spec = {"containers": [{"name": "c", "image": "db",
                                 "resources": {"requests": {"cpu": "500m"}}}]}  # fmt: skip
     sts = {"apiVersion": "apps/v1", "kind": "StatefulSet",
-           "metadata": {"name": "db", "namespace": "default", "uid": "sts-db"},
-           "spec": {"replicas": rng.randint(1, 4), "serviceName": "db",
-                    "selector": {"matchLabels": {"app": "db"}},
-                    "template": {"metadata": {"labels": {"app": "db"}}, "spec": pod_spec},
+           "metadata": {"name": name, "namespace": "default", "uid": f"sts-{name}"},
+           "spec": {"replicas": rng.randint(1, 4), "serviceName": name,
+                    "selector": {"matchLabels": {"app": name}},
+                    "template": {"metadata": {"labels": {"app": name}}, "spec": pod_spec},
                     "volumeClaimTemplates": templates}}  # fmt: skip
     made, _ = expand_workloads([*objs, sts])
     return [sts, *made]

@@ -119,6 +119,8 @@ type harness struct {
 	mirror *podMirror
 	// binders: the VolumeBinding plugins built and what their Reserve assumed.
 	binders *volumeBinders
+	// informers: the informer factory the scheduler's listers come from.
+	informers informers.SharedInformerFactory
 
 	// profiles: the first profile's framework (fwk, plain, recs above), then, with
 	// opts.AllProfiles, one per further profile of the configuration, in its order.
@@ -332,6 +334,7 @@ func newHarness(in *inputSet, opts scoreOptions) (*harness, error) {
 		client:                   client,
 		mirror:                   mirror,
 		binders:                  binders,
+		informers:                informerFactory,
 		podInitialBackoffSeconds: initialBackoff,
 		podMaxBackoffSeconds:     maxBackoff,
 	}

@@ -141,6 +141,12 @@ func (s *simulator) step(ctx context.Context, pod *v1.Pod) (resultJSON, error) {
 	err = assumeOnHost(ctx, s.h.fwk, s.h.cache, s.h.nominator, s.capture.state, pod, *r.Host)
 	if reserved := s.h.binders.take(podKey(pod)); err == nil {
 		r.VolumeBindings = reserved
+		if len(reserved) > 0 {
+			// PreBind's BindPodVolumes, the PV controller, the external provisioners
+			if err := s.h.completeBindings(ctx, pod, *r.Host, reserved); err != nil {
+				return r, err
+			}
+		}
 	}
 	if err != nil {
 		msg := err.Error()

@@ -154,6 +154,10 @@ class Plugin:
     #: otherwise (the input's bound pods, nominated pods in filters, pods bound elsewhere,
     #: victims restored after a dry run) skip it, as Go's ``AddPod`` does not reserve
     assume_reserves: ClassVar[bool] = False
+    #: ``prepare`` reads the snapshot's storage objects (claims, volumes, CSINodes): a
+    #: run whose bindings complete (claims bound, volumes provisioned) prepares the
+    #: plugin again for the storage that follows (:mod:`.simulation`)
+    reads_storage: ClassVar[bool] = False
     #: every failure of ``filter_node`` is ``UnschedulableAndUnresolvable`` (see
     #: :meth:`unresolvable`, which a plugin with both kinds overrides)
     all_unresolvable: ClassVar[bool] = False

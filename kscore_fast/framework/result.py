@@ -424,15 +424,19 @@ def preemption_columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def volume_binding_entries(decided: list[tuple[str, str | None]], node: str
+def volume_binding_entries(decided: list[tuple[str, str | None]], node: str,
+                           provisioned: list[str | None] | None = None
                            ) -> list[dict[str, Any]]:  # fmt: skip
     """The ``volumeBindings`` objects of what a Reserve decided on ``node`` ((claim,
     volume) per static binding, (claim, None) per claim to provision; docs/contract.md):
     claim, volume, provisioned, selectedNode (the node a provisioned claim is pinned to:
-    its ``volume.kubernetes.io/selected-node`` annotation)."""
-    return [{"claim": claim, "volume": volume, "provisioned": volume is None,
-             "selectedNode": node if volume is None else None}
-            for claim, volume in decided]  # fmt: skip
+    its ``volume.kubernetes.io/selected-node`` annotation). ``provisioned``: per entry,
+    the volume its binding completed with (a provisioned claim's new volume: its
+    ``volume``; None: none)."""
+    made = provisioned or [None] * len(decided)
+    return [{"claim": claim, "volume": volume if volume is not None else new,
+             "provisioned": volume is None, "selectedNode": node if volume is None else None}
+            for (claim, volume), new in zip(decided, made, strict=True)]  # fmt: skip
 
 
 def volume_binding_columns(rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -301,6 +301,21 @@ class _Run:
         self.plugins, self.sids = rows.plugins, rows.sids
         self.score_plugins, self.weights = rows.score_plugins, rows.weights
         self.adopt_states(self.owned([p.prepare(snapshot, batch) for p in self.plugins]))
+        self.choose_filters()
+        self.prescore_errors = self._prescore_errors(snapshot, batch)
+        #: bool[B]: the pod's PreScore failed (it is not scored; PreScore runs only when
+        #: scoring)
+        self.prescore_blocked = np.zeros(len(batch), dtype=np.bool_)
+        if self.sids.size and self.prescore_errors:
+            self.prescore_blocked[list(self.prescore_errors)] = True
+        self.n_nodes = snapshot.n_nodes
+        self.num_to_find = num_to_find
+        self.explain = explain
+        self.start = 0  # nextStartNodeIndex
+
+    def choose_filters(self) -> None:
+        """The filter slots for the states adopted (see the attributes' comments)."""
+        fw, rows = self.fw, self.fw.table_rows
         #: the filter plugins the run calls (those that may fail a pod of the batch), in
         #: the profile's order: a verdict's slot indexes them; each one's position among
         #: the profile's filter plugins (``ScoreResult.filter_names``)
@@ -313,16 +328,6 @@ class _Run:
         self.pre_filter_slots = [k for k, p in enumerate(self.filter_slots)
                                  if p.pre_filter_failures(self.states[int(self.fids[k])])
                                  is not None]  # fmt: skip
-        self.prescore_errors = self._prescore_errors(snapshot, batch)
-        #: bool[B]: the pod's PreScore failed (it is not scored; PreScore runs only when
-        #: scoring)
-        self.prescore_blocked = np.zeros(len(batch), dtype=np.bool_)
-        if self.sids.size and self.prescore_errors:
-            self.prescore_blocked[list(self.prescore_errors)] = True
-        self.n_nodes = snapshot.n_nodes
-        self.num_to_find = num_to_find
-        self.explain = explain
-        self.start = 0  # nextStartNodeIndex
 
     def owned(self, states: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """The states this run may change: a batch run changes none (see

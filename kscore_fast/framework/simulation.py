@@ -14,6 +14,7 @@ pod for pod).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -98,6 +99,15 @@ class _Sequence(_Run):
         #: the buffers of the last :meth:`chunk` or :meth:`step`, and its last pod
         self.last: _Out | None = None
         self.last_pod = -1
+        #: the snapshot the states were made from, and the storage objects as the
+        #: completed bindings left them (:meth:`complete_bindings`; the states are made
+        #: again for them only when a pod may see the difference)
+        self.snapshot = snapshot
+        self.storage = snapshot.storage
+        #: batch pod → its ``volumeBindings`` objects, for the pods whose bindings
+        #: completed (their Reserve's decisions are then no longer in the states)
+        self.decided: dict[int, list[dict[str, Any]]] = {}
+        self.completing = self._completing()
 
     def owned(self, states: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """The states with their own copies of what binds change (``own_state``), for
@@ -154,11 +164,17 @@ class _Sequence(_Run):
         ``PodVolumes``; ``names``: the nodes'): position in ``pods`` → its
         ``volumeBindings`` objects, for the pods with a decision."""
         out: dict[int, list[dict[str, Any]]] = {}
+        if self.decided:
+            for k, pod in enumerate(pods.tolist()):
+                if pod in self.decided:
+                    out[k] = self.decided[pod]
         for row in self._reserving():
             plugin, s = self.plugins[row], self.states[row]
             if getattr(plugin, "reserved", None) is None or not len(pods):
                 continue
             for k in np.flatnonzero(plugin.reserved_pods(s, pods)).tolist():
+                if int(pods[k]) in self.decided:
+                    continue
                 decided = plugin.reserved(s, self.batch, int(pods[k]))
                 out[k] = volume_binding_entries(decided, names[int(hosts[k])])
         return out
@@ -166,12 +182,76 @@ class _Sequence(_Run):
     def volume_bindings_of(self, pod: int, node: str) -> list[dict[str, Any]] | None:
         """:meth:`volume_bindings` of batch pod ``pod`` bound to the node named ``node``
         (None: no decision)."""
+        if pod in self.decided:
+            return self.decided[pod]
         for row in self._reserving():
             plugin, s = self.plugins[row], self.states[row]
             decided = plugin.reserved(s, self.batch, pod) if hasattr(plugin, "reserved") else []
             if decided:
                 return volume_binding_entries(decided, node)
         return None
+
+    # -- bindings that complete (VolumeBinding's PreBind, the volume controllers) --------
+
+    def _completing(self) -> np.ndarray | None:
+        """bool[B]: the pods whose Reserve may bind claims (a plugin's
+        ``binds_claims``); None: none."""
+        out = None
+        for k in self._reserving():
+            binds = getattr(self.plugins[k], "binds_claims", None)
+            if binds is not None:
+                mine = binds(self.states[k])
+                out = mine if out is None else out | mine
+        return out if out is not None and out.any() else None
+
+    def complete_bindings(self, pod: int) -> None:
+        """Batch pod ``pod`` was just scheduled: if bound, the bindings its Reserve made
+        complete (the plugin's ``completed_storage``: claims bound, volumes provisioned,
+        :attr:`storage`); the plugins that read the storage objects are prepared again
+        for them when a pod not bound reads a claim it bound, or when the bound pods'
+        views change (else what Reserve assumed holds what the next cycles read)."""
+        host = int(self.bound[pod])
+        if host < 0:
+            return
+        for k in self._reserving():
+            complete = getattr(self.plugins[k], "completed_storage", None)
+            found = (
+                None
+                if complete is None
+                else complete(self.states[k], self.snapshot, self.batch, pod, host, self.storage)
+            )
+            if found is None:
+                continue
+            self.decided[pod] = found.entries
+            self.storage = found.storage
+            if found.bound_views or (self.bound[found.readers] < 0).any():
+                # (what the snapshot's cache holds is of its nodes and pods: kept)
+                self.restorage(dataclasses.replace(self.snapshot, storage=found.storage,
+                                                   cache=dict(self.snapshot.cache)))  # fmt: skip
+            return
+
+    def restorage(self, snapshot: ClusterSnapshot) -> None:
+        """Run on ``snapshot`` (this run's, its storage objects changed): the plugins that
+        read them (``reads_storage``) prepared again, the pods bound so far added to them
+        (``AddPod``), the filters chosen again, the verdicts kept across cycles dropped."""
+        self.snapshot, self.storage = snapshot, snapshot.storage
+        states = list(self.states)
+        again = [k for k, p in enumerate(self.plugins) if p.reads_storage]
+        for k in again:
+            plugin = self.plugins[k]
+            made = plugin.prepare(snapshot, self.batch)
+            states[k] = plugin.own_state(made) if _binds(plugin) else made
+        self.adopt_states(states)
+        self.choose_filters()
+        self.cache = self.empty_cache()
+        self.kinds = cached_scoring.kinds(self.score_plugins, self.score_states, len(self.batch))
+        self._remove, self.last = None, None  # (verdicts of the former filters)
+        pods = np.flatnonzero(self.bound >= 0).astype(np.int64)
+        aids = np.array([a for a in self.add_ids.tolist() if a in again], np.int64)
+        if len(pods) and len(aids):
+            nodes = self.bound[pods].astype(np.int64)
+            self.kernels.assume_pods(aids, self.table, self.cache, pods, nodes)
+        self.completing = self._completing()
 
     def empty_cache(self) -> tuple[np.ndarray, ...]:
         """A cycle cache holding nothing yet (its rows take memory as cycles fill them)."""
@@ -184,10 +264,31 @@ class _Sequence(_Run):
              ops: np.ndarray | None = None) -> None:  # fmt: skip
         """:meth:`chunk` over ``pods`` (batch positions; the scheduled ones recorded at
         ``rows`` of ``result``, in order), a chunk of pods × nodes at a time; ``ops``: see
-        :meth:`chunk`."""
-        size = max(1, CHUNK_ENTRIES // max(self.n_nodes, self.num_to_find, 1))
+        :meth:`chunk`. With ``commit``, the run stops after each pod whose Reserve may bind
+        claims (:attr:`completing`) and completes its bindings before the next."""
         if ops is None:
             ops = np.zeros(len(pods), dtype=np.int8)
+        first = np.zeros(len(pods) + 1, dtype=np.int64)  # rows of the scheduled pods
+        np.cumsum(ops == self.kernels.OP_SCHEDULE, out=first[1:])
+        ends: list[int] = []
+        if commit and self.completing is not None:
+            stops = self.completing[pods] & (ops == self.kernels.OP_SCHEDULE)
+            ends = np.flatnonzero(stops).tolist()
+        lo, stops = 0, set(ends)
+        for end in [*ends, len(pods) - 1]:
+            if end < lo:
+                continue
+            self._many(pods[lo : end + 1], rows[first[lo] : first[end + 1]], tie, seed, rng,
+                       result, commit, progress, ops[lo : end + 1])  # fmt: skip
+            if end in stops:
+                self.complete_bindings(int(pods[end]))
+            lo = end + 1
+
+    def _many(self, pods: np.ndarray, rows: np.ndarray, tie: int, seed: int, rng: np.ndarray,
+              result: ScoreResult, commit: bool, progress: Callable[[int], None] | None,
+              ops: np.ndarray) -> None:  # fmt: skip
+        """:meth:`many` between two completions."""
+        size = max(1, CHUNK_ENTRIES // max(self.n_nodes, self.num_to_find, 1))
         first = np.zeros(len(pods) + 1, dtype=np.int64)  # rows of the scheduled pods
         np.cumsum(ops == self.kernels.OP_SCHEDULE, out=first[1:])
         for lo in range(0, len(pods), size):
@@ -265,7 +366,10 @@ class _Sequence(_Run):
                 (sequential.simulate_chunk_address(),))  # fmt: skip
         self.start = call(self.start, tie, seed % 2**64, commit)
         self.last, self.last_pod = one, pod
-        return int(one.hosts[0])
+        host = int(one.hosts[0])
+        if commit and host >= 0 and self.completing is not None and self.completing[pod]:
+            self.complete_bindings(pod)
+        return host
 
     def remove(self, pod: int, node: int) -> None:
         """Delete batch pod ``pod``, bound to ``node``, from every plugin's state (through

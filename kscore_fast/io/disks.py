@@ -24,6 +24,7 @@ from ..model.disks import (
     DiskVolume,
 )
 from ..model.storage import VolumeRecord
+from ..model.validation import is_qualified_name
 from . import schema
 from .validate import Where, found
 
@@ -147,8 +148,30 @@ def _node_drivers(drivers: Any, where: Where) -> tuple[CSINodeDriver, ...]:
                 raise where.error(f"{path}.allocatable.count",
                                   f"must be an integer from 0 to {_INT32_MAX}, "
                                   f"found {found(count)}")  # fmt: skip
-        out.append(CSINodeDriver(name, count))
+        keys = _topology_keys(d.get("topologyKeys"), f"{path}.topologyKeys", where)
+        out.append(CSINodeDriver(name, count, keys))
     return tuple(out)
+
+
+def _topology_keys(keys: Any, path: str, where: Where) -> tuple[str, ...]:
+    """``spec.drivers[].topologyKeys`` as the API server validates them
+    (``validateCSINodeDriver``): strings, each a qualified name, none twice."""
+    if keys is None:
+        return ()
+    if not isinstance(keys, list):
+        raise where.error(path, f"must be a list of label keys, found {found(keys)}")
+    seen: set[str] = set()
+    for i, key in enumerate(keys):
+        if not isinstance(key, str):
+            raise where.error(f"{path}[{i}]", f"must be a string, found {found(key)}")
+        if not key:
+            raise where.error(f"{path}[{i}]", "required: a label key")
+        if key in seen:
+            raise where.error(f"{path}[{i}]", f"duplicate value {key!r}")
+        seen.add(key)
+        if errs := is_qualified_name(key):
+            raise where.error(f"{path}[{i}]", f"invalid key {key!r}: {'; '.join(errs)}")
+    return tuple(keys)
 
 
 def _migrated(meta: schema.Metadata, where: Where) -> str | None:

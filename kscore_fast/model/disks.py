@@ -30,10 +30,14 @@ class DiskVolume(msgspec.Struct, frozen=True, gc=False):
 
 
 class CSINodeDriver(msgspec.Struct, frozen=True, gc=False):
-    """An entry of ``spec.drivers``: its name and ``allocatable.count`` (None: absent)."""
+    """An entry of ``spec.drivers``: its name, ``allocatable.count`` (None: absent) and
+    ``topologyKeys`` (the node label keys the driver's volumes' topology is made of: an
+    external provisioner gives a volume provisioned for the node those labels' values
+    as node affinity)."""
 
     name: str
     count: int | None = None
+    topology_keys: tuple[str, ...] = ()
 
 
 class CSINodeRecord(msgspec.Struct, frozen=True, gc=False):

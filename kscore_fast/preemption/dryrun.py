@@ -282,6 +282,8 @@ class DryRuns:
         and every ``assume``: Go's walk as written."""
         seq = self.seq
         if not self.narrow:
+            if len(self._slots) != len(seq.fids):  # (the filters chosen again)
+                self._slots = np.arange(len(seq.fids), dtype=np.int64)
             return seq.fids, self._slots, seq.add_ids, self._no_fixed
         if self._ignores is None or self._ignores_of is not seq.states:
             self._ignores_of, self._splits, self._fixed = seq.states, {}, {}

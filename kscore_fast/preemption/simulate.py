@@ -90,6 +90,8 @@ def simulate_preemption(
         host = int(result.hosts[i])
         if host >= 0:
             runs.bound_to(pod, host)
+            if seq.completing is not None and seq.completing[pod]:
+                seq.complete_bindings(pod)
         return host
 
     for i in np.flatnonzero(~skip).tolist():

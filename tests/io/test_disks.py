@@ -74,7 +74,7 @@ def test_csi_objects_as_kubectl_prints_them(tmp_path):
     )  # fmt: skip
     st = c.snapshot.storage
     assert st.csi_nodes == {
-        "n0": CSINodeRecord("n0", (CSINodeDriver("pd.csi.storage.gke.io", 3),
+        "n0": CSINodeRecord("n0", (CSINodeDriver("pd.csi.storage.gke.io", 3, ("zone",)),
                                    CSINodeDriver("other")), "kubernetes.io/gce-pd"),
         "n1": CSINodeRecord("n1"),
     }  # fmt: skip
@@ -101,6 +101,11 @@ def test_csi_objects_as_kubectl_prints_them(tmp_path):
           "spec": {"drivers": [{"nodeID": "n0"}]}}, "CSINode n0", "spec.drivers[0].name"),
         ({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "d"},
           "spec": {"attachRequired": "yes"}}, "CSIDriver d", "spec.attachRequired"),
+        *(({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "n0"},
+            "spec": {"drivers": [{"name": "d", "topologyKeys": keys}]}}, "CSINode n0",
+           f"spec.drivers[0].topologyKeys{at}")
+          for keys, at in (("zone", ""), ([3], "[0]"), ([""], "[0]"), (["z", "z"], "[1]"),
+                           (["a b"], "[0]"), (["x/y/z"], "[0]"))),
     ],
 )  # fmt: skip
 def test_bad_objects_name_object_and_field(tmp_path, obj, where, field):

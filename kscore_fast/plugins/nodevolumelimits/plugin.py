@@ -52,6 +52,7 @@ class _Limits(NoArgs):
     extension_points = frozenset({"filter"})
     events_to_register = events((NODE, ADD), (POD, DELETE))
     kernels = kernels
+    reads_storage = True
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         return batch.prepared(self.name, snapshot, lambda: _Builder(self, snapshot, batch).state())

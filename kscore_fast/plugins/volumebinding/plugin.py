@@ -87,6 +87,7 @@ class PreFilterGate(NoArgs):
     all_unresolvable = True
     kernels = gate_kernels
     bind_independent = True
+    reads_storage = True
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         return batch.prepared("VolumeBinding.preFilter", snapshot,
@@ -128,6 +129,7 @@ class VolumeBinding(NoArgs):
     kernels_allocate = ("filter_node", "assume")
     #: ``assume`` is Reserve's ``AssumePodVolumes``
     assume_reserves = True
+    reads_storage = True
     #: a raw score depends on the pod and the node only
     row_independent = True
 
@@ -143,15 +145,29 @@ class VolumeBinding(NoArgs):
         return state.empty_state()
 
     @staticmethod
-    def assumed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch) -> Storage:
-        """The storage objects with what binds assumed in ``s`` (kept when a simulator
-        prepares its states again: Go's assume cache keeps them)."""
-        return state.assumed_storage(s, snapshot, batch)
+    def assumed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch,
+                        base: Storage | None = None) -> Storage:  # fmt: skip
+        """The storage objects (``base``, default: the snapshot's) with what binds
+        assumed in ``s`` (kept when a simulator prepares its states again)."""
+        return state.assumed_storage(s, snapshot, batch, base)
 
     @staticmethod
     def reserved(s: tuple, batch: PodBatch, pod: int) -> list[tuple[str, str | None]]:
         """What Reserve decided for batch pod ``pod`` (``state.reserved``)."""
         return state.reserved(s, batch, pod)
+
+    @staticmethod
+    def binds_claims(s: tuple) -> np.ndarray:
+        """bool[B]: the pods a Reserve may bind claims of (``state.binds_claims``)."""
+        return state.binds_claims(s)
+
+    @staticmethod
+    def completed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch, pod: int,
+                          host: int, base: Storage) -> state.Completed | None:  # fmt: skip
+        """``base`` once pod ``pod``'s bindings completed on ``host``, its
+        ``volumeBindings``, who sees the change (``state.completed_storage``; None:
+        nothing reserved)."""
+        return state.completed_storage(s, snapshot, batch, pod, host, base)
 
     @staticmethod
     def reserved_pods(s: tuple, pods: np.ndarray) -> np.ndarray:

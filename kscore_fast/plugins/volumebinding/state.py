@@ -19,14 +19,17 @@ CSIStorageCapacity objects never change during a run, and ``assume`` consumes no
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import weakref
 from bisect import bisect_left
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import numpy as np
 
 from ...errors import UnsupportedError
+from ...framework.result import volume_binding_entries
 from ...model.disks import CSINodeRecord
 from ...model.rows import unique_rows
 from ...model.snapshot import ClusterSnapshot, PodBatch
@@ -35,6 +38,7 @@ from ..helper.claims import claim_classes
 from ..nodevolumelimits.translate import migration_mask
 from . import kernels as k
 from .capacity import Need, capacity_rows
+from .complete import IN_TREE_PREFIX, complete
 from .reference import (
     by_request,
     check_bound_claims,
@@ -54,8 +58,11 @@ STATE_FIELDS = ("node_class", "pod_class", "bound_code", "pc_ptr", "pc_claims", 
                 "cap_row", "cap")  # fmt: skip
 #: the fields ``assume`` changes
 DYNAMIC = (13, 14, 15, 16, 18, 19)
-#: the batch cache's key of the claims and volumes the state's indices name
+#: the batch cache's key of the claims and volumes the states' indices name (per state:
+#: :func:`records`)
 RECORDS = "VolumeBinding.records"
+#: the batch cache's key of the pods of each claim (:func:`_claim_readers`)
+READERS = "VolumeBinding.readers"
 
 
 def empty_state() -> tuple:
@@ -93,7 +100,10 @@ def build(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
                            topology_matches)  # fmt: skip
     cap_row, cap = capacity_rows(needs, node_labels, storage)
     cap = cap[:, node_class]
-    batch.cache[RECORDS] = (claims, volumes)
+    kept = batch.cache.setdefault(RECORDS, {})
+    for key in [key for key, (ref, _) in kept.items() if ref() is None]:
+        del kept[key]
+    kept[id(node_class)] = (weakref.ref(node_class), (claims, volumes))
     node_index = snapshot.node_index
     selected = np.array([node_index.get(c.selected_node, k.OTHER_NODE) if c.selected_node
                          else k.NO_NODE for c in claims], np.int64).reshape(-1)  # fmt: skip
@@ -323,26 +333,29 @@ def _rows(values: list[Any], node_class: np.ndarray, node_labels: list[dict[str,
     return row, table[:, node_class] if len(ids) else np.zeros((0, len(node_class)), np.bool_)
 
 
-def assumed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch) -> Storage:
-    """``snapshot``'s storage objects with what ``assume`` changed in the state ``s``
-    (made for ``snapshot`` and ``batch``): volumes owned by a claim get it as their claim
-    reference, claims selected for a node get it as their selected node."""
-    claims, volumes = batch.cache[RECORDS]
-    storage = snapshot.storage
+def assumed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch,
+                    base: Storage | None = None) -> Storage:  # fmt: skip
+    """``base``'s storage objects (default: ``snapshot``'s) with what ``assume`` changed in
+    the state ``s`` (made for ``snapshot`` and ``batch``): volumes owned by a claim get it
+    as their claim reference, claims selected for a node get it as their selected node;
+    objects that ``base`` holds changed since (bindings completed) are kept as they are."""
+    claims, volumes = records(s, batch)
+    storage = snapshot.storage if base is None else base
     owner, selected = s[13], s[15]
     out = dataclasses.replace(storage, claims=dict(storage.claims),
                               volumes=dict(storage.volumes))  # fmt: skip
     for v in np.flatnonzero(owner >= 0).tolist():
         claim, volume = claims[int(owner[v])], volumes[v]
         ref = (claim.namespace, claim.name, claim.uid)
-        if not is_volume_bound_to_claim(volume.claim_ref, claim):
+        if (not is_volume_bound_to_claim(volume.claim_ref, claim)
+                and storage.volumes.get(volume.name) is volume):  # fmt: skip
             out.volumes[volume.name] = msgspec.structs.replace(volume, claim_ref=ref)
     for i in np.flatnonzero(selected >= 0).tolist():
         claim = claims[i]
-        node = snapshot.node_names[int(selected[i])]
-        out.claims[(claim.namespace, claim.name)] = msgspec.structs.replace(
-            claim, selected_node=node
-        )
+        key = (claim.namespace, claim.name)
+        if storage.claims.get(key) is claim:
+            node = snapshot.node_names[int(selected[i])]
+            out.claims[key] = msgspec.structs.replace(claim, selected_node=node)
     return out
 
 
@@ -354,7 +367,7 @@ def reserved(s: tuple, batch: PodBatch, pod: int) -> list[tuple[str, str | None]
     lo, hi = int(s[17][pod]), int(s[17][pod + 1])
     if hi == lo or s[18][lo] < 0:
         return []
-    claims, volumes = batch.cache[RECORDS]
+    claims, volumes = records(s, batch)
     return [(claims[c].name, volumes[v].name if v >= 0 else None)
             for c, v in zip(s[18][lo:hi].tolist(), s[19][lo:hi].tolist(), strict=True)]  # fmt: skip
 
@@ -365,3 +378,75 @@ def reserved_pods(s: tuple, pods: np.ndarray) -> np.ndarray:
     out = hi > lo
     out[out] = s[18][lo[out]] >= 0
     return out
+
+
+def records(s: tuple, batch: PodBatch) -> tuple[list[ClaimRecord], list[VolumeRecord]]:
+    """The claims and volumes the indices of the state ``s`` (made for ``batch``) name:
+    kept per state (its ``node_class`` array, which copies share), as a run whose
+    bindings complete, and its copies, make states for several snapshots."""
+    ref, found = batch.cache.get(RECORDS, {}).get(id(s[0]), (lambda: None, ([], [])))
+    return found if ref() is s[0] else ([], [])
+
+
+def binds_claims(s: tuple) -> np.ndarray:
+    """bool[B]: the batch pods with claims to bind (a Reserve placing one binds them)."""
+    return np.diff(s[17]) > 0
+
+
+class Completed(NamedTuple):
+    """What completing a pod's bindings changed: the storage objects after, the pod's
+    ``volumeBindings``, the batch pods that read a claim it bound (``readers``), and
+    whether the plugins' views of pods already bound may differ (``bound_views``: a
+    claim matched to an existing volume that the volume limits count otherwise than
+    they counted the claim unbound; a provisioned claim's new volume counts as its
+    claim did)."""
+
+    storage: Storage
+    entries: list[dict[str, Any]]
+    readers: np.ndarray
+    bound_views: bool
+
+
+def completed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch, pod: int,
+                      host: int, base: Storage) -> Completed | None:  # fmt: skip
+    """``base`` (the storage objects after the bindings completed so far; the state ``s``
+    was made for ``snapshot`` and ``batch``) once batch pod ``pod``'s bindings, which
+    Reserve decided in ``s`` for node ``host``, completed (:mod:`.complete`); None:
+    Reserve decided nothing for it."""
+    decided = reserved(s, batch, pod)
+    if not decided:
+        return None
+    node, namespace = snapshot.node_names[host], batch.pods[pod].namespace
+    # (every earlier pod's decisions completed in ``base`` already: this pod's only)
+    storage, made = complete(base, namespace, decided, node, snapshot.node_labels[host])
+    provisioned = [m if v is None else None for (_, v), m in zip(decided, made, strict=True)]
+    index = _claim_readers(batch)
+    readers = [index.get((namespace, c), ()) for c, _ in decided]
+    views = any(v is not None and not _counted_alike(base, namespace, c, v) for c, v in decided)
+    return Completed(storage, volume_binding_entries(decided, node, provisioned),
+                     np.fromiter(itertools.chain(*readers), np.int64), views)  # fmt: skip
+
+
+def _counted_alike(storage: Storage, namespace: str, claim_name: str, volume_name: str) -> bool:
+    """The volume limits count the claim bound to the volume as they counted it unbound:
+    a CSI volume of the driver that the claim's class names as provisioner, not an
+    in-tree one (the CSI limit counts one volume of that driver either way, the in-tree
+    limits neither)."""
+    claim, volume = storage.claims[(namespace, claim_name)], storage.volumes[volume_name]
+    cls = storage.classes.get(claim.class_name)
+    return (cls is not None and volume.disk is None and volume.csi_driver != ""
+            and volume.csi_driver == cls.provisioner
+            and not cls.provisioner.startswith(IN_TREE_PREFIX))  # fmt: skip
+
+
+def _claim_readers(batch: PodBatch) -> dict[tuple[str, str], list[int]]:
+    """(namespace, claim name) → the batch pods with a volume of that claim (kept in the
+    batch's cache)."""
+    index = batch.cache.get(READERS)
+    if index is None:
+        index = {}
+        for i, pod in enumerate(batch.pods):
+            for claim in dict.fromkeys(pod.claims):
+                index.setdefault((pod.namespace, claim), []).append(i)
+        batch.cache[READERS] = index
+    return index

@@ -41,6 +41,7 @@ class VolumeZone(NoArgs):
     """The VolumeZone filter plugin."""
 
     name = NAME
+    reads_storage = True
     events_to_register = events(
         (STORAGE_CLASS, ADD), (NODE, ADD | UPDATE_NODE_LABEL), (PVC, ADD), (PV, ADD | UPDATE)
     )

@@ -12,6 +12,8 @@ import pytest
 from kscore_fast import Simulator, api
 from kscore_fast.cli import main
 from kscore_fast.io.output import iter_json
+from kscore_fast.model.storage import ClaimRecord
+from kscore_fast.plugins.volumebinding.complete import claim_uid
 
 from ..harness import cluster_of
 
@@ -67,7 +69,12 @@ def _objects() -> list[dict]:
 A_BINDINGS = [
     {"claim": "small", "volume": "pv-local", "provisioned": False, "selectedNode": None},
     {"claim": "big", "volume": "pv-big", "provisioned": False, "selectedNode": None},
-    {"claim": "new", "volume": None, "provisioned": True, "selectedNode": "n1"},
+    {
+        "claim": "new",
+        "volume": "pvc-" + claim_uid(ClaimRecord("default", "new")),
+        "provisioned": True,
+        "selectedNode": "n1",
+    },
 ]
 
 

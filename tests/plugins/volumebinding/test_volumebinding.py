@@ -253,10 +253,10 @@ def _claim_pod(name, claim):
                 {"name": "v", "persistentVolumeClaim": {"claimName": claim}}]}}  # fmt: skip
 
 
-def test_the_simulator_keeps_assumed_volumes_across_events(tmp_path):
-    """A volume matched for a pod stays its claim's after the pod is deleted and after
-    an event makes the simulator prepare its states again (Go's assume cache keeps it);
-    a provisioned claim stays selected for its node."""
+def test_the_simulator_keeps_completed_bindings_across_events(tmp_path):
+    """A volume matched for a pod stays bound to its claim after the pod is deleted and
+    after an event makes the simulator prepare its states again; a provisioned claim is
+    bound to its new volume (without a CSINode: no node affinity, any node)."""
     from kscore_fast import Simulator
 
     objs = [_node("n0", "a"), _node("n1", "b"),
@@ -281,7 +281,17 @@ def test_the_simulator_keeps_assumed_volumes_across_events(tmp_path):
     sim.delete("default/a")
     sim.add_node(_node("n2", "c"))  # (the states are prepared again)
     assert sim.schedule_and_bind("default/b") is None  # pv0 is still c0's
-    assert sim.schedule_and_bind("default/d") == host  # c2 is still selected for it
+    storage = sim.cluster.snapshot.storage
+    c0, c2 = storage.claims[("default", "c0")], storage.claims[("default", "c2")]
+    assert (c0.volume_name, c0.bind_completed) == ("pv0", True)
+    assert storage.volumes["pv0"].claim_ref == ("default", "c0", c0.uid)
+    made = storage.volumes[c2.volume_name]
+    assert (made.name, made.csi_driver, made.node_affinity) == (
+        f"pvc-{c2.uid}",
+        "example.com/disk",
+        None,
+    )
+    assert host is not None and sim.schedule_and_bind("default/d") is not None
 
 
 def test_a_claim_twice_in_a_pod_excludes_its_pre_bound_volume(tmp_path):

@@ -1,0 +1,125 @@
+"""What completes a binding after Reserve, before the pod is bound: PreBind's
+``BindPodVolumes`` (v1.23.6 binder.go: ``bindAPIUpdate`` writes the assumed volumes'
+``claimRef`` and the claims' selected-node annotation, then ``checkBindings`` waits until
+every claim is fully bound), the PersistentVolume controller
+(pkg/controller/volume/persistentvolume: ``syncClaim`` binds a claim to the volume whose
+``claimRef`` names it: the claim's ``spec.volumeName`` and ``pv.kubernetes.io/bind-completed``,
+both ``Bound``) and a CSI driver's external provisioner (it creates the volume of a claim
+with a selected node, named ``pvc-<claim uid>``, bound to the claim).
+
+kscore_fast models these as a cluster whose controllers keep up:
+
+* a static binding: the volume's ``claimRef`` names the claim (its uid), the claim is
+  bound to the volume (both no longer Available/Pending);
+* a provisioning through a CSI provisioner (any provisioner outside ``kubernetes.io/``):
+  a new volume ``pvc-<uid>`` of the claim's class, request, access and volume modes, a
+  ``csi`` source (driver: the provisioner; volume handle: the volume's name), no labels,
+  and as node affinity the selected node's values of the driver's ``topologyKeys`` in
+  that node's CSINode (one term, ``In`` each value; no CSINode entry or no keys: no node
+  affinity, as a driver without topology gives none). A node that lacks a label of those
+  keys makes the provisioner fail (the claim's selected node is reset and the pod tried
+  again): refused, not simulated.
+* a provisioning through an in-tree provisioner (``kubernetes.io/...``): not completed;
+  under v1.23's CSI migration (GCE PD, EBS, Azure Disk, Cinder on by default) the PV
+  controller hands it to the migrated CSI driver's external provisioner, which translates
+  the volume back to an in-tree source with zone labels: not modelled. The claim stays
+  pending with its selected node (as in a cluster where that provisioner is not running),
+  and later pods of it must land on that node.
+
+A claim without ``metadata.uid`` (the API server gives every claim one) is given
+:func:`claim_uid`'s deterministic one when its binding completes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Mapping, Sequence
+
+import msgspec
+
+from ...errors import UnsupportedError
+from ...model.objects import NodeSelectorRequirement, NodeSelectorTerm
+from ...model.storage import ClaimRecord, Storage, VolumeRecord
+
+#: the provisioners of the in-tree volume plugins (their claims are not provisioned)
+IN_TREE_PREFIX = "kubernetes.io/"
+
+
+def claim_uid(claim: ClaimRecord) -> str:
+    """The claim's uid, or for a claim without one: the SHA-256 of ``namespace/name`` in
+    the form of a UUID (8-4-4-4-12 hexadecimal digits of its first 16 bytes)."""
+    if claim.uid:
+        return claim.uid
+    d = hashlib.sha256(f"{claim.namespace}/{claim.name}".encode()).hexdigest()
+    return f"{d[:8]}-{d[8:12]}-{d[12:16]}-{d[16:20]}-{d[20:32]}"
+
+
+def provisions(provisioner: str) -> bool:
+    """A provisioning through ``provisioner`` completes (a CSI driver's)."""
+    return not provisioner.startswith(IN_TREE_PREFIX)
+
+
+def complete(storage: Storage, namespace: str, decided: Sequence[tuple[str, str | None]],
+             node: str, labels: Mapping[str, str]) -> tuple[Storage, list[str | None]]:  # fmt: skip
+    """``storage`` after the bindings that Reserve ``decided`` for a pod of ``namespace``
+    bound to ``node`` (of ``labels``) completed (see the module's docstring): the new
+    storage and, per decision, the volume the claim is bound to (None: not completed)."""
+    claims, volumes = dict(storage.claims), dict(storage.volumes)
+    names: list[str | None] = []
+    for claim_name, volume_name in decided:
+        claim = claims[(namespace, claim_name)]
+        uid = claim_uid(claim)
+        ref = (claim.namespace, claim.name, uid)
+        if volume_name is not None:
+            volumes[volume_name] = msgspec.structs.replace(
+                volumes[volume_name], claim_ref=ref, available=False
+            )
+        else:
+            claim = msgspec.structs.replace(claim, selected_node=node)  # (bindAPIUpdate)
+            provisioner = storage.classes[claim.class_name].provisioner
+            if not provisions(provisioner):
+                claims[(namespace, claim_name)] = claim
+                names.append(None)
+                continue
+            volume = provisioned_volume(claim, uid, provisioner, storage, node, labels)
+            volume_name = volume.name
+            volumes[volume_name] = volume
+        claims[(namespace, claim_name)] = msgspec.structs.replace(
+            claim, uid=uid, volume_name=volume_name, bind_completed=True
+        )
+        names.append(volume_name)
+    return dataclasses.replace(storage, claims=claims, volumes=volumes), names
+
+
+def provisioned_volume(claim: ClaimRecord, uid: str, provisioner: str, storage: Storage,
+                       node: str, labels: Mapping[str, str]) -> VolumeRecord:  # fmt: skip
+    """The volume an external provisioner creates for ``claim`` (uid ``uid``) selected for
+    ``node`` (of ``labels``)."""
+    name = f"pvc-{uid}"
+    return VolumeRecord(
+        name, {}, None, provisioner, name, _topology(claim, provisioner, storage, node, labels),
+        claim.class_name, claim.request, claim.access_modes, claim.volume_mode,
+        (claim.namespace, claim.name, uid), available=False,
+    )  # fmt: skip
+
+
+def _topology(claim: ClaimRecord, provisioner: str, storage: Storage, node: str,
+              labels: Mapping[str, str]) -> tuple[NodeSelectorTerm, ...] | None:  # fmt: skip
+    """The node affinity of the volume: the node's values of the driver's topology keys in
+    its CSINode (None: no CSINode, no entry of the driver, no keys)."""
+    csi_node = storage.csi_nodes.get(node)
+    drivers = csi_node.drivers if csi_node is not None else ()
+    driver = next((d for d in drivers if d.name == provisioner), None)
+    if driver is None or not driver.topology_keys:
+        return None
+    missing = [k for k in driver.topology_keys if k not in labels]
+    if missing:
+        raise UnsupportedError(
+            f"VolumeBinding: claim {claim.namespace}/{claim.name} provisioned by {provisioner} "
+            f"for node {node}, which lacks the label {missing[0]!r} of its CSINode's "
+            "topologyKeys (the provisioner fails and the pod is tried again): not simulated "
+            "by kscore_fast"
+        )
+    return (NodeSelectorTerm(tuple(NodeSelectorRequirement(k, "In", (labels[k],))
+                                   for k in driver.topology_keys)),)  # fmt: skip

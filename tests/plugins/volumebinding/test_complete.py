@@ -1,0 +1,72 @@
+"""What completes a binding (``volumebinding.complete``): the claims bound, the volumes
+a CSI provisioner creates with the node's CSINode topology, an in-tree provisioner's
+claims left pending, a node lacking a topology label refused."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import pytest
+
+from kscore_fast.errors import UnsupportedError
+from kscore_fast.model.disks import CSINodeDriver, CSINodeRecord
+from kscore_fast.model.objects import NodeSelectorRequirement, NodeSelectorTerm
+from kscore_fast.model.storage import ClaimRecord, ClassRecord, Storage, VolumeRecord
+from kscore_fast.plugins.volumebinding.complete import claim_uid, complete
+
+ZONE = "topology.kubernetes.io/zone"
+
+
+def _storage(keys: tuple[str, ...] = (ZONE,)) -> Storage:
+    storage = Storage()
+    storage.classes.update({"fast": ClassRecord("fast", "WaitForFirstConsumer", "d.io"),
+                            "gce": ClassRecord("gce", "WaitForFirstConsumer",
+                                               "kubernetes.io/gce-pd")})  # fmt: skip
+    for name, cls, uid in (("made", "fast", ""), ("old", "gce", "u1"), ("mine", "", "u2")):
+        storage.claims[("ns", name)] = ClaimRecord(
+            "ns", name, class_name=cls, uid=uid, request=Fraction(2**30),
+            access_modes=("ReadWriteOnce",), selected_node="n0" if cls else "",
+        )  # fmt: skip
+    storage.volumes["pv"] = VolumeRecord("pv", class_name="", available=True,
+                                         claim_ref=("ns", "mine", ""))  # fmt: skip
+    storage.csi_nodes["n0"] = CSINodeRecord("n0", (CSINodeDriver("d.io", None, keys),))
+    return storage
+
+
+def test_claim_uid_is_the_claims_or_a_digest_of_its_name():
+    """(goref's claimUID gives the same: benchmarks/goref/volumecomplete_test.go)"""
+    assert claim_uid(ClaimRecord("n", "c", uid="u")) == "u"
+    assert claim_uid(ClaimRecord("n", "c")) == "8c253c7d-08ee-b54f-72b8-592e4ac69c63"
+
+
+def test_bindings_complete_as_the_controllers_leave_them():
+    storage = _storage()
+    decided = [("mine", "pv"), ("made", None), ("old", None)]
+    out, names = complete(storage, "ns", decided, "n0", {ZONE: "z1", "other": "x"})
+    uid = claim_uid(storage.claims[("ns", "made")])
+    assert names == ["pv", f"pvc-{uid}", None]
+    mine, made, old = (out.claims[("ns", n)] for n in ("mine", "made", "old"))
+    assert (mine.volume_name, mine.bind_completed, mine.uid) == ("pv", True, "u2")
+    assert (out.volumes["pv"].claim_ref, out.volumes["pv"].available) == (("ns", "mine", "u2"),
+                                                                          False)  # fmt: skip
+    assert (made.volume_name, made.bind_completed, made.uid) == (f"pvc-{uid}", True, uid)
+    assert old == storage.claims[("ns", "old")]  # (an in-tree provisioner's: pending)
+    pv = out.volumes[f"pvc-{uid}"]
+    assert (pv.csi_driver, pv.csi_handle, pv.class_name, pv.capacity, pv.access_modes,
+            pv.claim_ref, pv.available, pv.labels) == (
+        "d.io", f"pvc-{uid}", "fast", Fraction(2**30), ("ReadWriteOnce",), ("ns", "made", uid),
+        False, {})  # fmt: skip
+    assert pv.node_affinity == (NodeSelectorTerm((NodeSelectorRequirement(ZONE, "In", ("z1",)),)),)
+    assert storage.claims[("ns", "made")].volume_name == ""  # (the input unchanged)
+
+
+def test_a_driver_without_topology_gives_no_node_affinity():
+    for storage in (_storage(()), Storage(classes=_storage().classes, claims=_storage().claims)):
+        out, (name,) = complete(storage, "ns", [("made", None)], "n0", {ZONE: "z1"})
+        assert out.volumes[name].node_affinity is None
+
+
+def test_a_node_without_a_topology_label_is_refused():
+    with pytest.raises(UnsupportedError, match=re.escape(f"lacks the label '{ZONE}'")):
+        complete(_storage(), "ns", [("made", None)], "n0", {})
