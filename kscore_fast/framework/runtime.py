@@ -258,7 +258,7 @@ class _Run:
         explain: bool,
     ) -> None:
         self._profile(fw, snapshot, batch, num_to_find, explain)
-        #: a batch of one pod, scored (``cycle_one``): its cycle in one compiled call
+        #: a batch of one pod, scored: its cycle through ``cycle_one``
         self.lone = len(batch) == 1 and len(self.sids) > 0
         if len(batch) < 2:  # (nothing to share: one filter class, the profile's empty rows)
             self.keys = None
@@ -481,8 +481,7 @@ class _Run:
                        self.fw.table_rows.lone_rows, rows.raw, rows.n_all, rows.const,
                        rows.const_ok, rows.row_ok, result.keep != 0, seed, chosen)  # fmt: skip
         if zero or blocked or self.explain:
-            found = _Searched(counts[:2], nodes, counts[2:3], counts[3:], *rejections, classes,
-                              memo)  # fmt: skip
+            found = _Searched(ptr, nodes, failed, rej_ptr, *rejections, classes, memo)
             if self.explain:
                 self._record_rejections(pods, found, result)
             if zero or blocked:
@@ -493,12 +492,19 @@ class _Run:
             self.record_failure(result, int(pods[0]), self.invalid_score(*per_pod[2:, 0].tolist()))
             return
         result.hosts[pods] = chosen
-        n = int(kept[2])
         if room is not None:  # (``scores="all"``: the scores and nodes are in place)
-            result.commit_one(int(pods[0]), n)
-            return
+            result.commit_one(int(pods[0]), int(keep_ptr[1]))
+        else:
+            self._keep_one(pods, keep_ptr, nodes, whole_raw, whole_norm, base, scratch, result)
+
+    def _keep_one(self, pods: np.ndarray, keep_ptr: np.ndarray, nodes: np.ndarray,
+                  whole_raw: np.ndarray, whole_norm: np.ndarray, base: int, scratch: _Scratch,
+                  result: ScoreResult) -> None:  # fmt: skip
+        """:meth:`_keep` of a lone pod whose list was found outside the result's buffers
+        (``top:K``, ``none``; or ``all`` without room): its ``keep_ptr[1]`` entries."""
+        n = int(keep_ptr[1])
         raw, norm_u8 = whole_raw[:, base : base + n], whole_norm[:, base : base + n]
-        self._keep(Chunk(pods, kept[1:], nodes[:n]), raw, norm_u8, scratch.total[:n], result)
+        self._keep(Chunk(pods, keep_ptr, nodes[:n]), raw, norm_u8, scratch.total[:n], result)
 
     def record_search(self, pods: np.ndarray, found: _Searched, result: ScoreResult
                       ) -> np.ndarray:  # fmt: skip
