@@ -201,10 +201,15 @@ class DryRuns:
 
     def evict(self, pod: int) -> None:
         """Delete bound ``pod``: ``RemovePod`` of the plugins and of ``NodeInfo``."""
-        node = int(self.seq.bound[pod])
-        self.seq.remove(pod, node)
-        self.seq.bound[pod] = -1
-        self.leave(pod, node)
+        self.evict_all((pod,))
+
+    def evict_all(self, pods: Sequence[int]) -> None:
+        """Delete bound ``pods`` in turn: ``RemovePod`` of the plugins and of ``NodeInfo``
+        (:func:`.kernels.evict`)."""
+        seq, on_node = self.seq, self._on_node
+        kernels.evict(seq.aids, seq.table, seq.cache, seq.bound, on_node.table, on_node.count,
+                      np.asarray(pods, dtype=np.int64))  # fmt: skip
+        on_node.total -= len(pods)
 
     def leave(self, pod: int, node: int) -> None:
         """``NodeInfo.RemovePod`` of ``pod`` from ``node`` (the last pod takes its place;
@@ -432,6 +437,9 @@ class DryRuns:
 
     def restore(self) -> None:
         """Every pod removed for a dry run bound again."""
+        if not self._out:
+            self._node = -1
+            return
         for i in sorted(self._out):
             self._assume(i, self._node)
         self._out, self._node = set(), -1

@@ -31,8 +31,6 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import numpy as np
 
-from ..framework.gorand import GoRand
-from ..framework.selection import draw
 from ..framework.sequential import TIE_GO_RAND
 from ..model.objects import NamespaceRecord, PodRecord
 from ..model.snapshot import Cluster, build_cluster
@@ -40,6 +38,7 @@ from .compiled import preempt_compiled
 from .dryrun import DryRuns
 from .explain import OFFSET_STREAM, preemption_entry
 from .nominated import by_node, nominated_verdicts
+from .offset import OffsetDraw
 from .reference import NOT_ELIGIBLE, priority
 
 if TYPE_CHECKING:
@@ -113,14 +112,9 @@ def post_filter(sim: Simulator, key: str) -> Outcome:
     record = msgspec.structs.replace(sim._cache.pending[key],
                                      nominated_node_name=nominations.get(key, ""))  # fmt: skip
     view = runs.view(sim._index[key])
-    source = GoRand.over(sim._rng) if sim._tie == TIE_GO_RAND else None
     row = sim._index[key]
-
-    def offset(n: int) -> int:
-        if source is not None:
-            return int(source.draw("int31n", np.array([n], dtype=np.int64))[0])
-        return draw(sim._seed, OFFSET_STREAM + row, n)
-
+    offset = OffsetDraw(sim._rng if sim._tie == TIE_GO_RAND else None, sim._seed,
+                        OFFSET_STREAM + row)  # fmt: skip
     verdicts = sim._seq.last_verdicts(row) if sim._seq is not None else None
     try:
         found = preempt_compiled(view, record, sim._cache.budgets, offset, pct, absolute,
