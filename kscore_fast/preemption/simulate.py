@@ -77,7 +77,8 @@ def simulate_preemption(
     def cycle(i: int) -> int:
         pod = first + i
         runs.view(pod)
-        if runs.nominated:
+        overridden = bool(runs.nominated)
+        if overridden:
             seq.override[:] = runs.nominated_verdicts()
         seq.batch.nominated[pod] = runs.nominated.get(pod, -1)
         row[0] = i
@@ -86,7 +87,8 @@ def simulate_preemption(
             seq.record_one(result, i)
         else:
             seq.chunk(np.array([pod], np.int64), tie, seed, rng, result, row, True, ops)
-        seq.override[:] = 0
+        if overridden:
+            seq.override[:] = 0
         host = int(result.hosts[i])
         if host >= 0:
             runs.bound_to(pod, host)

@@ -26,6 +26,7 @@ simulator's source (the hosts' ties' source); else kscore's seeded draw per pod.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -76,8 +77,8 @@ def prepare_cycle(sim: Simulator, i: int, key: str) -> int:
     if not nominations or (len(nominations) == 1 and key in nominations):  # (none but its own)
         return before
     index, count = sim._index, len(nominations)
-    pods = np.fromiter((index.get(k, -1) for k in nominations), np.int64, count)
-    nodes = np.fromiter((where.get(n, -1) for n in nominations.values()), np.int64, count)
+    pods = np.fromiter(map(index.get, nominations, repeat(-1)), np.int64, count)
+    nodes = np.fromiter(map(where.get, nominations.values(), repeat(-1)), np.int64, count)
     keep = (pods >= 0) & (nodes >= 0) & (pods != i)
     mine = priority(sim._cache.pending[key])
     runs = sim._runs
@@ -165,9 +166,7 @@ def _dry_runs(sim: Simulator, key: str) -> DryRuns:
     assert runs is not None and nominations is not None
     if not runs.tracking:  # (made now, then followed as the simulator binds and deletes)
         runs.set_pods(sim._cache.on_node, where, {**index, **sim._rows})
-    runs.nominated = {}
-    for other, name in nominations.items():
-        node = where.get(name)
-        if other != key and other in index and node is not None:
-            runs.nominated[index[other]] = node
+    at = map(where.get, nominations.values(), repeat(-1))
+    runs.nominated = {index[other]: node for other, node in zip(nominations, at, strict=True)
+                      if node >= 0 and other != key and other in index}  # fmt: skip
     return runs
