@@ -24,5 +24,5 @@ class OffsetDraw:
 
     def __call__(self, n: int) -> int:
         if self.rng is not None:
-            return int(GoRand.over(self.rng).draw("int31n", np.array([n], dtype=np.int64))[0])
+            return GoRand.over(self.rng).int31n(n)
         return draw(self.seed, self.stream, n)
