@@ -654,8 +654,10 @@ def evict(aids, table, cache, bound, node_table, node_count, pods
         _change(aids, table, cache, pod, node, np.bool_(False))
         bound[pod] = -1
         last = node_count[node] - 1
-        for at in range(last + 1):
-            if node_table[node, at] == pod:
-                node_table[node, at] = node_table[node, last]
-                break
+        at = 0
+        while at <= last and node_table[node, at] != pod:
+            at += 1
+        if at > last:
+            raise ValueError("a victim is not among its node's pods")
+        node_table[node, at] = node_table[node, last]
         node_count[node] = last
