@@ -15,7 +15,6 @@ applications may.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import sys
 
 _M_TRIM_THRESHOLD = -1
@@ -28,12 +27,9 @@ def retain_freed_memory() -> bool:
     """Tune glibc's malloc as described above; False where that is not possible."""
     if not sys.platform.startswith("linux"):
         return False
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return False
-    try:
-        libc = ctypes.CDLL(name)
-        mallopt = libc.mallopt
+    try:  # (the process's own symbols, libc's among them: no ``ldconfig -p`` run, which
+        # ``ctypes.util.find_library`` does, 5-140 ms a command)
+        mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)

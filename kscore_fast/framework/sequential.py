@@ -124,17 +124,18 @@ def simulate_chunk(
     """Schedule ``pods`` one after the other (see the module docstring). Returns the next
     ``nextStartNodeIndex``.
 
-    Per chunk pod ``i``: ``hosts[i]`` (-1: none), ``feasible[i]``/``failed[i]`` (the
-    search's counts), ``bad_plugin/bad_value[i]`` (a score outside [0, 100]: the first
-    plugin and value, else -1), its feasible nodes ``nodes[ptr[i]:ptr[i+1]]`` with
-    per-plugin ``raw``/``norm_u8`` and ``total`` when it was scored (``keep``; else the
-    entries are only scratch), its rejections ``rej_node/rej_code[rej_ptr[i]:rej_ptr[i+1]]``
-    (with ``explain``), and for a pod that fits nowhere (``fail_row[i]`` ≥ 0) its verdict
-    on every node, ``fail_rows[fail_row[i]]``. ``prescore_bad[i]``: PreScore fails.
-    ``commit`` false: the pods are not assumed (each is scheduled against the same state).
-    ``ops[i]`` ``OP_DELETE``: pod ``pods[i]`` is deleted instead (``RemovePod`` from
-    ``bound[pod]``, the node it is bound to, if any: -1 none), an entry with no node and
-    no cycle (no draw); ``bound`` gets the host of every pod assumed.
+    Per chunk pod ``i``: ``hosts[i]`` (-1: none), ``feasible[i]``/``failed[i]`` (the search's
+    counts), ``bad_plugin/bad_value[i]`` (a score outside [0, 100]: the first plugin and value,
+    else -1), its feasible nodes ``nodes[ptr[i]:ptr[i+1]]`` with per-plugin ``raw``/``norm_u8``
+    and ``total`` when it was scored (``keep``; else every pod's entries are scratch from entry
+    0 on: the buffers need room for one pod, and a run touches no fresh memory per pod), its
+    rejections ``rej_node/rej_code[rej_ptr[i]:rej_ptr[i+1]]`` (with ``explain``), and for a pod
+    that fits nowhere (``fail_row[i]`` ≥ 0) its verdict on every node,
+    ``fail_rows[fail_row[i]]``. ``prescore_bad[i]``: PreScore fails. ``commit`` false: the pods
+    are not assumed (each is scheduled against the same state). ``ops[i]`` ``OP_DELETE``: pod
+    ``pods[i]`` is deleted instead (``RemovePod`` from ``bound[pod]``, the node it is bound to,
+    if any: -1 none), an entry with no node and no cycle (no draw); ``bound`` gets the host of
+    every pod assumed.
 
     Verdicts come from ``cache`` (:mod:`.cycle_cache`; ``groups``: each batch pod's twin
     group), made current for each cycle and told of every change; without ``keep``, so do
@@ -155,7 +156,7 @@ def simulate_chunk(
     fptr = np.zeros(2, dtype=np.int64)
     tmp = np.empty((n_plugins, cap), dtype=np.int64)
     miss = np.empty(cap, dtype=nodes.dtype)
-    at = np.empty(cap, dtype=np.int64)
+    where = np.empty(cap, dtype=np.int64)
     row_const = np.zeros((n_plugins, memo.shape[0]), dtype=np.bool_)
     no_row_raw = np.empty((n_plugins, 1), dtype=np.int64)
     no_const = np.zeros((n_plugins, 1), dtype=np.bool_)
@@ -169,6 +170,7 @@ def simulate_chunk(
     for i in range(pods.shape[0]):
         pod = pods[i]
         lo = ptr[i]
+        at = lo if keep else np.int64(0)  # (where the pod's entries go)
         hosts[i] = -1
         bad_plugin[i] = -1
         bad_value[i] = 0
@@ -183,7 +185,7 @@ def simulate_chunk(
             continue
         if tie == TIE_GO_RAND:  # scheduleOne: SetRecordPluginMetrics(rand.Intn(100) < 10)
             gorand.go_intn(rng, 100)
-        out = nodes[lo : lo + cap]
+        out = nodes[at : at + cap]
         if fids.shape[0] == 0:
             n, start = search.windows_pod(nominated[i], start, num_to_find, n_nodes, out)
             failed[i] = 0
@@ -211,18 +213,18 @@ def simulate_chunk(
         elif prescore_bad[i]:
             continue
         else:
-            sub = nodes[lo : lo + n]
+            sub = nodes[at : at + n]
             e = cached_scoring.FALLBACK  # (-1: a score out of range)
             if not keep and fids.shape[0] > 0:
                 e = cached_scoring.score_cycle(
-                    sids, weights, kinds, const_ok, table, cache, s, pod, sub, total[lo : lo + n],
+                    sids, weights, kinds, const_ok, table, cache, s, pod, sub, total[at : at + n],
                     n_nodes, todo, one, one_ptr, tmp, norm, nptr, fptr, rows, row_const, no_rows,
-                    cflag, cval, miss, at, bp, bv,
+                    cflag, cval, miss, where, bp, bv,
                 )  # fmt: skip
                 if e == 0:
-                    e = _pick_host(tie, total, lo, lo + n, bp[1], bv[1], seed, streams[i], rng)
+                    e = _pick_host(tie, total, at, at + n, bp[1], bv[1], seed, streams[i], rng)
             if e == cached_scoring.FALLBACK:
-                e = _score_all(sids, weights, table, pod, sub, lo, n, raw, norm, norm_u8, total,
+                e = _score_all(sids, weights, table, pod, sub, at, n, raw, norm, norm_u8, total,
                                todo, one, one_ptr, nptr, no_rows, no_row_raw, no_const, cflag,
                                cval, bp, bv, keep, tie, seed, streams[i], rng)  # fmt: skip
             if e < 0:

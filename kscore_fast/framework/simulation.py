@@ -306,7 +306,7 @@ class _Sequence(_Run):
         is deleted instead (no row)."""
         filters = len(self.fids) > 0
         out = _Out(len(pods), len(self.sids), max(self.num_to_find, 1), self.n_nodes,
-                   self.explain and filters, filters)  # fmt: skip
+                   self.explain and filters, filters, result.keep != 0)  # fmt: skip
         bad = np.array([p in self.prescore_errors for p in pods.tolist()], dtype=np.bool_)
         self._kernel(pods, ops, self.nominations(pods), bad, tie, seed, rng, result.keep != 0,
                      commit, out)  # fmt: skip
@@ -349,7 +349,7 @@ class _Sequence(_Run):
         one = self.one
         if one is None:
             one = self.one = _Out(1, len(self.sids), max(self.num_to_find, 1), self.n_nodes,
-                                  False)  # fmt: skip
+                                  False, keep=False)  # fmt: skip
         one.pods[0] = pod
         one.nominated[0] = (self.nominations(np.array([pod]))[0] if self.pre_filter_slots
                             else self.batch.nominated[pod])  # fmt: skip
@@ -502,14 +502,16 @@ class _Out:
     step's (``pods``, ``ops``, ``nominated``, ``bad``)."""
 
     def __init__(self, c: int, k: int, cap: int, n_nodes: int, rejections: bool,
-                 filters: bool = True) -> None:  # fmt: skip
+                 filters: bool = True, keep: bool = True) -> None:  # fmt: skip
         self.hosts = np.empty(c, np.int64)
         self.feasible, self.failed = np.empty(c, np.int64), np.empty(c, np.int64)
         self.bad_plugin, self.bad_value = np.empty(c, np.int64), np.empty(c, np.int64)
         self.ptr = np.zeros(c + 1, np.int64)
-        self.nodes = np.empty(c * cap, np.int32)
-        self.raw, self.norm_u8 = np.empty((k, c * cap), np.int64), np.empty((k, c * cap), np.uint8)
-        self.total = np.empty(c * cap, np.int64)
+        # (the entries of every pod, kept; else one pod's, scratch: see simulate_chunk)
+        entries = c * cap if keep else cap
+        self.nodes = np.empty(entries, np.int32)
+        self.raw, self.norm_u8 = np.empty((k, entries), np.int64), np.empty((k, entries), np.uint8)
+        self.total = np.empty(entries, np.int64)
         room = c * n_nodes if rejections else 0
         self.rej_ptr = np.zeros(c + 1, np.int64)
         self.rej_node, self.rej_code = np.empty(room, np.int32), np.empty(room, np.int64)

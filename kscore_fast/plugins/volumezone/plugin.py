@@ -79,8 +79,11 @@ class VolumeZone(NoArgs):
 def _state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     """The plugin's state (see ``kernels``): the reference's verdict of each pod class on
     each node class."""
-    node_class, node_labels = _node_classes(snapshot)
     pod_class, pod_reps = _pod_classes(batch)
+    if len(pod_reps) == 1:  # no pod has a claim: one node class, nodes' labels unread
+        return (np.zeros(snapshot.n_nodes, np.int32), pod_class, np.zeros((1, 1), np.int64),
+                *text_table([]))  # fmt: skip
+    node_class, node_labels = _node_classes(snapshot)
     reasons: dict[str, int] = {}
     verdict = np.zeros((len(pod_reps), len(node_labels)), dtype=np.int64)
     storage = snapshot.storage

@@ -147,3 +147,19 @@ def test_bad_storage_objects_are_one_clear_error(obj, field, tmp_path, how):
     with pytest.raises(InputError) as err:
         _cluster(_objects(obj), tmp_path, how)
     assert field in str(err.value) and obj["kind"] in str(err.value)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_batch_without_claims_reads_no_node_labels(seed, tmp_path):
+    """No pending pod has a claim: every node passes, and the nodes' zone classes (a
+    Python pass over every node) are not made."""
+    objs = [o for o in volume_scenario(seed, max_nodes=10, max_pending=12)
+            if not (o["kind"] == "Pod" and "nodeName" not in o["spec"]
+                    and any("persistentVolumeClaim" in v or "ephemeral" in v
+                            for v in o["spec"].get("volumes", [])))]  # fmt: skip
+    c = _cluster(objs, tmp_path)
+    plugin = VolumeZone()
+    state = plugin.prepare(c.snapshot, c.batch)
+    assert "volume_zone_nodes" not in c.snapshot.cache
+    assert plugin.passes_all(state)
+    assert not filter_codes(kernels, state, len(c.batch), c.snapshot.n_nodes).any()
