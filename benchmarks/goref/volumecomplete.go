@@ -36,13 +36,19 @@ const (
 	annProvisionedBy = "pv.kubernetes.io/provisioned-by"
 )
 
-// claimUID is the claim's uid, or for one without: the SHA-256 of "namespace/name" as a
-// UUID (8-4-4-4-12 hexadecimal digits of its first 16 bytes).
+// claimUID is the claim's uid, or for one without: objectUID's.
 func claimUID(c *v1.PersistentVolumeClaim) types.UID {
 	if c.UID != "" {
 		return c.UID
 	}
-	sum := sha256.Sum256([]byte(c.Namespace + "/" + c.Name))
+	return objectUID(c.Namespace, c.Name)
+}
+
+// objectUID is the uid given to an object the input gives none (as the API server gives
+// every object one): the SHA-256 of "namespace/name" as a UUID (8-4-4-4-12 hexadecimal
+// digits of its first 16 bytes), as kscore does.
+func objectUID(namespace, name string) types.UID {
+	sum := sha256.Sum256([]byte(namespace + "/" + name))
 	d := hex.EncodeToString(sum[:])
 	return types.UID(d[:8] + "-" + d[8:12] + "-" + d[12:16] + "-" + d[16:20] + "-" + d[20:32])
 }
