@@ -19,15 +19,12 @@ import os
 import pytest
 import yaml
 
-from kscore_fast.queue import replay_timed
-
 from ..goref import goref_missing
 from ..scenarios_disks import DISK_CONFIG
 from ..scenarios_ephemeral import ephemeral_binding_scenario, ephemeral_disk_scenario
 from ..scenarios_volume_binding import VOLUME_BINDING_CONFIG
 from .storage_runs import differences
-from .timed import differences as timed_differences
-from .timed import run_goref as run_goref_replay
+from .timed import queued_at_once
 
 pytestmark = [
     pytest.mark.goref,
@@ -64,11 +61,7 @@ def test_the_timed_queue_equals_go(tmp_path, seed):
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
                                 "items": ephemeral_binding_scenario(seed)}))  # fmt: skip
     config.write_text(yaml.safe_dump(VOLUME_BINDING_CONFIG))
-    events = tmp_path / "events.jsonl"
-    events.write_text("")
-    ours = replay_timed([path], events, config=config, seed=seed, tie_break="go-rand")
-    go = run_goref_replay(path, config, events, seed, None)
-    diffs = timed_differences(ours.to_dict(), go)
+    diffs = queued_at_once(path, config, seed)
     assert not diffs, f"ephemeral queue scenario {seed}:\n" + "\n".join(diffs[:20])
 
 
