@@ -268,7 +268,8 @@ def score_todo(todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, base,
     from its first plugin to its host. ``raw``/``norm_u8`` are whole buffers (one
     compiled signature), the chunk's entries from column ``base``, written only with
     ``keep`` (the per-plugin scores are kept; else only totals matter and each plugin
-    scores in place of its normalized scores); ``rows`` (int64[K, C])/``row_raw``/
+    scores in place of its normalized scores, or apart from them through its
+    ``SCORE_NORMALIZE`` entry); ``rows`` (int64[K, C])/``row_raw``/
     ``row_const``: shared raw scores on all ``n_all`` nodes (see ``sharing.TwinRows``),
     for the plugins with ``row_ok[k]``; ``const_ok[k]``: plugin ``k`` normalizes equal
     scores to equal scores.
@@ -283,6 +284,9 @@ def score_todo(todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, base,
     cflag = np.empty((n_plugins, 1), dtype=np.bool_)
     cval = np.empty((n_plugins, 1), dtype=np.int64)
     own_lists = np.full(rows.shape[1], -1, dtype=np.int64)
+    # not kept, raw scores go straight into ``norm`` (column base + ptr[i] is its 0), but
+    # for a plugin with a ``SCORE_NORMALIZE`` entry, which needs them apart: into ``apart``
+    apart = np.empty((n_plugins, 0 if keep else longest), dtype=np.int64)
     for q in range(todo.shape[0]):
         i = todo[q]
         one = todo[q : q + 1]
@@ -293,8 +297,9 @@ def score_todo(todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, base,
                 plugin_pass(table, sids[k], SCORE, k, one, pods, ptr, nodes, raw, base, norm,
                             nptr, pod_rows, row_raw, n_all, row_const, const_ok[k], keep,
                             cflag, cval, True)  # fmt: skip
-            else:  # (raw scores straight into ``norm``: column base + ptr[i] is its 0)
-                plugin_pass(table, sids[k], SCORE, k, one, pods, ptr, nodes, norm, -ptr[i],
+            else:
+                into = apart if table[sids[k], SCORE_NORMALIZE] != 0 else norm
+                plugin_pass(table, sids[k], SCORE, k, one, pods, ptr, nodes, into, -ptr[i],
                             norm, nptr, pod_rows, row_raw, n_all, row_const, const_ok[k], keep,
                             cflag, cval, True)  # fmt: skip
         weigh_pods(weights, one, ptr, norm, nptr, norm_u8, base, total, best, count, bad_plugin,

@@ -159,3 +159,32 @@ def test_normalize_kernel_equals_reference_on_wide_counts(seed, variant):
 def test_normalize_truncation_edge():
     """maxNode 100, count 71: Go computes 100 * (29/100) = 28.999999999999996 → 28."""
     assert reference.normalize_score([100, 71], ["", ""]) == [0, 28]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_kept_mode_uses_the_fused_entry_alike(seed, monkeypatch):
+    """A batch whose pods each have their own selector is scored through
+    ``score_normalize_pod`` whatever the result keeps (with ``scores="none"`` the raw
+    scores go apart from the normalized ones): hosts, and the totals of the kept nodes,
+    equal in every mode."""
+    from benchmarks.shapes import go_shape
+    from kscore_fast.plugins.selectorspread import plugin
+    from kscore_fast.profile import build_framework
+
+    monkeypatch.setattr(plugin, "HOT_ENTRIES", 0)  # (every group counted per pod)
+    c = go_shape(40 + seed, 400, 60, distinct_selectors=True, groups=7 + seed)
+    fw = build_framework("SelectorSpread=2,NodeResourcesBalancedAllocation",
+                         percentage_of_nodes_to_score=100)  # fmt: skip
+
+    def run(scores):
+        c.batch.cache.clear()
+        return fw.run(c.snapshot, c.batch, seed=seed, scores=scores).to_dict()
+
+    results = {m: run(m) for m in ("all", "top:2", "none")}
+    hosts = {m: [p["host"] for p in r["results"]] for m, r in results.items()}
+    assert hosts["all"] == hosts["top:2"] == hosts["none"]
+    assert None not in hosts["all"]
+    for full, top in zip(results["all"]["results"], results["top:2"]["results"], strict=True):
+        totals = {n["node"]: n["total"] for n in full["scores"]}
+        assert len(top["scores"]) == 2
+        assert all(totals[n["node"]] == n["total"] for n in top["scores"])
