@@ -64,6 +64,8 @@ func nextVersion(v string) string {
 type completion struct {
 	claims  []*v1.PersistentVolumeClaim
 	volumes []*v1.PersistentVolume
+	// selected: in-tree provisioners' claims, given their selected node only
+	selected []*v1.PersistentVolumeClaim
 }
 
 // completeBindings completes the bindings Reserve assumed for pod on host (bindings, in
@@ -86,11 +88,20 @@ func (h *harness) completeBindings(ctx context.Context, pod *v1.Pod, host string
 			}
 		} else {
 			pv, err = h.provision(ctx, pvc, host)
-			if err != nil || pv == nil {
-				if err == nil {
-					continue
-				}
+			if err != nil {
 				return err
+			}
+			if pv == nil {
+				// an in-tree provisioner's claim: PreBind's write of the selected node
+				// (bindAPIUpdate), and no provisioning
+				metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, "volume.kubernetes.io/selected-node", host)
+				pvc.ResourceVersion = nextVersion(pvc.ResourceVersion)
+				h.volumeEvents.expect("PersistentVolumeClaim", pvc)
+				if pvc, err = claims.Update(ctx, pvc, metav1.UpdateOptions{}); err != nil {
+					return fmt.Errorf("goref: selecting a node for claim %s/%s: %v", pod.Namespace, b.Claim, err)
+				}
+				done.selected = append(done.selected, pvc)
+				continue
 			}
 			name := pv.Name
 			b.Volume = &name
@@ -106,6 +117,7 @@ func (h *harness) completeBindings(ctx context.Context, pod *v1.Pod, host string
 		pvc.Status.AccessModes = pv.Spec.AccessModes
 		pvc.Status.Capacity = pv.Spec.Capacity
 		pvc.ResourceVersion = nextVersion(pvc.ResourceVersion)
+		h.volumeEvents.expect("PersistentVolumeClaim", pvc)
 		if pvc, err = claims.Update(ctx, pvc, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("goref: binding claim %s/%s: %v", pod.Namespace, b.Claim, err)
 		}
@@ -133,6 +145,7 @@ func (h *harness) bindVolume(ctx context.Context, pvc *v1.PersistentVolumeClaim,
 	metav1.SetMetaDataAnnotation(&pv.ObjectMeta, annBoundByCtrl, "yes")
 	pv.Status.Phase = v1.VolumeBound
 	pv.ResourceVersion = nextVersion(pv.ResourceVersion)
+	h.volumeEvents.expect("PersistentVolume", pv)
 	if pv, err = volumes.Update(ctx, pv, metav1.UpdateOptions{}); err != nil {
 		return nil, fmt.Errorf("goref: binding volume %s: %v", name, err)
 	}
@@ -181,6 +194,7 @@ func (h *harness) provision(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 		},
 		Status: v1.PersistentVolumeStatus{Phase: v1.VolumeBound},
 	}
+	h.volumeEvents.expect("PersistentVolume", pv)
 	if pv, err = h.client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("goref: provisioning %s: %v", name, err)
 	}
@@ -224,10 +238,10 @@ func (h *harness) provisionedTopology(ctx context.Context, pvc *v1.PersistentVol
 }
 
 // waitCompleted returns once the informers' listers and every VolumeBinding binder hold
-// what completeBindings wrote, or after 30 s.
+// what completeBindings wrote, and goref replay's handlers handled it, or after 30 s.
 func (h *harness) waitCompleted(done completion) error {
 	deadline := time.Now().Add(30 * time.Second)
-	for !h.holdsCompleted(done) {
+	for !h.holdsCompleted(done) || h.volumeEvents.pending() > 0 {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("goref: the informers did not see the completed volume bindings")
 		}
@@ -238,7 +252,7 @@ func (h *harness) waitCompleted(done completion) error {
 
 func (h *harness) holdsCompleted(done completion) bool {
 	f := h.informers
-	for _, c := range done.claims {
+	for _, c := range append(append([]*v1.PersistentVolumeClaim(nil), done.claims...), done.selected...) {
 		got, err := f.Core().V1().PersistentVolumeClaims().Lister().PersistentVolumeClaims(c.Namespace).Get(c.Name)
 		if err != nil || got.ResourceVersion != c.ResourceVersion {
 			return false
