@@ -72,6 +72,7 @@ type completion struct {
 // the binder's order) and fills in the provisioned volumes' names.
 func (h *harness) completeBindings(ctx context.Context, pod *v1.Pod, host string, bindings []volumeBindingJSON) error {
 	done := completion{}
+	made := map[string]*v1.PersistentVolume{}
 	for i := range bindings {
 		b := &bindings[i]
 		claims := h.client.CoreV1().PersistentVolumeClaims(pod.Namespace)
@@ -87,9 +88,12 @@ func (h *harness) completeBindings(ctx context.Context, pod *v1.Pod, host string
 				return err
 			}
 		} else {
-			pv, err = h.provision(ctx, pvc, host)
-			if err != nil {
-				return err
+			// (a claim the pod lists twice is provisioned once: its volume again)
+			if pv = made[b.Claim]; pv == nil {
+				if pv, err = h.provision(ctx, pvc, host); err != nil {
+					return err
+				}
+				made[b.Claim] = pv
 			}
 			if pv == nil {
 				// an in-tree provisioner's claim: PreBind's write of the selected node
@@ -252,7 +256,11 @@ func (h *harness) waitCompleted(done completion) error {
 
 func (h *harness) holdsCompleted(done completion) bool {
 	f := h.informers
+	latest := map[string]*v1.PersistentVolumeClaim{} // (a claim listed twice: its last write)
 	for _, c := range append(append([]*v1.PersistentVolumeClaim(nil), done.claims...), done.selected...) {
+		latest[c.Namespace+"/"+c.Name] = c
+	}
+	for _, c := range latest {
 		got, err := f.Core().V1().PersistentVolumeClaims().Lister().PersistentVolumeClaims(c.Namespace).Get(c.Name)
 		if err != nil || got.ResourceVersion != c.ResourceVersion {
 			return false
