@@ -176,12 +176,12 @@ class _Builder:
     def _lookup_error(self, pod: PodRecord) -> str | None:
         """The error of a pending pod's first claim that is absent, or that an ephemeral
         volume names but another owns (Go's ``Error`` status), or None."""
-        claims = self.storage.claims
+        claims, ephemeral = self.storage.claims, pod.ephemeral
         for i, name in enumerate(pod.claims):
             claim = claims.get((pod.namespace, name))
             if claim is None:
                 return LOOKUP_ERROR.format(self.name, pod.namespace, name, name)
-            if i in pod.ephemeral and (error := volume_is_for_pod(pod, claim)) is not None:
+            if ephemeral and i in ephemeral and (error := volume_is_for_pod(pod, claim)):
                 return OWNER_ERROR.format(self.name, error)
         return None
 

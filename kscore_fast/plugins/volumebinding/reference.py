@@ -61,7 +61,7 @@ def has_pvc_error(pod: PodRecord, storage: Storage) -> str | None:
     (``ephemeral.VolumeIsForPod``)."""
     for i, name in enumerate(pod.claims):
         claim = storage.claims.get((pod.namespace, name))
-        ephemeral = i in pod.ephemeral
+        ephemeral = bool(pod.ephemeral) and i in pod.ephemeral
         if claim is None:  # the lister's NotFound
             if ephemeral:
                 return ("waiting for ephemeral volume controller to create the "
