@@ -28,6 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
 const (
@@ -100,7 +101,7 @@ func (h *harness) completeBindings(ctx context.Context, pod *v1.Pod, host string
 				// (bindAPIUpdate), and no provisioning
 				metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, "volume.kubernetes.io/selected-node", host)
 				pvc.ResourceVersion = nextVersion(pvc.ResourceVersion)
-				h.volumeEvents.expect("PersistentVolumeClaim", pvc)
+				h.volumeEvents.expect("PersistentVolumeClaim", framework.Update, pvc)
 				if pvc, err = claims.Update(ctx, pvc, metav1.UpdateOptions{}); err != nil {
 					return fmt.Errorf("goref: selecting a node for claim %s/%s: %v", pod.Namespace, b.Claim, err)
 				}
@@ -121,7 +122,7 @@ func (h *harness) completeBindings(ctx context.Context, pod *v1.Pod, host string
 		pvc.Status.AccessModes = pv.Spec.AccessModes
 		pvc.Status.Capacity = pv.Spec.Capacity
 		pvc.ResourceVersion = nextVersion(pvc.ResourceVersion)
-		h.volumeEvents.expect("PersistentVolumeClaim", pvc)
+		h.volumeEvents.expect("PersistentVolumeClaim", framework.Update, pvc)
 		if pvc, err = claims.Update(ctx, pvc, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("goref: binding claim %s/%s: %v", pod.Namespace, b.Claim, err)
 		}
@@ -149,7 +150,7 @@ func (h *harness) bindVolume(ctx context.Context, pvc *v1.PersistentVolumeClaim,
 	metav1.SetMetaDataAnnotation(&pv.ObjectMeta, annBoundByCtrl, "yes")
 	pv.Status.Phase = v1.VolumeBound
 	pv.ResourceVersion = nextVersion(pv.ResourceVersion)
-	h.volumeEvents.expect("PersistentVolume", pv)
+	h.volumeEvents.expect("PersistentVolume", framework.Update, pv)
 	if pv, err = volumes.Update(ctx, pv, metav1.UpdateOptions{}); err != nil {
 		return nil, fmt.Errorf("goref: binding volume %s: %v", name, err)
 	}
@@ -198,7 +199,7 @@ func (h *harness) provision(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 		},
 		Status: v1.PersistentVolumeStatus{Phase: v1.VolumeBound},
 	}
-	h.volumeEvents.expect("PersistentVolume", pv)
+	h.volumeEvents.expect("PersistentVolume", framework.Add, pv)
 	if pv, err = h.client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("goref: provisioning %s: %v", name, err)
 	}

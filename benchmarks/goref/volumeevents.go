@@ -26,15 +26,18 @@ type volumeEvents struct {
 	// expected counts the writes not handled yet, by eventKey
 	expected map[string]int
 	move     func(framework.ClusterEvent)
+	// handles: the action types handled, by kind
+	handles map[string]framework.ActionType
 }
 
 func eventKey(kind string, obj metav1.Object) string {
 	return kind + "/" + obj.GetNamespace() + "/" + obj.GetName() + "@" + obj.GetResourceVersion()
 }
 
-// expect records a write about to be made (nil e: no handlers, nothing to wait for).
-func (e *volumeEvents) expect(kind string, obj metav1.Object) {
-	if e == nil {
+// expect records a write (an add or an update) about to be made, when a handler takes
+// it (nil e: no handlers, nothing to wait for).
+func (e *volumeEvents) expect(kind string, at framework.ActionType, obj metav1.Object) {
+	if e == nil || e.handles[kind]&at == 0 {
 		return
 	}
 	e.mu.Lock()
@@ -84,7 +87,7 @@ func registerVolumeEvents(h *harness, f informers.SharedInformerFactory, move fu
 	for evt := range h.eventMap {
 		gvkMap[evt.Resource] |= evt.ActionType
 	}
-	e := &volumeEvents{expected: map[string]int{}, move: move}
+	e := &volumeEvents{expected: map[string]int{}, move: move, handles: map[string]framework.ActionType{}}
 	for _, r := range []struct {
 		gvk         framework.GVK
 		kind, short string
@@ -94,6 +97,7 @@ func registerVolumeEvents(h *harness, f informers.SharedInformerFactory, move fu
 		{framework.PersistentVolumeClaim, "PersistentVolumeClaim", "Pvc", f.Core().V1().PersistentVolumeClaims().Informer()},
 	} {
 		at, kind := gvkMap[r.gvk], r.kind
+		e.handles[kind] = at & (framework.Add | framework.Update)
 		funcs := cache.ResourceEventHandlerFuncs{}
 		if at&framework.Add != 0 {
 			evt := framework.ClusterEvent{Resource: r.gvk, ActionType: framework.Add, Label: r.short + "Add"}
