@@ -448,6 +448,12 @@ def _draw_many(state, ops, args, out):  # pragma: no cover - compiled
 
 
 @kernel
+def _int31n_kernel(state, n):  # pragma: no cover - compiled
+    """One ``rand.Int31n(n)`` (a preemptor's offset: one call, no arrays made)."""
+    return np.int64(go_int31n(state, n))
+
+
+@kernel
 def _seed_kernel(state, seed):  # pragma: no cover - compiled
     go_seed(state, seed)
 
@@ -519,7 +525,7 @@ class GoRand:
         return self._one("int31")
 
     def int31n(self, n: int) -> int:
-        return self._one("int31n", n)
+        return int(_int31n_kernel(self.state, _int64("n", n)))
 
     def int63n(self, n: int) -> int:
         return self._one("int63n", n)

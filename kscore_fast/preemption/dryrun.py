@@ -17,6 +17,7 @@ is the node's status; else the verdict without them is.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,6 +46,25 @@ from .reference import (
 )
 
 
+def _all_pending(cluster: Cluster, listed: bool) -> Cluster:
+    """``cluster`` with its bound pods pending again, before its pending pods (the dry
+    runs bind them again): kept on the batch, so that the plugins' preparations of it are
+    made once for the runs of the same cluster."""
+    snap = cluster.snapshot
+    if listed:  # (the snapshot's node order kept, as a Simulator's may differ from the tree's)
+        nodes = list(snap.nodes)
+    else:
+        order = np.argsort(snap.node_input_order, kind="stable").tolist()
+        nodes = [snap.nodes[i] for i in order]
+    unbound = [msgspec.structs.replace(p, node_name="", deleting=False) for p in snap.pods]
+    controllers = [c for kind in snap.controllers.values() for c in kind]
+    namespaces = [NamespaceRecord(n, labels) for n, labels in snap.namespace_labels.items()]
+    built = build_cluster(nodes, [*unbound, *cluster.batch.pods], snap.services, controllers,
+                          namespaces, listed=listed, storage=snap.storage)  # fmt: skip
+    assert len(built.batch) == len(unbound) + len(cluster.batch)
+    return built
+
+
 class DryRuns:
     """One sequential state of a cluster for preemption: its bound pods and its pending
     pods in one batch (bound pods first, in input order, then the pending ones)."""
@@ -52,20 +72,12 @@ class DryRuns:
     def __init__(self, fw: Framework, cluster: Cluster, num_to_find: int | None = None,
                  explain: bool = False, listed: bool = False) -> None:  # fmt: skip
         snap = cluster.snapshot
-        if listed:  # (the snapshot's node order kept, as a Simulator's may differ from the tree's)
-            nodes = list(snap.nodes)
-        else:
-            order = np.argsort(snap.node_input_order, kind="stable").tolist()
-            nodes = [snap.nodes[i] for i in order]
-        bound = list(snap.pods)
-        unbound = [msgspec.structs.replace(p, node_name="", deleting=False) for p in bound]
-        pending = list(cluster.batch.pods)
-        controllers = [c for kind in snap.controllers.values() for c in kind]
-        namespaces = [NamespaceRecord(n, labels) for n, labels in snap.namespace_labels.items()]
-        built = build_cluster(nodes, [*unbound, *pending], snap.services, controllers,
-                              namespaces, listed=listed, storage=snap.storage)  # fmt: skip
-        assert len(built.batch) == len(unbound) + len(pending)
-        seq = _Sequence(fw, built.snapshot, built.batch, num_to_find or max(snap.n_nodes, 1),
+        bound, pending = list(snap.pods), list(cluster.batch.pods)
+        key = f"preemption.dry_runs.{'listed' if listed else 'tree'}"
+        built = cluster.batch.prepared(key, snap, lambda: _all_pending(cluster, listed))
+        # (the run sets its pods' nominations: a batch of its own, its preparations shared)
+        batch = dataclasses.replace(built.batch, nominated=built.batch.nominated.copy())
+        seq = _Sequence(fw, built.snapshot, batch, num_to_find or max(snap.n_nodes, 1),
                         explain)  # fmt: skip
         at = np.array([snap.node_index[p.node_name] for p in bound], dtype=np.int64)
         on_node: dict[int, list[int]] = {}
@@ -189,10 +201,15 @@ class DryRuns:
 
     def evict(self, pod: int) -> None:
         """Delete bound ``pod``: ``RemovePod`` of the plugins and of ``NodeInfo``."""
-        node = int(self.seq.bound[pod])
-        self.seq.remove(pod, node)
-        self.seq.bound[pod] = -1
-        self.leave(pod, node)
+        self.evict_all((pod,))
+
+    def evict_all(self, pods: Sequence[int]) -> None:
+        """Delete bound ``pods`` in turn: ``RemovePod`` of the plugins and of ``NodeInfo``
+        (:func:`.kernels.evict`)."""
+        seq, on_node = self.seq, self._on_node
+        kernels.evict(seq.aids, seq.table, seq.cache, seq.bound, on_node.table, on_node.count,
+                      np.asarray(pods, dtype=np.int64))  # fmt: skip
+        on_node.total -= len(pods)
 
     def leave(self, pod: int, node: int) -> None:
         """``NodeInfo.RemovePod`` of ``pod`` from ``node`` (the last pod takes its place;
@@ -420,6 +437,9 @@ class DryRuns:
 
     def restore(self) -> None:
         """Every pod removed for a dry run bound again."""
+        if not self._out:
+            self._node = -1
+            return
         for i in sorted(self._out):
             self._assume(i, self._node)
         self._out, self._node = set(), -1

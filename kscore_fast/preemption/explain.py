@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from ..framework.selection import draw
 from ..model.disruption import BudgetRecord
 from ..model.objects import PodRecord
 from .compiled import preempt_compiled
 from .dryrun import DryRuns
+from .offset import OffsetDraw
 from .reference import NOT_ELIGIBLE, Preemption, priority
 
 #: the stream key of the candidates' offset draws (the hosts' draws use the pod's position)
@@ -29,10 +29,7 @@ def explain_preemption(runs: DryRuns, pod: int, seed: int, budgets: Sequence[Bud
     with ``seed``, per pod)."""
     view = runs.view(runs.offset + pod)
     record = runs.records[view.pod]
-
-    def offset(n: int) -> int:
-        return draw(seed, OFFSET_STREAM + pod, n)
-
+    offset = OffsetDraw(None, seed, OFFSET_STREAM + pod)
     try:
         return preempt_compiled(view, record, budgets, offset, percentage, absolute)
     finally:

@@ -640,3 +640,24 @@ def split_by_code(verdicts, known, unresolvable, potential, unhelpful
             potential[n] = node
             n += 1
     return n
+
+
+@kernel
+def evict(aids, table, cache, bound, node_table, node_count, pods
+          ):  # fmt: skip  # pragma: no cover - compiled
+    """``prepareCandidate``'s deletions: each of ``pods`` in turn deleted from the node it
+    is ``bound`` to (then unbound): ``RemovePod`` of the plugins of rows ``aids`` and of
+    ``NodeInfo`` (the node's last pod takes its place, :meth:`.nodepods.NodePods.remove`)."""
+    for i in range(pods.shape[0]):
+        pod = pods[i]
+        node = np.int64(bound[pod])
+        _change(aids, table, cache, pod, node, np.bool_(False))
+        bound[pod] = -1
+        last = node_count[node] - 1
+        at = 0
+        while at <= last and node_table[node, at] != pod:
+            at += 1
+        if at > last:
+            raise ValueError("a victim is not among its node's pods")
+        node_table[node, at] = node_table[node, last]
+        node_count[node] = last

@@ -32,7 +32,6 @@ import numpy as np
 from ..framework.gorand import GoRand
 from ..framework.result import ScoreResult, ScoresMode
 from ..framework.runtime import Framework
-from ..framework.selection import draw
 from ..framework.sequential import TIE_GO_RAND
 from ..framework.simulation import begin_sequential, random_source, record_volume_bindings
 from ..model.disruption import BudgetRecord
@@ -40,6 +39,7 @@ from ..model.snapshot import Cluster
 from .compiled import preempt_compiled
 from .dryrun import DryRuns
 from .explain import OFFSET_STREAM, preemption_entry
+from .offset import OffsetDraw
 from .reference import NOT_ELIGIBLE, Preemption, priority
 
 
@@ -77,7 +77,8 @@ def simulate_preemption(
     def cycle(i: int) -> int:
         pod = first + i
         runs.view(pod)
-        if runs.nominated:
+        overridden = bool(runs.nominated)
+        if overridden:
             seq.override[:] = runs.nominated_verdicts()
         seq.batch.nominated[pod] = runs.nominated.get(pod, -1)
         row[0] = i
@@ -86,7 +87,8 @@ def simulate_preemption(
             seq.record_one(result, i)
         else:
             seq.chunk(np.array([pod], np.int64), tie, seed, rng, result, row, True, ops)
-        seq.override[:] = 0
+        if overridden:
+            seq.override[:] = 0
         host = int(result.hosts[i])
         if host >= 0:
             runs.bound_to(pod, host)
@@ -125,11 +127,7 @@ def _post_filter(runs: DryRuns, pod: int, row: int, seed: int, source: GoRand | 
     """PostFilter of ``pod`` (result row ``row``) after its FitError, applied
     (``verdicts``: the failed cycle's, on every node)."""
 
-    def offset(n: int) -> int:
-        if source is not None:
-            return int(source.draw("int31n", np.array([n], dtype=np.int64))[0])
-        return draw(seed, OFFSET_STREAM + row, n)
-
+    offset = OffsetDraw(source.state if source is not None else None, seed, OFFSET_STREAM + row)
     view = runs.view(pod)
     record = runs.records[pod]
     try:
@@ -152,8 +150,7 @@ def _apply(runs: DryRuns, pod: int, found: Preemption) -> None:
         if found.reason != NOT_ELIGIBLE:
             runs.nominated.pop(pod, None)
         return
-    for victim in found.victims:
-        runs.evict(runs.position(victim))
+    runs.evict_all([runs.position(victim) for victim in found.victims])
     mine = priority(runs.records[pod])
     for other, node in list(runs.nominated.items()):
         if node == found.node and priority(runs.records[other]) < mine:

@@ -26,13 +26,12 @@ simulator's source (the hosts' ties' source); else kscore's seeded draw per pod.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 import numpy as np
 
-from ..framework.gorand import GoRand
-from ..framework.selection import draw
 from ..framework.sequential import TIE_GO_RAND
 from ..model.objects import NamespaceRecord, PodRecord
 from ..model.snapshot import Cluster, build_cluster
@@ -40,6 +39,7 @@ from .compiled import preempt_compiled
 from .dryrun import DryRuns
 from .explain import OFFSET_STREAM, preemption_entry
 from .nominated import by_node, nominated_verdicts
+from .offset import OffsetDraw
 from .reference import NOT_ELIGIBLE, priority
 
 if TYPE_CHECKING:
@@ -77,8 +77,8 @@ def prepare_cycle(sim: Simulator, i: int, key: str) -> int:
     if not nominations or (len(nominations) == 1 and key in nominations):  # (none but its own)
         return before
     index, count = sim._index, len(nominations)
-    pods = np.fromiter((index.get(k, -1) for k in nominations), np.int64, count)
-    nodes = np.fromiter((where.get(n, -1) for n in nominations.values()), np.int64, count)
+    pods = np.fromiter(map(index.get, nominations, repeat(-1)), np.int64, count)
+    nodes = np.fromiter(map(where.get, nominations.values(), repeat(-1)), np.int64, count)
     keep = (pods >= 0) & (nodes >= 0) & (pods != i)
     mine = priority(sim._cache.pending[key])
     runs = sim._runs
@@ -113,14 +113,9 @@ def post_filter(sim: Simulator, key: str) -> Outcome:
     record = msgspec.structs.replace(sim._cache.pending[key],
                                      nominated_node_name=nominations.get(key, ""))  # fmt: skip
     view = runs.view(sim._index[key])
-    source = GoRand.over(sim._rng) if sim._tie == TIE_GO_RAND else None
     row = sim._index[key]
-
-    def offset(n: int) -> int:
-        if source is not None:
-            return int(source.draw("int31n", np.array([n], dtype=np.int64))[0])
-        return draw(sim._seed, OFFSET_STREAM + row, n)
-
+    offset = OffsetDraw(sim._rng if sim._tie == TIE_GO_RAND else None, sim._seed,
+                        OFFSET_STREAM + row)  # fmt: skip
     verdicts = sim._seq.last_verdicts(row) if sim._seq is not None else None
     try:
         found = preempt_compiled(view, record, sim._cache.budgets, offset, pct, absolute,
@@ -171,9 +166,7 @@ def _dry_runs(sim: Simulator, key: str) -> DryRuns:
     assert runs is not None and nominations is not None
     if not runs.tracking:  # (made now, then followed as the simulator binds and deletes)
         runs.set_pods(sim._cache.on_node, where, {**index, **sim._rows})
-    runs.nominated = {}
-    for other, name in nominations.items():
-        node = where.get(name)
-        if other != key and other in index and node is not None:
-            runs.nominated[index[other]] = node
+    at = map(where.get, nominations.values(), repeat(-1))
+    runs.nominated = {index[other]: node for other, node in zip(nominations, at, strict=True)
+                      if node >= 0 and other != key and other in index}  # fmt: skip
     return runs
