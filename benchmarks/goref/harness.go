@@ -119,6 +119,9 @@ type harness struct {
 	mirror *podMirror
 	// binders: the VolumeBinding plugins built and what their Reserve assumed.
 	binders *volumeBinders
+	// volumeEvents: goref replay's informer handlers of the PV and PVC events
+	// (volumeevents.go); nil elsewhere
+	volumeEvents *volumeEvents
 	// informers: the informer factory the scheduler's listers come from.
 	informers informers.SharedInformerFactory
 

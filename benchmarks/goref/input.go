@@ -396,8 +396,9 @@ func (ld *loader) addValue(v interface{}, loc location, itemKind string) error {
 				return nil // the scheduler's informer drops them
 			}
 			if o.UID == "" {
-				// The scheduler cache keys pods by UID; real pods always have one.
-				o.UID = types.UID("goref-" + ns + "/" + name)
+				// The scheduler cache keys pods by UID, and an ephemeral volume's claim
+				// names its pod's as owner; real pods always have one.
+				o.UID = objectUID(ns, name)
 			}
 			if prev, dup := ld.uids[o.UID]; dup {
 				return inputErrorf("%s: %s: field metadata.uid: %q already used by %s", loc, what, o.UID, prev)

@@ -233,6 +233,11 @@ func newReplay(in *inputSet, opts scoreOptions, metricsDraw bool) (*replayRun, e
 	opts.BeforeStart = func(h *harness, f informers.SharedInformerFactory) error {
 		q, err := newReplayQueue(h, f, r.clock)
 		r.q = q
+		if err == nil {
+			h.volumeEvents = registerVolumeEvents(h, f, func(evt framework.ClusterEvent) {
+				q.MoveAllToActiveOrBackoffQueue(evt, nil)
+			})
+		}
 		return err
 	}
 	h, err := newHarness(in, opts)

@@ -28,6 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
 const (
@@ -36,13 +37,19 @@ const (
 	annProvisionedBy = "pv.kubernetes.io/provisioned-by"
 )
 
-// claimUID is the claim's uid, or for one without: the SHA-256 of "namespace/name" as a
-// UUID (8-4-4-4-12 hexadecimal digits of its first 16 bytes).
+// claimUID is the claim's uid, or for one without: objectUID's.
 func claimUID(c *v1.PersistentVolumeClaim) types.UID {
 	if c.UID != "" {
 		return c.UID
 	}
-	sum := sha256.Sum256([]byte(c.Namespace + "/" + c.Name))
+	return objectUID(c.Namespace, c.Name)
+}
+
+// objectUID is the uid given to an object the input gives none (as the API server gives
+// every object one): the SHA-256 of "namespace/name" as a UUID (8-4-4-4-12 hexadecimal
+// digits of its first 16 bytes), as kscore does.
+func objectUID(namespace, name string) types.UID {
+	sum := sha256.Sum256([]byte(namespace + "/" + name))
 	d := hex.EncodeToString(sum[:])
 	return types.UID(d[:8] + "-" + d[8:12] + "-" + d[12:16] + "-" + d[16:20] + "-" + d[20:32])
 }
@@ -58,12 +65,15 @@ func nextVersion(v string) string {
 type completion struct {
 	claims  []*v1.PersistentVolumeClaim
 	volumes []*v1.PersistentVolume
+	// selected: in-tree provisioners' claims, given their selected node only
+	selected []*v1.PersistentVolumeClaim
 }
 
 // completeBindings completes the bindings Reserve assumed for pod on host (bindings, in
 // the binder's order) and fills in the provisioned volumes' names.
 func (h *harness) completeBindings(ctx context.Context, pod *v1.Pod, host string, bindings []volumeBindingJSON) error {
 	done := completion{}
+	made := map[string]*v1.PersistentVolume{}
 	for i := range bindings {
 		b := &bindings[i]
 		claims := h.client.CoreV1().PersistentVolumeClaims(pod.Namespace)
@@ -79,12 +89,24 @@ func (h *harness) completeBindings(ctx context.Context, pod *v1.Pod, host string
 				return err
 			}
 		} else {
-			pv, err = h.provision(ctx, pvc, host)
-			if err != nil || pv == nil {
-				if err == nil {
-					continue
+			// (a claim the pod lists twice is provisioned once: its volume again)
+			if pv = made[b.Claim]; pv == nil {
+				if pv, err = h.provision(ctx, pvc, host); err != nil {
+					return err
 				}
-				return err
+				made[b.Claim] = pv
+			}
+			if pv == nil {
+				// an in-tree provisioner's claim: PreBind's write of the selected node
+				// (bindAPIUpdate), and no provisioning
+				metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, "volume.kubernetes.io/selected-node", host)
+				pvc.ResourceVersion = nextVersion(pvc.ResourceVersion)
+				h.volumeEvents.expect("PersistentVolumeClaim", framework.Update, pvc)
+				if pvc, err = claims.Update(ctx, pvc, metav1.UpdateOptions{}); err != nil {
+					return fmt.Errorf("goref: selecting a node for claim %s/%s: %v", pod.Namespace, b.Claim, err)
+				}
+				done.selected = append(done.selected, pvc)
+				continue
 			}
 			name := pv.Name
 			b.Volume = &name
@@ -100,6 +122,7 @@ func (h *harness) completeBindings(ctx context.Context, pod *v1.Pod, host string
 		pvc.Status.AccessModes = pv.Spec.AccessModes
 		pvc.Status.Capacity = pv.Spec.Capacity
 		pvc.ResourceVersion = nextVersion(pvc.ResourceVersion)
+		h.volumeEvents.expect("PersistentVolumeClaim", framework.Update, pvc)
 		if pvc, err = claims.Update(ctx, pvc, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("goref: binding claim %s/%s: %v", pod.Namespace, b.Claim, err)
 		}
@@ -127,6 +150,7 @@ func (h *harness) bindVolume(ctx context.Context, pvc *v1.PersistentVolumeClaim,
 	metav1.SetMetaDataAnnotation(&pv.ObjectMeta, annBoundByCtrl, "yes")
 	pv.Status.Phase = v1.VolumeBound
 	pv.ResourceVersion = nextVersion(pv.ResourceVersion)
+	h.volumeEvents.expect("PersistentVolume", framework.Update, pv)
 	if pv, err = volumes.Update(ctx, pv, metav1.UpdateOptions{}); err != nil {
 		return nil, fmt.Errorf("goref: binding volume %s: %v", name, err)
 	}
@@ -175,6 +199,7 @@ func (h *harness) provision(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 		},
 		Status: v1.PersistentVolumeStatus{Phase: v1.VolumeBound},
 	}
+	h.volumeEvents.expect("PersistentVolume", framework.Add, pv)
 	if pv, err = h.client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("goref: provisioning %s: %v", name, err)
 	}
@@ -218,10 +243,10 @@ func (h *harness) provisionedTopology(ctx context.Context, pvc *v1.PersistentVol
 }
 
 // waitCompleted returns once the informers' listers and every VolumeBinding binder hold
-// what completeBindings wrote, or after 30 s.
+// what completeBindings wrote, and goref replay's handlers handled it, or after 30 s.
 func (h *harness) waitCompleted(done completion) error {
 	deadline := time.Now().Add(30 * time.Second)
-	for !h.holdsCompleted(done) {
+	for !h.holdsCompleted(done) || h.volumeEvents.pending() > 0 {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("goref: the informers did not see the completed volume bindings")
 		}
@@ -232,7 +257,11 @@ func (h *harness) waitCompleted(done completion) error {
 
 func (h *harness) holdsCompleted(done completion) bool {
 	f := h.informers
-	for _, c := range done.claims {
+	latest := map[string]*v1.PersistentVolumeClaim{} // (a claim listed twice: its last write)
+	for _, c := range append(append([]*v1.PersistentVolumeClaim(nil), done.claims...), done.selected...) {
+		latest[c.Namespace+"/"+c.Name] = c
+	}
+	for _, c := range latest {
 		got, err := f.Core().V1().PersistentVolumeClaims().Lister().PersistentVolumeClaims(c.Namespace).Get(c.Name)
 		if err != nil || got.ResourceVersion != c.ResourceVersion {
 			return false

@@ -39,6 +39,9 @@ ASSIGNED_POD_ADD = ClusterEvent(POD, ADD, "AssignedPodAdd")
 ASSIGNED_POD_DELETE = ClusterEvent(POD, DELETE, "AssignedPodDelete")
 NODE_ADD = ClusterEvent(NODE, ADD, "NodeAdd")
 UNSCHEDULABLE_TIMEOUT = ClusterEvent(WILDCARD, ALL, "UnschedulableTimeout")
+PV_ADD = ClusterEvent(PV, ADD, "PvAdd")
+PV_UPDATE = ClusterEvent(PV, UPDATE, "PvUpdate")
+PVC_UPDATE = ClusterEvent(PVC, UPDATE, "PvcUpdate")
 
 #: ``allClusterEvents``: what a plugin without ``EventsToRegister`` is registered for
 ALL_CLUSTER_EVENTS: tuple[ClusterEvent, ...] = tuple(
@@ -66,6 +69,12 @@ def event_map(plugins: Iterable[tuple[str, Iterable[ClusterEvent] | None]]
         for event in registered(declared):
             out.setdefault(ClusterEvent(event.resource, event.action), set()).add(name)
     return {k: frozenset(v) for k, v in out.items()}
+
+
+def handled(event: ClusterEvent, events: Mapping[ClusterEvent, frozenset[str]]) -> bool:
+    """The scheduler has a handler for ``event`` (``addAllEventHandlers`` registers one
+    for the action types some plugin registered for on the event's resource: gvkMap)."""
+    return any(e.resource == event.resource and e.action & event.action for e in events)
 
 
 def pod_matches_event(unschedulable: frozenset[str], event: ClusterEvent,

@@ -32,8 +32,6 @@ from .validate import Where, found
 CSI_KINDS = ("CSINode", "CSIDriver")
 #: the PersistentVolume ``spec`` fields read
 PV_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "azureDisk", "cinder", "csi")
-#: a pod without disks: (disks, ephemeral volume names)
-NO_DISKS: tuple[tuple[DiskVolume, ...], tuple[str, ...]] = ((), ())
 #: ``SetDefaults_RBDVolumeSource``
 DEFAULT_RBD_POOL = "rbd"
 _INT32_MAX = 2**31 - 1
@@ -75,22 +73,20 @@ def _disk(v: schema.Volume | schema.Spec, path: str, where: Where) -> DiskVolume
 
 
 def pod_disks(volumes: tuple[schema.Volume | None, ...], memo: dict[Any, Any],
-              where: Where) -> tuple[tuple[DiskVolume, ...], tuple[str, ...]]:  # fmt: skip
-    """A pod's disk sources and ephemeral volume names, in ``spec.volumes`` order
-    (remembered per volume list: the pods of a template share theirs)."""
+              where: Where) -> tuple[DiskVolume, ...]:  # fmt: skip
+    """A pod's disk sources, in ``spec.volumes`` order (remembered per volume list: the
+    pods of a template share theirs)."""
     got = memo.get(volumes)
     if got is not None:
         return got
-    disks, ephemeral = [], []
+    disks = []
     for i, v in enumerate(volumes):
         if v is None:
             continue
         disk = _disk(v, f"spec.volumes[{i}].", where)
         if disk is not None:
             disks.append(disk)
-        elif v.ephemeral is not None:
-            ephemeral.append(_required(v.name, f"spec.volumes[{i}].name", where))
-    got = memo[volumes] = (tuple(disks), tuple(ephemeral)) if disks or ephemeral else NO_DISKS
+    got = memo[volumes] = tuple(disks)
     return got
 
 

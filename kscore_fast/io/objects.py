@@ -62,6 +62,7 @@ from ..model.objects import (
     Toleration,
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
+    object_uid,
 )
 from ..model.priority import class_problem
 from ..model.quantity import Quantity
@@ -85,7 +86,7 @@ from ..model.validation import valid_dns1123_subdomain, valid_label_value
 from . import schema
 from .capacities import KIND as CAPACITY_KIND
 from .capacities import capacity_record
-from .disks import CSI_KINDS, NO_DISKS, PV_SOURCES, csi_record, pod_disks, volume_record
+from .disks import CSI_KINDS, PV_SOURCES, csi_record, pod_disks, volume_record
 from .validate import (
     CLUSTER_SCOPED,
     INT32,
@@ -138,6 +139,8 @@ _NO_CLAIM_RESOURCES = schema.Resources()
 _NO_RESOURCES: ResourceList = {}
 _NO_LABELS: dict[str, str] = {}
 _NO_CONTAINER = (ContainerRecord(), False)
+#: a volume list without claims: (claim names, positions of ephemeral ones)
+_NO_CLAIMS: tuple[tuple[str, ...], tuple[int, ...]] = ((), ())
 #: the fields each kind reads (the structs hold those of every kind): others are ignored
 _OWN_FIELDS = {
     "Pod": ({"nodeName", "containers", "initContainers", "overhead", "topologySpreadConstraints",
@@ -245,7 +248,7 @@ class _Fields:
         self._pod_affinities: dict[bytes, PodAffinity] = {}
         self._selectors: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
         self._no_claims: set[tuple[schema.Volume | None, ...]] = set()
-        #: volume lists → their (disks, ephemeral volume names)
+        #: volume lists → their disks
         self._disks: dict[tuple[schema.Volume | None, ...], tuple[Any, Any]] = {}
         #: the last container and toleration list recorded, and their records
         self._last_container: tuple[Any, tuple[ContainerRecord, bool]] = (None, _NO_CONTAINER)
@@ -329,12 +332,14 @@ class _Fields:
         if tolerations:
             tolerations = self._toleration_list(tolerations, at)
         volumes = spec.volumes
-        pvc = self._claims(volumes, at) if volumes and volumes not in self._no_claims else ()
-        disks = pod_disks(volumes, self._disks, self._where(*at)) if volumes else NO_DISKS
+        pvc, ephemeral = _NO_CLAIMS
+        if volumes and volumes not in self._no_claims:
+            pvc, ephemeral = self._claims(volumes, at)
+        disks = pod_disks(volumes, self._disks, self._where(*at)) if volumes else ()
         return (spec.scheduler_name or DEFAULT_SCHEDULER_NAME, priority, containers, init,
                 overhead, selector, affinity, tolerations, pvc, pod_affinity,
                 pod_anti_affinity, spec.priority_class_name or "",
-                spec.preemption_policy, *disks)  # fmt: skip
+                spec.preemption_policy, disks, ephemeral)  # fmt: skip
 
     def _toleration_list(self, tolerations: tuple[schema.Toleration | None, ...],
                          at: At) -> tuple[Toleration, ...]:  # fmt: skip
@@ -602,21 +607,31 @@ class _Fields:
             return None
         return typed_label_selector(self._where(*at), sel, path)
 
-    def _claims(self, volumes: tuple[schema.Volume | None, ...], at: At) -> tuple[str, ...]:
-        """The claim names of the ``persistentVolumeClaim`` volumes, in order; lists without
-        one are remembered (lists with one name each pod's own claims)."""
-        names = []
+    def _claims(self, volumes: tuple[schema.Volume | None, ...], at: At
+                ) -> tuple[tuple[str, ...], tuple[int, ...]]:  # fmt: skip
+        """The claim names of the ``persistentVolumeClaim`` volumes and the names of the
+        ``ephemeral`` volumes (:func:`own_claims` makes them their claims' names), in
+        order, and the positions of the latter; lists without one are remembered (lists
+        with one name each pod's own claims)."""
+        names, ephemeral = [], []
         for i, v in enumerate(volumes):
-            if v is not None and (claim := v.persistent_volume_claim) is not None:
+            if v is None:
+                continue
+            if (claim := v.persistent_volume_claim) is not None:
                 if not claim.claim_name:
                     raise self._where(*at).error(
                         f"spec.volumes[{i}].persistentVolumeClaim.claimName",
                         "required: the name of a PersistentVolumeClaim in the pod's namespace",
                     )
                 names.append(claim.claim_name)
+            elif v.ephemeral is not None:
+                if not v.name:
+                    raise self._where(*at).error(f"spec.volumes[{i}].name", "required")
+                ephemeral.append(len(names))
+                names.append(v.name)
         if not names:
             self._no_claims.add(volumes)
-        return tuple(names)
+        return tuple(names), tuple(ephemeral)
 
     def _check_labels(self, labels: dict[str, str], path: str, at: At) -> None:
         """A label map (labels, a node selector): every key and value, each checked once."""
@@ -970,6 +985,7 @@ class ObjectReader(_Fields):
             selector=None if selector is None else selector.as_selector(),
             selected_node=notes.get(SELECTED_NODE_ANNOTATION, ""),
             request_value=None if storage is None else storage.value(),
+            controller_uid=_controller_uid(meta.owner_references),
         )  # fmt: skip
 
     def _volume_affinity(self, spec: schema.Spec, at: At) -> tuple[NodeSelectorTerm, ...] | None:
@@ -1131,13 +1147,27 @@ class ObjectReader(_Fields):
             spread, fields = self.template_fields(spec, (file, where, key))
         refs = meta.owner_references
         phase = status.phase or ""
-        self.objects.pods.append(
-            PodRecord(namespace, name, labels, node_name, self._phases.setdefault(phase, phase),
-                      meta.deletion_timestamp is not None,
-                      self._owner_list(refs) if refs else (), spread,
-                      status.nominated_node_name or "", *fields, started, ready)
-        )  # fmt: skip
+        pod = PodRecord(namespace, name, labels, node_name, self._phases.setdefault(phase, phase),
+                        meta.deletion_timestamp is not None,
+                        self._owner_list(refs) if refs else (), spread,
+                        status.nominated_node_name or "", *fields, started, ready)  # fmt: skip
+        if fields[14]:
+            pod = self._own_claims(pod, meta.uid, (file, where, key))
+        self.objects.pods.append(pod)
         return True
+
+    def _own_claims(self, pod: PodRecord, uid: Any, at: At) -> PodRecord:
+        """A pod with ephemeral volumes: its claims of those named after it (``<pod
+        name>-<volume name>``, ``ephemeral.VolumeClaimName``), and its uid (the claims'
+        owner), :func:`object_uid` when absent."""
+        if uid is None or uid == "":
+            uid = object_uid(pod.namespace, pod.name)
+        elif uid.__class__ is not str:
+            raise self._where(*at).error("metadata.uid", f"must be a string, found {found(uid)}")
+        claims = list(pod.claims)
+        for i in pod.ephemeral:
+            claims[i] = f"{pod.name}-{claims[i]}"
+        return msgspec.structs.replace(pod, claims=tuple(claims), uid=uid)
 
     def _record_pod(self, meta: schema.Metadata, spec: schema.Spec, status: schema.Status,
                     labels: dict[str, str], at: At) -> None:  # fmt: skip
@@ -1150,21 +1180,12 @@ class ObjectReader(_Fields):
             ctx = Where(at[0], where_text(at[1]), f"Pod {key[1]}/{key[2]}")
             problem = rfc3339_problem(status.start_time)
             raise ctx.error("status.startTime", f"{problem}, found {found(status.start_time)}")
-        self.objects.pods.append(
-            PodRecord(
-                key[1],
-                key[2],
-                labels,
-                node_name,
-                status.phase or "",
-                meta.deletion_timestamp is not None,
-                owners,
-                spread,
-                status.nominated_node_name or "",
-                *fields,
-                *run,
-            )
-        )
+        pod = PodRecord(key[1], key[2], labels, node_name, status.phase or "",
+                        meta.deletion_timestamp is not None, owners, spread,
+                        status.nominated_node_name or "", *fields, *run)  # fmt: skip
+        if fields[14]:
+            pod = self._own_claims(pod, meta.uid, at)
+        self.objects.pods.append(pod)
 
     # -- memoized value checks --------------------------------------------------------------
 
@@ -1244,6 +1265,15 @@ def _own_fields(obj: Mapping[Any, Any], kind: str) -> dict[Any, Any] | None:
             out = dict(obj) if out is None else out
             out[part] = {k: v for k, v in value.items() if k in names}
     return out
+
+
+def _controller_uid(refs: list[schema.OwnerRef | None] | None) -> str | None:
+    """The uid of the first owner reference with ``controller: true`` ("" when it has
+    none), None when there is none (``metav1.GetControllerOfNoCopy``)."""
+    for ref in refs or ():
+        if ref is not None and ref.controller:
+            return ref.uid or ""
+    return None
 
 
 def _pod_run(status: schema.Status) -> tuple[str, bool | None] | None:

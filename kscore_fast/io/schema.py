@@ -35,6 +35,8 @@ class OwnerRef(msgspec.Struct, rename="camel", gc=False):
     kind: str | None = None
     name: str | None = None
     controller: bool | None = None
+    #: read of PersistentVolumeClaims only (an ephemeral volume's claim's owner)
+    uid: str | None = None
 
 
 class Metadata(msgspec.Struct, rename="camel", gc=False):

@@ -23,6 +23,15 @@ a controller owner reference, appended to the input in workload order:
   ``<template>-<name>-<ordinal>`` as its volumes, and the claims the input lacks, of the
   template's class or the default StorageClass (unbound: the class's binding mode
   decides what VolumeBinding does with them);
+* every kind: a pod template's generic ephemeral volumes (``ephemeral``) get their
+  claims as the ephemeral volume controller creates them (pkg/controller/volume/
+  ephemeral, ``handleVolume``): named ``<pod>-<volume>``, owned by the pod (an owner
+  reference with ``controller: true`` and the pod's uid), with the
+  ``volumeClaimTemplate``'s labels, annotations and spec (of the default StorageClass
+  when it names none), unless the input has a claim of that name; such a pod gets
+  ``metadata.uid``, the digest of its namespace and name
+  (:func:`kscore_fast.model.objects.object_uid`, what the reader gives a pod without
+  one);
 * Job: ``min(parallelism, completions - succeeded)`` active pods (``parallelism``
   default 1; without ``completions``, ``parallelism`` until one succeeded; none when
   suspended), labelled ``job-name`` and ``controller-uid`` as the API server labels a
@@ -41,6 +50,8 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from ..model.objects import object_uid
 
 #: the kinds expanded
 KINDS = ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "Job")
@@ -88,6 +99,7 @@ def expand_workloads(objects: Iterable[Any]) -> tuple[list[Obj], dict[str, int]]
         for pod in made:
             names.add((_ns(pod), pod["metadata"]["name"]))
         out += made
+        out += _ephemeral_claims(made, claims, default_class)
         counts[kind] = counts.get(kind, 0) + len(made)
     return out, counts
 
@@ -170,16 +182,55 @@ def _stateful_claims(sts: Mapping[str, Any], pods: list[Obj], taken: set[tuple[s
             if (ns, name) in taken:
                 continue
             taken.add((ns, name))
-            tmeta = _meta(template)
-            meta: Obj = {"name": name, "namespace": ns,
-                         "labels": {**dict(tmeta.get("labels") or {}), **match}}  # fmt: skip
-            if tmeta.get("annotations"):
-                meta["annotations"] = dict(tmeta["annotations"])
-            cspec = copy.deepcopy(dict(template.get("spec") or {}))
-            if cspec.get("storageClassName") is None and default_class is not None:
-                cspec["storageClassName"] = default_class
-            out.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta,
-                        "spec": cspec, "status": {"phase": "Pending"}})  # fmt: skip
+            out.append(_claim(name, ns, template, default_class, match))
+    return out
+
+
+def _claim(name: str, ns: str, template: Mapping[str, Any], default_class: str | None,
+           labels: Mapping[str, str] | None = None, owner: Obj | None = None) -> Obj:  # fmt: skip
+    """A claim made of ``template`` (a ``volumeClaimTemplate``): its labels (and
+    ``labels``), annotations and spec, the default StorageClass when the spec names none
+    (the DefaultStorageClass admission plugin), ``owner`` as its owner reference."""
+    tmeta = _meta(template)
+    meta: Obj = {"name": name, "namespace": ns,
+                 "labels": {**dict(tmeta.get("labels") or {}), **dict(labels or {})}}  # fmt: skip
+    if tmeta.get("annotations"):
+        meta["annotations"] = dict(tmeta["annotations"])
+    if owner is not None:
+        meta["ownerReferences"] = [owner]
+    spec = template.get("spec")
+    cspec = copy.deepcopy(dict(spec)) if isinstance(spec, Mapping) else {}
+    if cspec.get("storageClassName") is None and default_class is not None:
+        cspec["storageClassName"] = default_class
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta,
+            "spec": cspec, "status": {"phase": "Pending"}}  # fmt: skip
+
+
+def _is_ephemeral(volume: Any) -> bool:
+    return isinstance(volume, Mapping) and isinstance(volume.get("ephemeral"), Mapping)
+
+
+def _ephemeral_claims(pods: list[Obj], taken: set[tuple[str, Any]],
+                      default_class: str | None) -> list[Obj]:  # fmt: skip
+    """The claims the ephemeral volume controller creates for ``pods``' generic ephemeral
+    volumes (``handleVolume``) that the input lacks; each such pod gets its uid."""
+    out = []
+    for pod in pods:
+        volumes = [v for v in pod["spec"].get("volumes") or () if _is_ephemeral(v)]
+        if not volumes:
+            continue
+        meta, ns = pod["metadata"], _ns(pod)
+        meta["uid"] = object_uid(ns, meta["name"])
+        owner = {"apiVersion": "v1", "kind": "Pod", "name": meta["name"], "uid": meta["uid"],
+                 "controller": True, "blockOwnerDeletion": True}  # fmt: skip
+        for v in volumes:
+            name = f"{meta['name']}-{v.get('name')}"
+            if (ns, name) in taken:
+                continue
+            taken.add((ns, name))
+            template = v["ephemeral"].get("volumeClaimTemplate")
+            template = template if isinstance(template, Mapping) else {}
+            out.append(_claim(name, ns, template, default_class, owner=dict(owner)))
     return out
 
 

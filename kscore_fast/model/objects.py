@@ -10,6 +10,7 @@ of ``""`` is kept as is: only the manifest loader maps a missing namespace to
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -201,7 +202,9 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
     #: ``spec.affinity.nodeAffinity`` (None when absent)
     node_affinity: NodeAffinity | None = None
     tolerations: tuple[Toleration, ...] = ()
-    #: the claim names of the ``persistentVolumeClaim`` volumes of ``spec.volumes``, in order
+    #: the claim names of the ``persistentVolumeClaim`` and ``ephemeral`` volumes of
+    #: ``spec.volumes``, in order (an ephemeral volume's claim is ``<pod name>-<volume
+    #: name>``, ``ephemeral.VolumeClaimName``)
     claims: tuple[str, ...] = ()
     #: ``spec.affinity.podAffinity`` / ``podAntiAffinity`` (None when absent)
     pod_affinity: PodAffinity | None = None
@@ -214,14 +217,19 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
     #: the in-tree disk sources of ``spec.volumes`` (GCE PD, EBS, Azure Disk, Cinder, RBD,
     #: iSCSI), in order: what VolumeRestrictions and the volume limits read
     disks: tuple[DiskVolume, ...] = ()
-    #: the names of the ``ephemeral`` volumes of ``spec.volumes``
-    ephemeral: tuple[str, ...] = ()
+    #: the positions in ``claims`` of the claims of ``ephemeral`` volumes (generic
+    #: ephemeral volumes), in order
+    ephemeral: tuple[int, ...] = ()
     #: ``status.startTime`` as given (RFC 3339, checked by the reader; "" when absent):
     #: :func:`kscore_fast.model.times.start_ns` reads it
     start_time: str = ""
     #: the ``Ready`` condition of ``status.conditions`` is ``True`` (``podutil.IsPodReady``);
     #: None when the pod has no ``Ready`` condition
     ready: bool | None = None
+    #: ``metadata.uid`` of a pod with ephemeral volumes (their claims' owner, the only
+    #: reader); when absent, as the API server would have given it one: the SHA-256 of
+    #: ``namespace/name`` shaped as a UUID (:func:`object_uid`). "" for other pods.
+    uid: str = ""
 
     @property
     def key(self) -> str:
@@ -229,8 +237,16 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
 
     @property
     def pvc_volumes(self) -> int:
-        """How many of ``spec.volumes`` are ``persistentVolumeClaim`` volumes."""
+        """How many of ``spec.volumes`` are ``persistentVolumeClaim`` or ``ephemeral``
+        volumes (volumes of a claim)."""
         return len(self.claims)
+
+    @property
+    def pvc_claims(self) -> tuple[str, ...]:
+        """The claim names of the ``persistentVolumeClaim`` volumes only, in order."""
+        if not self.ephemeral:
+            return self.claims
+        return tuple(c for i, c in enumerate(self.claims) if i not in self.ephemeral)
 
     def controller_ref(self) -> OwnerReference | None:
         """``metav1.GetControllerOfNoCopy``: the first reference with controller=true."""
@@ -242,6 +258,14 @@ def object_key(obj: Mapping[str, Any]) -> str:
     as :attr:`PodRecord.key` is of a record."""
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+
+def object_uid(namespace: str, name: str) -> str:
+    """The uid kscore (and goref) give an object the input gives none: the SHA-256 of
+    ``namespace/name`` shaped as a UUID (8-4-4-4-12 hexadecimal digits of its first 16
+    bytes). The API server gives every object one."""
+    d = hashlib.sha256(f"{namespace}/{name}".encode()).hexdigest()
+    return f"{d[:8]}-{d[8:12]}-{d[12:16]}-{d[16:20]}-{d[20:32]}"
 
 
 def controller_of(refs: tuple[OwnerReference, ...]) -> OwnerReference | None:

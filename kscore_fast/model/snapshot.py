@@ -173,7 +173,7 @@ class Cluster:
     terminated_pods: int = 0
     #: pending pods being deleted (not scheduled, as kube-scheduler skips them)
     deleting_pending_pods: int = 0
-    #: pending pods with PersistentVolumeClaim volumes
+    #: pending pods with PersistentVolumeClaim (or generic ephemeral) volumes
     pvc_pending_pods: int = 0
     #: objects of kinds the scheduler does not read, by kind (filled by the loader)
     skipped_kinds: dict[str, int] = field(default_factory=dict)

@@ -66,6 +66,9 @@ class ClaimRecord(msgspec.Struct, frozen=True, gc=False):
     #: ``Quantity.Value()`` of the storage request (None: absent), what
     #: ``hasEnoughCapacity`` compares
     request_value: int | None = None
+    #: the uid of ``metadata.ownerReferences``' controller (the first with
+    #: ``controller: true``; "" when it has none); None: no controller reference
+    controller_uid: str | None = None
 
 
 class VolumeRecord(msgspec.Struct, frozen=True, gc=False):

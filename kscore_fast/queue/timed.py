@@ -23,7 +23,15 @@ from typing import Any
 
 from .. import params
 from ..errors import InputError
-from ..framework.cluster_events import ASSIGNED_POD_DELETE, NODE_ADD, event_map
+from ..framework.cluster_events import (
+    ASSIGNED_POD_DELETE,
+    NODE_ADD,
+    PV_ADD,
+    PV_UPDATE,
+    PVC_UPDATE,
+    event_map,
+    handled,
+)
 from ..model.objects import NodeRecord, PodRecord, object_key
 from ..model.snapshot import Cluster
 from ..plugins.interpodaffinity.reference import AffinityTerm, PodInfo
@@ -242,6 +250,8 @@ class TimedSimulator:
             queue.forget(pod.key)
             record = self.sim._cache.pending[pod.key]
             self._count(pod.key, record, 1)
+            if tried.volume_bindings:
+                self._volumes_written(tried.volume_bindings)
             self._assigned(record)
         else:
             if tried.rejecting is not None:
@@ -330,6 +340,24 @@ class TimedSimulator:
             self.sim._nominated.nominate(key, record.nominated_node_name)
         self._story[key] = [self.now, 0, None, None, "pending"]
         self.now += 1
+
+    def _volumes_written(self, bindings: list[dict[str, Any]]) -> None:
+        """The cluster events of a pod's bindings as they complete (docs/volume-bindings.md),
+        before the pod's own: a static binding updates its volume and its claim, a
+        provisioning creates the volume and updates the claim, an in-tree provisioner's
+        claim gets its selected node (an update). The informers' handlers (those the
+        profile's plugins registered for: ``addAllEventHandlers``) move the pods the
+        event may help (``MoveAllToActiveOrBackoffQueue``); the same event again moves
+        no other pod."""
+        seen = []
+        for b in bindings:
+            if not b["provisioned"]:
+                seen += [PV_UPDATE, PVC_UPDATE]
+            else:
+                seen += [PV_ADD, PVC_UPDATE] if b["volume"] is not None else [PVC_UPDATE]
+        for event in dict.fromkeys(seen):
+            if handled(event, self.queue.events):
+                self.queue.move_all(event)
 
     def _assigned(self, pod: PodRecord) -> None:
         """``AssignedPodAdded``: pods waiting on a required affinity term ``pod`` matches."""

@@ -100,6 +100,15 @@ def differences(ours: dict[str, Any], go: dict[str, Any]) -> list[str]:
     return diffs
 
 
+def queued_at_once(cluster: Path, config: Path, seed: int) -> list[str]:
+    """The cluster's pending pods queued at once, no further event: kscore's timed queue
+    against goref's replay, attempt by attempt (:func:`differences`)."""
+    events = cluster.parent / "events.jsonl"
+    events.write_text("")
+    ours = replay_timed([cluster], events, config=config, seed=seed, tie_break="go-rand")
+    return differences(ours.to_dict(), run_goref(cluster, config, events, seed, None))
+
+
 def check_scenario(family: str, seed: int, tmp: Path, span: int = 300,
                    **sizes: int) -> list[str]:  # fmt: skip
     """Draw a scenario and a timed script, replay it on both sides: the differences."""

@@ -53,7 +53,7 @@ def test_pod_disks_in_order(tmp_path, how):
         DiskVolume(RBD, "i", False, "rbd", ("m1", "m2")),  # (the default pool)
         DiskVolume(AZURE_DISK, "x", uri="/u", azure_kind="Shared"),  # (the default kind)
     )
-    assert pod.ephemeral == ("e",)
+    assert (pod.claims, pod.ephemeral) == (("p-e",), (0,))  # (its claim, tests/io/test_ephemeral)
 
 
 def test_csi_objects_as_kubectl_prints_them(tmp_path):

@@ -234,7 +234,7 @@ def test_record_fields_are_the_ones_the_reader_fills_in_order():
         "scheduler_name", "priority", "containers", "init_containers", "overhead",
         "node_selector", "node_affinity", "tolerations", "claims", "pod_affinity",
         "pod_anti_affinity", "priority_class_name", "preemption_policy", "disks", "ephemeral",
-        "start_time", "ready",
+        "start_time", "ready", "uid",
     )  # fmt: skip
 
 

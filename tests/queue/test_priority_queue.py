@@ -14,9 +14,16 @@ from kscore_fast.framework.cluster_events import (
     NODE,
     NODE_ADD,
     POD,
+    PV,
+    PV_ADD,
+    PV_UPDATE,
+    PVC,
+    PVC_UPDATE,
+    UPDATE,
     UPDATE_NODE_ALLOCATABLE,
     event_map,
     events,
+    handled,
     pod_matches_event,
 )
 from kscore_fast.queue.priority_queue import SECOND, PriorityQueue
@@ -152,3 +159,14 @@ def test_pod_matches_event():
     legacy = event_map([("Legacy", None)])  # every event, as a Go plugin without them
     assert pod_matches_event(frozenset({"Legacy"}), ASSIGNED_POD_DELETE, legacy)
     assert events((POD, ALL))[0].action & DELETE
+
+
+def test_handled_events_are_those_of_the_resources_action_types():
+    """``addAllEventHandlers``' handlers: per resource, the union of the action types the
+    plugins registered for (VolumeZone's PVC Add gives no PvcUpdate handler)."""
+    zone = event_map([("VolumeZone", events((PVC, ADD), (PV, ADD | UPDATE)))])
+    assert handled(PV_ADD, zone) and handled(PV_UPDATE, zone)
+    assert not handled(PVC_UPDATE, zone) and not handled(NODE_ADD, zone)
+    both = event_map([("VolumeZone", events((PVC, ADD))), ("Other", events((PVC, UPDATE)))])
+    assert handled(PVC_UPDATE, both)
+    assert handled(PVC_UPDATE, event_map([("Legacy", None)]))  # (every event)

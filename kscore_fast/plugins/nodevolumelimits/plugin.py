@@ -22,6 +22,7 @@ from ...model.rows import unique_rows
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper import counter_table as table
 from ..helper.base import NoArgs
+from ..helper.ephemeral import volume_is_for_pod
 from ..helper.texts import text_at, text_table
 from . import kernels
 from .kernels import EXCEEDED
@@ -32,6 +33,8 @@ from .reference import (
     ERR_REASON_MAX_VOLUME_COUNT,
     GCE,
     LOOKUP_ERROR,
+    OWNER_ERROR,
+    ClaimError,
     NonCSI,
     csi_volumes,
     non_csi_volumes,
@@ -39,7 +42,7 @@ from .reference import (
 )
 from .translate import is_csi_migration_on, migration_mask
 
-_claims, _disks, _ephemeral = attrgetter("claims"), attrgetter("disks"), attrgetter("ephemeral")
+_claims, _disks = attrgetter("claims"), attrgetter("disks")
 
 
 class _Limits(NoArgs):
@@ -171,38 +174,39 @@ class _Builder:
         return out
 
     def _lookup_error(self, pod: PodRecord) -> str | None:
-        missing = [c for c in pod.claims if (pod.namespace, c) not in self.storage.claims]
-        return (
-            LOOKUP_ERROR.format(self.name, pod.namespace, missing[0], missing[0])
-            if missing
-            else None
-        )
+        """The error of a pending pod's first claim that is absent, or that an ephemeral
+        volume names but another owns (Go's ``Error`` status), or None."""
+        claims, ephemeral = self.storage.claims, pod.ephemeral
+        for i, name in enumerate(pod.claims):
+            claim = claims.get((pod.namespace, name))
+            if claim is None:
+                return LOOKUP_ERROR.format(self.name, pod.namespace, name, name)
+            if ephemeral and i in ephemeral and (error := volume_is_for_pod(pod, claim)):
+                return OWNER_ERROR.format(self.name, error)
+        return None
 
     def state(self) -> tuple:
-        pods, snap = self.batch.pods, self.snapshot
+        pods = self.batch.pods
         relevant = any(map(_claims, pods)) or any(map(_disks, pods))
-        if not relevant and not any(map(_ephemeral, pods)):
+        if not relevant:
             return self._nothing()
-        if any(p.ephemeral for p in pods) or (relevant and any(p.ephemeral for p in snap.pods)):
-            raise UnsupportedError(f"{self.name}: pods with ephemeral volumes are not simulated "
-                                   "by kscore_fast yet")  # fmt: skip
-        node_class, reps = (
-            self._classes() if relevant else (np.zeros(snap.n_nodes, np.int64), [None])
-        )
+        node_class, reps = self._classes()
         n_classes = len(reps)
         errors: dict[str, int] = {}
         code = np.zeros(len(pods), dtype=np.int64)
         ptr, ent, rows = [0], [], {}
         group = np.zeros(len(pods), dtype=np.int64)
         for p, pod in enumerate(pods):
-            per_class = [self._ids(pod, c) if relevant and (pod.claims or pod.disks) else []
-                         for c in reps]  # fmt: skip
-            for ids in per_class:
-                ent += ids
-                ptr.append(len(ent))
             error = self._lookup_error(pod) if pod.claims else None
             if error is not None:
                 code[p] = EXCEEDED + 1 + errors.setdefault(error, len(errors))
+            try:  # (a pod with an error fits nowhere: its volumes count if it is bound)
+                per_class = [self._ids(pod, c) if pod.claims or pod.disks else [] for c in reps]
+            except ClaimError:  # (an ephemeral volume's claim another owns)
+                per_class = [[] for _ in reps]
+            for ids in per_class:
+                ent += ids
+                ptr.append(len(ent))
             group[p] = rows.setdefault((int(code[p]), *map(tuple, per_class)), len(rows))
         ent_ptr, ent_vol = np.array(ptr, np.int64), np.array(ent, np.int64).reshape(-1)
         ref, count, holders = self._bound(node_class, reps, len(ent_vol))
@@ -231,7 +235,7 @@ class _Builder:
         if len(self.vols):
             for pod, node in zip(self.snapshot.pods, self.snapshot.pod_node.tolist(), strict=True):
                 if pod.claims or pod.disks:
-                    ids = self._ids(pod, reps[node_class[node]])
+                    ids = self._bound_ids(pod, reps[node_class[node]])
                     nodes += [node] * len(ids)
                     held += ids
         n_vols = len(self.vols)
@@ -244,6 +248,18 @@ class _Builder:
         np.add.at(count, (keys // max(n_vols, 1), vol_key[keys % max(n_vols, 1)]), 1)
         holders = np.bincount(keys % max(n_vols, 1), minlength=n_vols).astype(np.int64)
         return ref, count, holders
+
+    def _bound_ids(self, pod: PodRecord, csi_node: CSINodeRecord | None) -> list[int]:
+        """:meth:`_ids` of a pod on a node; one whose ephemeral volume's claim another
+        owns (Go's Filter fails with an ``Error`` status on that node, the scheduling
+        cycle with it, when a pod with volumes to count is tried there) is refused."""
+        try:
+            return self._ids(pod, csi_node)
+        except ClaimError as e:
+            raise UnsupportedError(
+                f"{self.name}: pod {pod.namespace}/{pod.name} on node {pod.node_name}: "
+                f"{e.args[0]} (Go's Filter error on that node): not simulated by kscore_fast"
+            ) from None
 
     def _skip(self) -> np.ndarray:
         """bool[N]: the node's CSINode says the non-CSI filter's plugin is migrated."""

@@ -9,10 +9,16 @@ A volume's unique name is its CSI ``driver/handle`` (CSI) or its in-tree id (non
 an unbound claim (or one whose PV is absent) counts as ``<prefix>-<namespace>/<claim>``,
 Go's prefix being 32 random characters: here a NUL byte, which no real id holds.
 
-Failures are ``Unschedulable``. A pending pod whose claim is absent makes Go's Filter
-return an ``Error`` status (the scheduling cycle fails with it); kscore_fast gives that
-pod the error's text as its reason on every node instead (:data:`LOOKUP_ERROR`), and
-refuses ephemeral volumes (their claims' ownership is not read).
+Generic ephemeral volumes count through their claims (``ephemeral.VolumeClaimName``,
+in the pod's ``claims``); a present claim not owned by its pod (``VolumeIsForPod``) is
+an error for a pending pod and for a pod on the node alike.
+
+Failures are ``Unschedulable``. A pending pod whose claim is absent, or whose ephemeral
+volume's claim is not its own, makes Go's Filter return an ``Error`` status (the
+scheduling cycle fails with it); kscore_fast gives that pod the error's text as its
+reason on every node instead (:data:`LOOKUP_ERROR`, :data:`OWNER_ERROR`). A pod on the
+node whose ephemeral volume's claim is not its own makes Go's Filter fail on that node
+only (here :class:`ClaimError` too; the plugin refuses it).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from dataclasses import dataclass
 from ...model.disks import AWS_EBS, AZURE_DISK, CINDER, GCE_PD, CSINodeRecord
 from ...model.objects import NodeRecord, PodRecord
 from ...model.storage import ClaimRecord, Storage
+from ..helper.ephemeral import volume_is_for_pod
 from .translate import (
     DRIVERS,
     PLUGIN_OF,
@@ -38,6 +45,8 @@ ERR_REASON_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
 LOOKUP_ERROR = (
     'running "{}" filter plugin: looking up PVC {}/{}: persistentvolumeclaim "{}" not found'
 )
+#: the text of a failed ownership check (``VolumeIsForPod``'s error, wrapped alike)
+OWNER_ERROR = 'running "{}" filter plugin: {}'
 #: the stand-in of ``randomVolumeIDPrefix``
 PREFIX = "\x00"
 ATTACHABLE_PREFIX = "attachable-volumes-"
@@ -79,22 +88,33 @@ AZURE = NonCSI("AzureDiskLimits", AZURE_DISK, "attachable-volumes-azure-disk", 1
 CINDER_LIMITS = NonCSI("CinderLimits", CINDER, "attachable-volumes-cinder", 256)
 
 
-class LookupFailed(Exception):
-    """A pending pod's claim is absent (Go: an ``Error`` status)."""
+class ClaimError(Exception):
+    """Go's ``Error`` status: a pending pod's claim is absent (``LookupFailed``), or a
+    pod's ephemeral volume's claim is not its own (the ``VolumeIsForPod`` text)."""
 
 
-def _claim(pod: PodRecord, name: str, new_pod: bool, storage: Storage) -> ClaimRecord | None:
+class LookupFailed(ClaimError):
+    """A pending pod's claim is absent (the claim's name)."""
+
+
+def _claim(pod: PodRecord, i: int, new_pod: bool, storage: Storage) -> ClaimRecord | None:
+    """The pod's ``i``-th claim (None: absent, on a pod of the node)."""
+    name = pod.claims[i]
     claim = storage.claims.get((pod.namespace, name))
-    if claim is None and new_pod:
-        raise LookupFailed(name)
+    if claim is None:
+        if new_pod:
+            raise LookupFailed(name)
+        return None
+    if i in pod.ephemeral and (error := volume_is_for_pod(pod, claim)) is not None:
+        raise ClaimError(error)
     return claim
 
 
 def non_csi_volumes(spec: NonCSI, pod: PodRecord, new_pod: bool, storage: Storage) -> set[str]:
     """``filterVolumes``: the unique ids of the pod's volumes this filter counts."""
     out = {d.name for d in pod.disks if d.kind == spec.kind}
-    for name in pod.claims:
-        claim = _claim(pod, name, new_pod, storage)
+    for i, name in enumerate(pod.claims):
+        claim = _claim(pod, i, new_pod, storage)
         if claim is None:
             continue
         pv_id = f"{PREFIX}-{pod.namespace}/{name}"
@@ -152,8 +172,8 @@ def csi_volumes(pod: PodRecord, csi_node: CSINodeRecord | None, new_pod: bool,
                 storage: Storage) -> dict[str, str]:  # fmt: skip
     """``filterAttachableVolumes``: unique name (``driver/handle``) → limit key."""
     out = {}
-    for name in pod.claims:
-        claim = _claim(pod, name, new_pod, storage)
+    for i in range(len(pod.claims)):
+        claim = _claim(pod, i, new_pod, storage)
         if claim is None:
             continue
         info = csi_driver_info(claim, csi_node, storage)
@@ -200,7 +220,8 @@ def csi_filter(pod: PodRecord, node: NodeRecord, node_pods: Iterable[PodRecord],
 
 def filter(name: str, pod: PodRecord, node: NodeRecord, node_pods: Iterable[PodRecord],
            storage: Storage) -> str | None:  # fmt: skip
-    """The Filter of the plugin ``name``: its reason, the lookup error's text, or None."""
+    """The Filter of the plugin ``name``: its reason, the error's text (a failed lookup
+    or ownership check), or None."""
     try:
         if name == "NodeVolumeLimits":
             return csi_filter(pod, node, node_pods, storage)
@@ -208,6 +229,8 @@ def filter(name: str, pod: PodRecord, node: NodeRecord, node_pods: Iterable[PodR
     except LookupFailed as missing:
         claim = missing.args[0]
         return LOOKUP_ERROR.format(name, pod.namespace, claim, claim)
+    except ClaimError as foreign:
+        return OWNER_ERROR.format(name, foreign.args[0])
 
 
 NON_CSI = {s.name: s for s in (EBS, GCE, AZURE, CINDER_LIMITS)}

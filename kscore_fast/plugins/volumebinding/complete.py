@@ -33,13 +33,12 @@ A claim without ``metadata.uid`` (the API server gives every claim one) is given
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Mapping, Sequence
 
 import msgspec
 
 from ...errors import UnsupportedError
-from ...model.objects import NodeSelectorRequirement, NodeSelectorTerm
+from ...model.objects import NodeSelectorRequirement, NodeSelectorTerm, object_uid
 from ...model.storage import ClaimRecord, Storage, VolumeRecord
 
 #: the provisioners of the in-tree volume plugins (their claims are not provisioned)
@@ -49,10 +48,7 @@ IN_TREE_PREFIX = "kubernetes.io/"
 def claim_uid(claim: ClaimRecord) -> str:
     """The claim's uid, or for a claim without one: the SHA-256 of ``namespace/name`` in
     the form of a UUID (8-4-4-4-12 hexadecimal digits of its first 16 bytes)."""
-    if claim.uid:
-        return claim.uid
-    d = hashlib.sha256(f"{claim.namespace}/{claim.name}".encode()).hexdigest()
-    return f"{d[:8]}-{d[8:12]}-{d[12:16]}-{d[16:20]}-{d[20:32]}"
+    return claim.uid or object_uid(claim.namespace, claim.name)
 
 
 def provisions(provisioner: str) -> bool:

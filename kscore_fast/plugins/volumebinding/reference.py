@@ -1,6 +1,7 @@
 """Scalar reference port of VolumeBinding's PreFilter, Filter and Reserve, from v1.23.6:
 
-* pkg/scheduler/framework/plugins/volumebinding/volume_binding.go: ``podHasPVCs``,
+* pkg/scheduler/framework/plugins/volumebinding/volume_binding.go: ``podHasPVCs`` (with
+  generic ephemeral volumes' claims, :mod:`..helper.ephemeral`),
   ``PreFilter``, ``Filter``, ``Reserve``;
 * .../volumebinding/binder.go: ``GetPodVolumes``, ``isPVCFullyBound``, ``FindPodVolumes``
   (its reasons, in its order), ``checkBoundClaims``, ``findMatchingVolumes``,
@@ -38,6 +39,7 @@ from ...model.storage import (
     Storage,
     VolumeRecord,
 )
+from ..helper.ephemeral import volume_is_for_pod
 from ..nodeaffinity.reference import go_quote, new_lazy_error_node_selector
 from .translate import node_affinity
 
@@ -53,16 +55,25 @@ ERR_REASON_PV_NOT_EXIST = (
 
 
 def has_pvc_error(pod: PodRecord, storage: Storage) -> str | None:
-    """``podHasPVCs``' error (the PreFilter status' message), or None."""
-    for name in pod.claims:
+    """``podHasPVCs``' error (the PreFilter status' message), or None. An ephemeral
+    volume's claim (``ephemeral.VolumeClaimName``) that is absent is awaited from the
+    ephemeral volume controller; one that is present must be the pod's own
+    (``ephemeral.VolumeIsForPod``)."""
+    for i, name in enumerate(pod.claims):
         claim = storage.claims.get((pod.namespace, name))
+        ephemeral = bool(pod.ephemeral) and i in pod.ephemeral
         if claim is None:  # the lister's NotFound
+            if ephemeral:
+                return ("waiting for ephemeral volume controller to create the "
+                        f"persistentvolumeclaim {go_quote(name)}")  # fmt: skip
             return f"persistentvolumeclaim {go_quote(name)} not found"
         if claim.lost:
             return (f"persistentvolumeclaim {go_quote(name)} bound to non-existent "
                     f"persistentvolume {go_quote(claim.volume_name)}")  # fmt: skip
         if claim.deleting:
             return f"persistentvolumeclaim {go_quote(name)} is being deleted"
+        if ephemeral and (error := volume_is_for_pod(pod, claim)) is not None:
+            return error
     return None
 
 

@@ -117,5 +117,5 @@ def _pod_classes(batch: PodBatch) -> tuple[np.ndarray, list[Any]]:
     and a pod of each class (None for class 0). Cached on the batch."""
     found = batch.cache.get("volume_zone_pods")
     if found is None:
-        found = batch.cache["volume_zone_pods"] = claim_classes(batch)
+        found = batch.cache["volume_zone_pods"] = claim_classes(batch, ephemeral=False)
     return found

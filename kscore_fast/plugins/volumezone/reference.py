@@ -47,12 +47,13 @@ def label_zones_to_set(value: str) -> frozenset[str] | None:
 
 def filter(pod: PodRecord, node_labels: Mapping[str, str], storage: Storage) -> str | None:
     """``Filter``: the failure reason, or None when the pod fits."""
-    if not pod.claims:  # (no volume, or none a claim: nothing to check)
+    claims = pod.pvc_claims  # (ephemeral volumes' claims are not read)
+    if not claims:  # (no volume, or none a claim: nothing to check)
         return None
     constraints = node_constraints(node_labels)
     if not constraints:  # the node has no zone constraints
         return None
-    for claim_name in pod.claims:
+    for claim_name in claims:
         claim = storage.claims.get((pod.namespace, claim_name))
         if claim is None:
             return f'persistentvolumeclaim "{claim_name}" not found'

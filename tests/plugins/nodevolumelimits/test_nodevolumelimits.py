@@ -4,8 +4,13 @@ allocatable limits, migration, translation, unbound claims."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
+import msgspec
 import pytest
 
+from kscore_fast.api import load_cluster
 from kscore_fast.errors import UnsupportedError
 from kscore_fast.model.disks import (
     AWS_EBS,
@@ -28,7 +33,8 @@ from kscore_fast.plugins.nodevolumelimits import (
 from kscore_fast.plugins.nodevolumelimits.reference import ERR_REASON_MAX_VOLUME_COUNT
 from kscore_fast.plugins.nodevolumelimits.translate import translated
 
-from ..disk_checks import check_against_reference, load
+from ...scenarios_ephemeral import ephemeral_disk_scenario
+from ..disk_checks import check_against_reference
 
 PLUGINS = [NodeVolumeLimits, EBSLimits, GCEPDLimits, AzureDiskLimits]
 
@@ -136,10 +142,77 @@ def test_missing_claim_is_the_lookup_error():
     )
 
 
-def test_ephemeral_volumes_are_refused(tmp_path):
-    c = load(3, tmp_path)
-    import msgspec
+@pytest.mark.parametrize("cls", PLUGINS)
+@pytest.mark.parametrize("seed", range(25))
+def test_kernel_equals_reference_with_ephemeral_volumes(cls, seed, tmp_path):
+    check_against_reference(cls(), _reference(cls.name), seed, tmp_path,
+                            ephemeral_disk_scenario)  # fmt: skip
 
-    c.batch.pods[0] = msgspec.structs.replace(c.batch.pods[0], ephemeral=("scratch",))
-    with pytest.raises(UnsupportedError, match="ephemeral"):
-        EBSLimits().prepare(c.snapshot, c.batch)
+
+OWNED = ClaimRecord("default", "p-e", "pv", bind_completed=True, controller_uid="u")
+CSI_STORAGE = Storage.of([
+    VolumeRecord("pv", csi_driver="d.io", csi_handle="h1"),
+    VolumeRecord("pv2", csi_driver="d.io", csi_handle="h2"),
+    ClaimRecord("default", "q-e", "pv2", bind_completed=True, controller_uid="v"),
+    CSINodeRecord("n", (CSINodeDriver("d.io", 1),)),
+])  # fmt: skip
+
+
+def _ephemeral_pod(name="p", uid="u", claims=("p-e",), at=(0,)):
+    return PodRecord("default", name, claims=claims, ephemeral=at, uid=uid)
+
+
+@pytest.mark.parametrize(
+    ("claim", "want"),
+    [
+        (OWNED, ERR_REASON_MAX_VOLUME_COUNT),  # its own: counted (1 held + 1 > 1)
+        (msgspec.structs.replace(OWNED, controller_uid="other"), "owner"),
+        (msgspec.structs.replace(OWNED, controller_uid=None), "owner"),
+        (None, 'running "NodeVolumeLimits" filter plugin: looking up PVC default/p-e: '
+               'persistentvolumeclaim "p-e" not found'),
+    ],
+)  # fmt: skip
+def test_ephemeral_claims_count_and_are_checked(claim, want):
+    claims = dict(CSI_STORAGE.claims)
+    if claim is not None:
+        claims[("default", "p-e")] = claim
+    storage = dataclasses.replace(CSI_STORAGE, claims=claims)
+    held = [_ephemeral_pod("q", "v", ("q-e",))]
+    got = reference.filter("NodeVolumeLimits", _ephemeral_pod(), _node("n"), held, storage)
+    if want == "owner":
+        want = ('running "NodeVolumeLimits" filter plugin: PVC default/p-e was not created '
+                "for pod default/p (pod is not owner)")  # fmt: skip
+    assert got == want
+
+
+def test_a_pvc_volume_of_an_ephemeral_claims_name_is_not_checked():
+    """The ownership is checked for ephemeral volumes only (a ``persistentVolumeClaim``
+    volume naming the same claim counts it as its own)."""
+    foreign = msgspec.structs.replace(OWNED, controller_uid="other")
+    storage = dataclasses.replace(CSI_STORAGE, claims={("default", "p-e"): foreign})
+    assert reference.csi_filter(_pod(claims=["p-e"]), _node("n"), [], storage) is None
+
+
+def test_a_foreign_claim_on_a_node_is_refused(tmp_path):
+    """A pod on a node whose ephemeral volume's claim another owns (Go's Filter error on
+    that node) is refused once a pending pod has volumes to count."""
+    objs = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+         "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}}},
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+         "metadata": {"name": "b-e", "namespace": "default", "ownerReferences": [
+             {"apiVersion": "v1", "kind": "Pod", "name": "b", "uid": "x", "controller": True}]},
+         "spec": {"volumeName": "pv"}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b", "namespace": "default"},
+         "spec": {"nodeName": "n", "containers": [{"name": "c", "image": "i"}],
+                  "volumes": [{"name": "e", "ephemeral": {"volumeClaimTemplate": {}}}]}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+         "spec": {"containers": [{"name": "c", "image": "i"}],
+                  "volumes": [{"name": "g", "gcePersistentDisk": {"pdName": "d"}}]}},
+    ]  # fmt: skip
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
+    c = load_cluster([path])
+    with pytest.raises(UnsupportedError, match=r"pod default/b on node n: PVC default/b-e was "
+                       r"not created for pod default/b \(pod is not owner\)"):  # fmt: skip
+        GCEPDLimits().prepare(c.snapshot, c.batch)

@@ -6,6 +6,7 @@ makes them. The capacity check's branches: ``test_capacity``."""
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 import pytest
@@ -23,13 +24,14 @@ from kscore_fast.plugins.volumebinding.reference import (
     ERR_UNBOUND_IMMEDIATE,
 )
 
+from ...scenarios_ephemeral import ephemeral_binding_scenario
 from ...scenarios_volume_binding import binding_scenario
 from ...scenarios_volume_capacity import capacity_scenario
 from ..harness import cluster_of as _cluster
 from ..harness import filter_codes
 
 
-@pytest.mark.parametrize("make", [binding_scenario, capacity_scenario])
+@pytest.mark.parametrize("make", [binding_scenario, capacity_scenario, ephemeral_binding_scenario])
 @pytest.mark.parametrize("seed", range(60))
 def test_kernels_equal_reference(seed, make, tmp_path):
     c = _cluster(make(seed, max_nodes=10, max_pending=12), tmp_path)
@@ -110,6 +112,39 @@ def test_pre_filter(claims, want):
     assert reference.pre_filter(PodRecord("default", "p", claims=claims), STORAGE) == want
 
 
+_EPHEMERAL = dataclasses.replace(STORAGE, claims={**STORAGE.claims, **{
+    (c.namespace, c.name): c for c in (
+        ClaimRecord("default", "p-own", "", "late", controller_uid="u"),
+        ClaimRecord("default", "p-other", "", "late", controller_uid="x"),
+        ClaimRecord("default", "p-none", "", "late"),
+        ClaimRecord("default", "p-lost", "pv-absent", "late", lost=True, controller_uid="x"),
+        ClaimRecord("other", "p-own", "", "late", controller_uid="u"),
+    )}})  # fmt: skip
+NOT_OWNER = "PVC default/{} was not created for pod default/p (pod is not owner)"
+
+
+@pytest.mark.parametrize(
+    ("claims", "at", "want"),
+    [
+        (("p-own",), (0,), None),
+        (("bound", "p-own"), (1,), None),
+        (("p-gone",), (0,),
+         'waiting for ephemeral volume controller to create the persistentvolumeclaim "p-gone"'),
+        (("p-other",), (0,), NOT_OWNER.format("p-other")),
+        (("p-none",), (0,), NOT_OWNER.format("p-none")),
+        (("p-other",), (), None),  # (a persistentVolumeClaim volume: no owner checked)
+        (("p-other", "missing"), (0,), NOT_OWNER.format("p-other")),  # the first decides
+        (("missing", "p-other"), (1,), 'persistentvolumeclaim "missing" not found'),
+        (("p-lost",), (0,),  # (lost before the owner)
+         'persistentvolumeclaim "p-lost" bound to non-existent persistentvolume "pv-absent"'),
+        (("p-own", "immediate"), (0,), ERR_UNBOUND_IMMEDIATE),
+    ],
+)  # fmt: skip
+def test_pre_filter_of_ephemeral_volumes(claims, at, want):
+    pod = PodRecord("default", "p", claims=claims, ephemeral=at, uid="u")
+    assert reference.pre_filter(pod, _EPHEMERAL) == want
+
+
 @pytest.mark.parametrize(
     ("claims", "node", "want"),
     [
@@ -163,7 +198,7 @@ def test_a_volume_affinity_without_terms_is_an_error(tmp_path):
         _cluster(_objects(pv), tmp_path)
 
 
-@pytest.mark.parametrize("make", [binding_scenario, capacity_scenario])
+@pytest.mark.parametrize("make", [binding_scenario, capacity_scenario, ephemeral_binding_scenario])
 @pytest.mark.parametrize("seed", range(40))
 def test_assume_equals_reference(seed, make, tmp_path):
     """Pods bound one after the other, each on its first feasible node: after each bind

@@ -1,0 +1,97 @@
+"""kscore == the real kube-scheduler v1.23.6 (benchmarks/goref) with generic ephemeral
+volumes (:mod:`tests.scenarios_ephemeral`): pending pods whose ephemeral volumes' claims
+are present and theirs, absent, or another's, among their other volumes; pods on nodes
+with their own claims, which the volume limits count. Under the VolumeBinding profile
+(VolumeBinding's PreFilter texts, binding and provisioning the claims, a ReplicaSet's
+pods with the claims ``--expand-workloads`` makes) and the whole default profile (the
+CSI and in-tree limits counting ephemeral claims): in ``score`` every verdict count,
+FitError text and score; in whole ``simulate`` runs with Go's tie-breaks the same, every
+host and ``volumeBindings``; the timed queue (``replay``) attempt by attempt.
+``KSCORE_DIFF_EPHEMERAL_SCENARIOS`` (default 30) scenarios each; ``-m slow``: 2,000
+more of each mode, larger.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+import yaml
+
+from ..goref import goref_missing
+from ..scenarios_disks import DISK_CONFIG
+from ..scenarios_ephemeral import ephemeral_binding_scenario, ephemeral_disk_scenario
+from ..scenarios_volume_binding import VOLUME_BINDING_CONFIG
+from .storage_runs import differences
+from .timed import queued_at_once
+
+pytestmark = [
+    pytest.mark.goref,
+    pytest.mark.skipif(goref_missing() is not None, reason=str(goref_missing())),
+]
+
+N_SCENARIOS = int(os.environ.get("KSCORE_DIFF_EPHEMERAL_SCENARIOS", 30))
+SCORE_SEEDS, SIMULATE_SEEDS, QUEUE_SEEDS = 3_400_000, 3_500_000, 3_600_000
+BINDING_SLOW = {"max_nodes": 30, "max_pending": 20}
+DISK_SLOW = {"max_nodes": 12, "max_pending": 20}
+KINDS = {"binding": (ephemeral_binding_scenario, VOLUME_BINDING_CONFIG),
+         "disks": (ephemeral_disk_scenario, DISK_CONFIG)}  # fmt: skip
+
+
+def _check(tmp_path, kind: str, seed: int, mode: str, **sizes) -> None:
+    make, config = KINDS[kind]
+    diffs = differences(tmp_path, seed, mode, make(seed, **sizes), config)
+    assert not diffs, f"ephemeral {kind} {mode} {seed}:\n" + "\n".join(diffs[:20])
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS))
+@pytest.mark.parametrize("mode", ["score", "simulate"])
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_ephemeral_volumes_equal_go(tmp_path, kind, mode, seed):
+    _check(tmp_path, kind, (SCORE_SEEDS if mode == "score" else SIMULATE_SEEDS) + seed, mode)
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS // 2))
+def test_the_timed_queue_equals_go(tmp_path, seed):
+    """The pending pods queued at once, no further event: every attempt (host, reasons,
+    bindings) equals goref's replay."""
+    seed += QUEUE_SEEDS
+    path, config = tmp_path / "scenario.json", tmp_path / "config.yaml"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                "items": ephemeral_binding_scenario(seed)}))  # fmt: skip
+    config.write_text(yaml.safe_dump(VOLUME_BINDING_CONFIG))
+    diffs = queued_at_once(path, config, seed)
+    assert not diffs, f"ephemeral queue scenario {seed}:\n" + "\n".join(diffs[:20])
+
+
+def test_the_scenarios_cover_every_case(tmp_path):
+    """Over the first scenarios: pods with ephemeral volumes are bound (their claims
+    matched and provisioned), and others fail for an absent or a foreign claim."""
+    from kscore_fast.api import load_cluster, simulate
+
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(VOLUME_BINDING_CONFIG))
+    seen: set[str] = set()
+    for seed in range(SIMULATE_SEEDS, SIMULATE_SEEDS + 12):
+        objs = ephemeral_binding_scenario(seed)
+        ephemeral = {o["metadata"]["name"] for o in objs if o["kind"] == "Pod"
+                     and any("ephemeral" in v for v in o["spec"].get("volumes", ()))}  # fmt: skip
+        cluster = load_cluster(objects=objs)
+        for r in simulate(cluster, config=config).to_dict()["results"]:
+            if r["pod"].split("/")[1] in ephemeral:
+                error = r["error"] or ""
+                seen.add("bound" if r["host"] else error.split(": ")[-1].split(" ")[1])
+                bindings = r.get("volumeBindings") or ()
+                seen.update(f"provisioned={b['provisioned']}" for b in bindings)
+    assert {"bound", "waiting", "PVC", "provisioned=True"} <= seen, seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(2_000))
+@pytest.mark.parametrize("mode", ["score", "simulate"])
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_many_more_ephemeral_scenarios(tmp_path, kind, mode, seed):
+    base = SCORE_SEEDS if mode == "score" else SIMULATE_SEEDS
+    sizes = BINDING_SLOW if kind == "binding" else DISK_SLOW
+    _check(tmp_path, kind, base + 50_000 + seed, mode, **sizes)

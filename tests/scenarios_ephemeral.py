@@ -1,0 +1,153 @@
+"""Random clusters with generic ephemeral volumes (tests/differential and tests/plugins):
+the scenarios of :mod:`tests.scenarios_volume_binding` and :mod:`tests.scenarios_disks`
+(unchanged: the additions draw from a random source of their own) with ``ephemeral``
+volumes added to some pods, among their other volumes. A pending pod's ephemeral claim
+is present and its own (a controller owner reference with the pod's uid: given in the
+pod, or the digest kscore and goref give a pod without one), absent (the ephemeral
+volume controller has not made it yet), or present and not its own (another uid, no
+controller reference, a controller reference without uid); its spec has the scenario's
+classes (WaitForFirstConsumer ones, provisioned or not, an Immediate one) and is
+sometimes (often, among disks) bound to one of the scenario's volumes. Pods on nodes
+have their own claims (bound, or unbound of a CSI provisioner's class: the CSI limits
+count them) or absent ones. And a ReplicaSet whose template has ephemeral volumes,
+expanded with its claims as ``--expand-workloads`` does.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from kscore_fast.io.workloads import expand_workloads
+from kscore_fast.model.objects import object_uid
+
+from .scenarios_disks import disk_scenario
+from .scenarios_volume_binding import BIND_COMPLETED, binding_scenario
+
+Obj = dict[str, Any]
+
+
+def _uid(pod: Obj) -> str:
+    meta = pod["metadata"]
+    return meta.get("uid") or object_uid(meta.get("namespace", "default"), meta["name"])
+
+
+def _template(rng: random.Random, classes: list[str]) -> Obj:
+    spec: Obj = {"accessModes": ["ReadWriteOnce"],
+                 "resources": {"requests": {"storage": f"{rng.randint(1, 6)}Gi"}}}  # fmt: skip
+    cls = rng.choice(classes)
+    if cls is not None:
+        spec["storageClassName"] = cls
+    return {"metadata": {"labels": {"eph": "yes"}}, "spec": spec}
+
+
+def _owner(rng: random.Random, pod: Obj, foreign: bool) -> list[Obj]:
+    ref = {"apiVersion": "v1", "kind": "Pod", "name": pod["metadata"]["name"],
+           "uid": _uid(pod), "controller": True, "blockOwnerDeletion": True}  # fmt: skip
+    refs = [{**ref, "kind": "ReplicaSet", "name": "rs", "uid": "rs-uid", "controller": False}
+            ] if rng.random() < 0.2 else []  # fmt: skip
+    if foreign:
+        shape = rng.randrange(4)
+        if shape == 0:
+            ref["uid"] = "another-pod-uid"
+        elif shape == 1:
+            ref["controller"] = False
+        elif shape == 2:
+            del ref["uid"]
+        else:
+            return refs  # (no controller at all)
+    return [*refs, ref]
+
+
+def _claim(rng: random.Random, pod: Obj, name: str, template: Obj, volumes: list[str],
+           foreign: bool, p_bound: float) -> Obj:  # fmt: skip
+    meta: Obj = {"name": name, "namespace": pod["metadata"].get("namespace", "default"),
+                 "labels": dict(template["metadata"]["labels"]),
+                 "ownerReferences": _owner(rng, pod, foreign)}  # fmt: skip
+    if rng.random() < 0.3:
+        meta["uid"] = f"uid-{name}"
+    spec = dict(template["spec"])
+    status: Obj = {"phase": "Pending"}
+    if volumes and rng.random() < p_bound:
+        spec["volumeName"] = rng.choice(volumes)
+        meta["annotations"] = dict(BIND_COMPLETED)
+        status = {"phase": "Bound"}
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta,
+            "spec": spec, "status": status}  # fmt: skip
+
+
+def _translates(volume: Obj) -> bool:
+    """Not one of :mod:`tests.scenarios_disks`' volumes whose translation to CSI fails (a
+    bad EBS id, a shared Azure disk, a GCE PD of zones of several regions)."""
+    spec, labels = volume["spec"], volume["metadata"].get("labels") or {}
+    if "awsElasticBlockStore" in spec:
+        return "/bad" not in spec["awsElasticBlockStore"]["volumeID"]
+    if "azureDisk" in spec:
+        return spec["azureDisk"].get("kind") == "Managed"
+    if "gcePersistentDisk" in spec:
+        return not any("europe" in v for v in labels.values())
+    return True
+
+
+def add_ephemeral(objs: list[Obj], rng: random.Random, classes: list[str],
+                  p_pod: float = 0.5, p_bound: float = 0.2) -> list[Obj]:  # fmt: skip
+    """``objs`` with ephemeral volumes added to some of its pods, and their claims (bound
+    to volumes whose translation to CSI does not fail: Go's Filter error is refused)."""
+    volumes = [o["metadata"]["name"] for o in objs
+               if o["kind"] == "PersistentVolume" and _translates(o)]  # fmt: skip
+    out: list[Obj] = []
+    for obj in objs:
+        out.append(obj)
+        if obj["kind"] != "Pod" or rng.random() >= p_pod:
+            continue
+        if rng.random() < 0.3:
+            obj["metadata"]["uid"] = f"uid-{obj['metadata']['name']}"
+        bound = bool(obj["spec"].get("nodeName"))
+        vols = obj["spec"].setdefault("volumes", [])
+        for k in range(rng.choice((1, 1, 2))):
+            template = _template(rng, classes)
+            volume = {"name": f"e{k}", "ephemeral": {"volumeClaimTemplate": template}}
+            vols.insert(rng.randint(0, len(vols)), volume)
+            name = f"{obj['metadata']['name']}-e{k}"
+            shape = rng.random()
+            if shape < (0.9 if bound else 0.8):
+                out.append(_claim(rng, obj, name, template, volumes, False, p_bound))
+            elif bound or shape < 0.9:
+                continue  # absent
+            else:
+                out.append(_claim(rng, obj, name, template, volumes, True, p_bound))
+    return out
+
+
+def _replica_set(rng: random.Random, objs: list[Obj], classes: list[str]) -> list[Obj]:
+    """A ReplicaSet whose pods have 1-2 ephemeral volumes, expanded with their claims."""
+    volumes = [{"name": f"w{k}", "ephemeral": {"volumeClaimTemplate": _template(rng, classes)}}
+               for k in range(rng.randint(1, 2))]  # fmt: skip
+    spec = {"containers": [{"name": "c", "image": "web",
+                            "resources": {"requests": {"cpu": "200m"}}}],
+            "volumes": volumes}  # fmt: skip
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+          "metadata": {"name": "web", "namespace": "default", "uid": "rs-web"},
+          "spec": {"replicas": rng.randint(1, 3), "selector": {"matchLabels": {"app": "web"}},
+                   "template": {"metadata": {"labels": {"app": "web"}}, "spec": spec}}}  # fmt: skip
+    made, _ = expand_workloads([*objs, rs])
+    return [rs, *made]
+
+
+def ephemeral_binding_scenario(seed: int, **sizes: int) -> list[Obj]:
+    """:func:`binding_scenario` with ephemeral volumes (its WaitForFirstConsumer classes
+    provisioned anywhere, in some zones or never, and its Immediate one)."""
+    rng = random.Random(f"ephemeral-{seed}")
+    classes = ["wffc", "wffc", "wffc", "zonal", "local", "local", "imm", None]
+    objs = add_ephemeral(binding_scenario(seed, **sizes), rng, classes)
+    if rng.random() < 0.4:
+        objs += _replica_set(rng, objs, classes)
+    return objs
+
+
+def ephemeral_disk_scenario(seed: int, **sizes: Any) -> list[Obj]:
+    """:func:`disk_scenario` with ephemeral volumes (classes of in-tree and CSI
+    provisioners: counted by the CSI limit and the in-tree ones)."""
+    rng = random.Random(f"ephemeral-{seed}")
+    classes = ["sc3", "sc3", "sc0", "sc1", "sc2", "sc4", None]
+    return add_ephemeral(disk_scenario(seed, **sizes), rng, classes, p_pod=0.6, p_bound=0.6)
