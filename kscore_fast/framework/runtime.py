@@ -47,6 +47,10 @@ ERR_NO_NODES = "no nodes available to schedule pods"
 #: stay in the last-level cache, large enough to amortize the per-chunk Python overhead
 #: and the parallel regions' fork/join (measured: 2^16 → 3.4, 2^18 → 2.8 µs/pod)
 CHUNK_ENTRIES = 1 << 18
+#: and for a profile without filters keeping every score, whose only chunk-sized work
+#: array is the totals (8 MB): fewer chunks, fewer joins of the scoring threads (measured
+#: on 1,000 pods × 1,000 nodes, every pod its own selector: 2.7 → 2.4 µs/pod)
+KEPT_CHUNK_ENTRIES = 1 << 20
 #: filter verdicts kept for a whole run when (pod classes × nodes) is at most this (128 MB)
 MEMO_ENTRIES = 1 << 24
 
@@ -215,9 +219,13 @@ class Framework:
         if num_to_find == 0:
             return result
         if chunk_size is None:
-            chunk_size = max(1, CHUNK_ENTRIES // num_to_find)
             if explain or self.filter_plugins:  # verdicts and rejections are per node
-                chunk_size = max(1, min(chunk_size, CHUNK_ENTRIES // n_nodes))
+                chunk_size = CHUNK_ENTRIES // max(num_to_find, n_nodes)
+            elif result.keep is None:  # (the scores go to the result: the totals alone)
+                chunk_size = KEPT_CHUNK_ENTRIES // num_to_find
+            else:
+                chunk_size = CHUNK_ENTRIES // num_to_find
+            chunk_size = max(1, chunk_size)
         per_pod = num_to_find if result.keep is None else min(result.keep, num_to_find)
         result.reserve(n_pods * per_pod)
         scratch = _Scratch(len(self.score_plugins), min(n_pods, chunk_size) * num_to_find,
