@@ -84,12 +84,12 @@ def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetReco
         walk = view.preempt_walk(verdicts, fused.DRAW_GIVEN, None, 0, 0, percentage, absolute,
                                  budgets, evict, draw)  # fmt: skip
     unhelpful = walk.unhelpful
-    if not len(walk.potential):
+    if not walk.potential:
         out.statuses = LazyStatuses(lambda: _not_helpful(unhelpful))  # type: ignore[assignment]
         out.reason = "no node where preemption might help"
         return out
     out.drew = True
-    order, status, walked = walk.order, walk.status, int(walk.out[fused.WALKED])
+    order, status, walked = walk.order, walk.status, walk.out[fused.WALKED]
 
     def statuses() -> dict[int, Status]:
         made = _not_helpful(unhelpful)
@@ -97,15 +97,13 @@ def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetReco
         return made
 
     out.statuses = LazyStatuses(statuses)  # type: ignore[assignment]
-    n = int(walk.out[fused.CANDIDATES])
-    if n == 0:
+    if not len(walk.cands):
         out.reason = "no candidate node"
         return out
-    cands = walk.cands[:n]
-    found = _Candidates(view, cands, order, walk.vptr, walk.victims, walk.violations)
+    found = _Candidates(view, walk.cands, order, walk.vptr, walk.victims, walk.violations)
     out.candidates = found  # type: ignore[assignment]
-    out.ties = order[cands[walk.tie[:n]]].tolist()
-    best = found[int(walk.out[fused.CHOSEN])]  # (the first of the tie set)
+    out.ties = walk.ties
+    best = found[walk.out[fused.CHOSEN]]  # (the first of the tie set)
     out.node, out.victims, out.pdb_violations = best.node, best.pods, best.pdb_violations
     return out
 

@@ -109,21 +109,21 @@ class _Pods:
 
 
 class Walk(NamedTuple):
-    """A preemptor's :meth:`DryRuns.preempt_walk`: the potential and the other nodes, the
-    nodes walked with their status, victims and violations (:func:`.kernels.dry_run`),
-    ``out`` (:mod:`.fused`'s fields) and the candidates with their tie set
-    (:func:`.kernels.pick`)."""
+    """A preemptor's :meth:`DryRuns.preempt_walk`: how many nodes are potential, the
+    others, the nodes walked with their status, victims and violations
+    (:func:`.kernels.dry_run`), ``out`` (:mod:`.fused`'s fields), the candidates (walk
+    positions) and the nodes of their tie set (:func:`.kernels.pick`)."""
 
-    potential: np.ndarray
+    potential: int
     unhelpful: np.ndarray
     order: np.ndarray
     status: np.ndarray
     vptr: np.ndarray
     victims: np.ndarray
     violations: np.ndarray
-    out: np.ndarray
+    out: list[int]
     cands: np.ndarray
-    tie: np.ndarray
+    ties: list[int]
 
 
 class DryRuns:
@@ -342,7 +342,7 @@ class DryRuns:
         walk to walk; what it returns is copied out of them."""
         self.restore()
         call, bufs = self._walk_call(budgets, rng)
-        verdicts_buf, potential, unhelpful, order, status, vptr, victims, violations = bufs[:8]
+        verdicts_buf, _, unhelpful, order, status, vptr, victims, violations = bufs[:8]
         cands, tie, out = bufs[8:]
         np.copyto(verdicts_buf, verdicts)
         out[fused.STAGE] = 0
@@ -362,10 +362,11 @@ class DryRuns:
         if evict and found:
             chosen = cands[got[fused.CHOSEN]]
             self._on_node.total -= int(vptr[chosen + 1] - vptr[chosen])
-        return Walk(potential[:n].copy(), unhelpful[: len(verdicts) - n].copy(),
-                    order[:walked].copy(), status[:walked].copy(), vptr[: walked + 1].copy(),
-                    victims[: vptr[walked]].copy(), violations[:walked].copy(), out.copy(),
-                    cands[:found].copy(), tie[:found].copy())  # fmt: skip
+        ties = order[cands[:found][tie[:found]]].tolist()
+        return Walk(n, unhelpful[: len(verdicts) - n].copy(), order[:walked].copy(),
+                    status[:walked].copy(), vptr[: walked + 1].copy(),
+                    victims[: vptr[walked]].copy(), violations[:walked].copy(), got,
+                    cands[:found].copy(), ties)  # fmt: skip
 
     def _walk_call(self, budgets: Sequence[BudgetRecord], rng: np.ndarray | None
                    ) -> tuple[PackedCall, tuple[np.ndarray, ...]]:  # fmt: skip

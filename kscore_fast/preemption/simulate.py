@@ -77,7 +77,8 @@ def simulate_preemption(
     def cycle(i: int) -> int:
         pod = first + i
         runs.view(pod)
-        overridden = bool(runs.nominated)
+        nominated = runs.nominated  # (itself alone: no verdict changes, none overridden)
+        overridden = len(nominated) > (pod in nominated)
         if overridden:
             seq.override[:] = runs.nominated_verdicts()
         seq.batch.nominated[pod] = runs.nominated.get(pod, -1)
