@@ -211,7 +211,14 @@ def _space(selectors: Sequence[tuple[int, Selector]]) -> SelectorSpace:
 
 
 def _signatures(snapshot: ClusterSnapshot, space: SelectorSpace) -> tuple[np.ndarray, ...]:
-    """(sig_ns_ptr, sig_vals, sig_ptr, ent_node, ent_count) of the non-terminating pods."""
+    """(sig_ns_ptr, sig_vals, sig_ptr, ent_node, ent_count) of the non-terminating pods,
+    kept on the snapshot per space (never written)."""
+    return snapshot.kept("PodTopologySpread.signatures", space.signature,
+                         lambda: _build_signatures(snapshot, space))  # fmt: skip
+
+
+def _build_signatures(snapshot: ClusterSnapshot, space: SelectorSpace
+                      ) -> tuple[np.ndarray, ...]:  # fmt: skip
     live = ~snapshot.pod_deleting
     local = space.project(snapshot.pod_labels.columns(space.keys))
     rows = np.empty((int(live.sum()), len(space.keys) + 1), dtype=np.int32)
