@@ -14,7 +14,8 @@ from kscore_fast import Simulator, api
 from kscore_fast.api import _framework
 from kscore_fast.model.snapshot import Cluster, ClusterSnapshot, PodBatch, build_cluster
 
-from ..scenarios_profile import profile_config, profile_scenario
+from ..scenarios_profile import profile_scenario
+from .test_simulator import _config
 
 
 def _lone(cluster: Cluster, i: int) -> PodBatch:
@@ -45,14 +46,6 @@ def _assert_lone_pods_equal_cold(cluster: Cluster, config: object) -> int:
         cold = fw.run(_cold(snapshot), _lone(cluster, i), scores="all", explain=True).to_dict()
         assert warm == cold, cluster.batch.names[i]
     return len(cluster.batch)
-
-
-def _config(tmp_path, family: str, seed: int):
-    import yaml
-
-    path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump(profile_config(seed, family=family)))
-    return path
 
 
 @pytest.mark.parametrize("family", ["basic", "pts", "ipa", "mixed"])
