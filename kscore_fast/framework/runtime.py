@@ -363,6 +363,16 @@ class _Run:
             nominated = np.where(plugin.pre_filter_failures(state)[pods], -1, nominated)
         return nominated.astype(np.int32, copy=False)
 
+    def nomination(self, pod: int) -> int:
+        """:meth:`nominations` of one pod (a step's: no arrays made for it)."""
+        node = int(self.batch.nominated[pod])
+        if node >= 0:
+            for k in self.pre_filter_slots:
+                plugin, state = self.filter_slots[k], self.states[int(self.fids[k])]
+                if plugin.pre_filter_failures(state)[pod]:
+                    return -1
+        return node
+
     def _prescore_errors(self, snapshot: ClusterSnapshot, batch: PodBatch) -> dict[int, str]:
         """``RunPreScorePlugins`` failures: pod → the first PreScore plugin's error (in the
         profile's PreScore order, which may hold plugins its Score list does not), for

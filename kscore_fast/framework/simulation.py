@@ -351,8 +351,7 @@ class _Sequence(_Run):
             one = self.one = _Out(1, len(self.sids), max(self.num_to_find, 1), self.n_nodes,
                                   False, keep=False)  # fmt: skip
         one.pods[0] = pod
-        one.nominated[0] = (self.nominations(np.array([pod]))[0] if self.pre_filter_slots
-                            else self.batch.nominated[pod])  # fmt: skip
+        one.nominated[0] = self.nomination(pod)
         one.bad[0] = pod in self.prescore_errors
         call = one.call
         if call is None or not call.current(self.table, self.cache, self.bound, rng,

@@ -1,8 +1,8 @@
 """``Evaluator.Preempt`` on the compiled walk: :func:`.reference.preempt` step for step,
-with the diagnosis' statuses as verdict arrays (the nodes where preemption might help
-found vectorized), the dry runs in one :func:`.kernels.dry_run` call and
-``SelectCandidate`` in one :func:`.kernels.pick` call; only the chosen candidate's victims
-become records. The nodes' statuses, which nothing prints, are made when read
+with the diagnosis' statuses as verdict arrays: the nodes where preemption might help, the
+offset's draw, the dry runs (:func:`.kernels.dry_run`) and ``SelectCandidate``
+(:func:`.kernels.pick`) in one :func:`.fused.preempt_walk` call; only the chosen
+candidate's victims become records. The nodes' statuses, which nothing prints, are made when read
 (:class:`LazyStatuses`). Tested equal to :func:`.reference.preempt`.
 """
 
@@ -14,8 +14,9 @@ import numpy as np
 
 from ..model.disruption import BudgetRecord
 from ..model.objects import PodRecord
-from . import kernels
+from . import fused
 from .dryrun import DryRuns
+from .offset import OffsetDraw
 from .reference import (
     NOT_ELIGIBLE,
     NOT_HELPFUL,
@@ -24,7 +25,6 @@ from .reference import (
     Status,
     Victims,
     eligible,
-    num_candidates,
 )
 
 
@@ -57,12 +57,16 @@ class LazyStatuses(Mapping[int, Status]):
 
 def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetRecord],
                      draw: Callable[[int], int], percentage: int = 10, absolute: int = 100,
-                     verdicts: np.ndarray | None = None) -> Preemption:  # fmt: skip
+                     verdicts: np.ndarray | None = None, evict: bool = False
+                     ) -> Preemption:  # fmt: skip
     """:func:`.reference.preempt` of the view's pod (``pod``: its record as the nominator
     has it) after its FitError in the state as it is: the same :class:`Preemption`.
     ``verdicts``: the pod's verdict on every node in that state, nominated pods counted,
     as its failed cycle found them (the diagnosis Go's PostFilter reads); default: found
-    again."""
+    again. The split, the offset's draw (an :class:`.offset.OffsetDraw` is drawn in the
+    kernel; another ``draw`` is asked), the walk and the pick are one kernel call
+    (:meth:`.dryrun.DryRuns.preempt_walk`); with ``evict``, the chosen candidate's victims
+    are deleted in it too (``prepareCandidate``'s deletions: the view's dry-run state)."""
     if verdicts is None:
         verdicts = view.verdicts(view._all)
     nominated = None
@@ -72,16 +76,20 @@ def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetReco
     if not eligible(pod, nominated, view):
         return Preemption(reason=NOT_ELIGIBLE)
     out = Preemption()
-    potential, unhelpful = view.split_by_code(verdicts)
-    if not len(potential):
+    if isinstance(draw, OffsetDraw):
+        mode = fused.DRAW_GO if draw.rng is not None else fused.DRAW_SEEDED
+        walk = view.preempt_walk(verdicts, mode, draw.rng, draw.seed, draw.stream, percentage,
+                                 absolute, budgets, evict)  # fmt: skip
+    else:
+        walk = view.preempt_walk(verdicts, fused.DRAW_GIVEN, None, 0, 0, percentage, absolute,
+                                 budgets, evict, draw)  # fmt: skip
+    unhelpful = walk.unhelpful
+    if not walk.potential:
         out.statuses = LazyStatuses(lambda: _not_helpful(unhelpful))  # type: ignore[assignment]
         out.reason = "no node where preemption might help"
         return out
     out.drew = True
-    offset = draw(len(potential))
-    wanted = num_candidates(len(potential), percentage, absolute)
-    order, status, vptr, victims, violations, walked = view._walk(potential, offset, wanted,
-                                                                  budgets)  # fmt: skip
+    order, status, walked = walk.order, walk.status, walk.out[fused.WALKED]
 
     def statuses() -> dict[int, Status]:
         made = _not_helpful(unhelpful)
@@ -89,18 +97,13 @@ def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetReco
         return made
 
     out.statuses = LazyStatuses(statuses)  # type: ignore[assignment]
-    cands = np.empty(max(walked, 1), dtype=np.int64)
-    tie = np.zeros(max(walked, 1), dtype=np.bool_)
-    n = int(kernels.pick(status, vptr, victims, violations, np.int64(walked), np.int64(wanted),
-                         view._priority, view._start, cands, tie))  # fmt: skip
-    if n == 0:
+    if not len(walk.cands):
         out.reason = "no candidate node"
         return out
-    found = _Candidates(view, cands[:n], order, vptr, victims, violations)
+    found = _Candidates(view, walk.cands, order, walk.vptr, walk.victims, walk.violations)
     out.candidates = found  # type: ignore[assignment]
-    ties = cands[:n][tie[:n]]
-    out.ties = order[ties].tolist()
-    best = found[int(np.flatnonzero(tie[:n])[0])]
+    out.ties = walk.ties
+    best = found[walk.out[fused.CHOSEN]]  # (the first of the tie set)
     out.node, out.victims, out.pdb_violations = best.node, best.pods, best.pdb_violations
     return out
 

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import Any
+import operator
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import msgspec
 import numpy as np
 
+from .._native import PackedCall
+from ..framework import gorand
 from ..framework.runtime import Framework
 from ..framework.search import fill_nodes, unpack
 from ..framework.simulation import _Sequence
@@ -32,7 +35,7 @@ from ..model.objects import NamespaceRecord, PodRecord
 from ..model.selectors import label_selector_as_selector
 from ..model.snapshot import Cluster, build_cluster
 from ..model.times import start_ns
-from . import kernels
+from . import fused, kernels
 from .nodepods import NodePods
 from .nominated import by_node, nominated_verdicts
 from .reference import (
@@ -65,6 +68,64 @@ def _all_pending(cluster: Cluster, listed: bool) -> Cluster:
     return built
 
 
+@dataclasses.dataclass(frozen=True)
+class _Pods:
+    """What the dry runs read of their pods (batch positions: the snapshot's bound pods,
+    then the pending ones), made once per cluster (kept on its batch): the records, each
+    one's position by identity, priority and start time (``kernels.NO_START``: none); the
+    bound pods' nodes (``at``) and ``NodeInfo.Pods`` of each node as they are loaded."""
+
+    records: list[PodRecord]
+    position: dict[int, int]
+    priority: np.ndarray
+    start: np.ndarray
+    at: np.ndarray
+    on_node: NodePods
+    #: budgets → the pods' budget lists (:meth:`DryRuns._budget_lists`), the last made
+    budgets: list[tuple[Any, ...]] = dataclasses.field(default_factory=list)
+
+    @classmethod
+    def of_records(cls, records: list[PodRecord], at: np.ndarray | None = None,
+                   on_node: NodePods | None = None) -> _Pods:  # fmt: skip
+        starts = (start_ns(p.start_time) for p in records)
+        return cls(records, {id(p): i for i, p in enumerate(records)},
+                   np.array([priority(p) for p in records], dtype=np.int64),
+                   np.array([kernels.NO_START if s is None else s for s in starts],
+                            dtype=np.int64),
+                   np.zeros(0, np.int64) if at is None else at,
+                   NodePods(1) if on_node is None else on_node)  # fmt: skip
+
+    @classmethod
+    def of(cls, cluster: Cluster) -> _Pods:
+        """The pods of ``cluster``: its bound pods, then its batch."""
+        snap = cluster.snapshot
+        bound = list(snap.pods)
+        at = np.array([snap.node_index[p.node_name] for p in bound], dtype=np.int64)
+        lists: dict[int, list[int]] = {}
+        for i, node in enumerate(at.tolist()):
+            lists.setdefault(node, []).append(i)
+        return cls.of_records([*bound, *cluster.batch.pods], at,
+                              NodePods.of(snap.n_nodes, lists))  # fmt: skip
+
+
+class Walk(NamedTuple):
+    """A preemptor's :meth:`DryRuns.preempt_walk`: how many nodes are potential, the
+    others, the nodes walked with their status, victims and violations
+    (:func:`.kernels.dry_run`), ``out`` (:mod:`.fused`'s fields), the candidates (walk
+    positions) and the nodes of their tie set (:func:`.kernels.pick`)."""
+
+    potential: int
+    unhelpful: np.ndarray
+    order: np.ndarray
+    status: np.ndarray
+    vptr: np.ndarray
+    victims: np.ndarray
+    violations: np.ndarray
+    out: list[int]
+    cands: np.ndarray
+    ties: list[int]
+
+
 class DryRuns:
     """One sequential state of a cluster for preemption: its bound pods and its pending
     pods in one batch (bound pods first, in input order, then the pending ones)."""
@@ -72,23 +133,19 @@ class DryRuns:
     def __init__(self, fw: Framework, cluster: Cluster, num_to_find: int | None = None,
                  explain: bool = False, listed: bool = False) -> None:  # fmt: skip
         snap = cluster.snapshot
-        bound, pending = list(snap.pods), list(cluster.batch.pods)
         key = f"preemption.dry_runs.{'listed' if listed else 'tree'}"
         built = cluster.batch.prepared(key, snap, lambda: _all_pending(cluster, listed))
+        fixed = cluster.batch.prepared(f"{key}.pods", snap, lambda: _Pods.of(cluster))
         # (the run sets its pods' nominations: a batch of its own, its preparations shared)
         batch = dataclasses.replace(built.batch, nominated=built.batch.nominated.copy())
         seq = _Sequence(fw, built.snapshot, batch, num_to_find or max(snap.n_nodes, 1),
                         explain)  # fmt: skip
-        at = np.array([snap.node_index[p.node_name] for p in bound], dtype=np.int64)
-        on_node: dict[int, list[int]] = {}
-        for i, node in enumerate(at.tolist()):
-            on_node.setdefault(node, []).append(i)
-        if bound:
+        if len(fixed.at):
             seq.kernels.assume_pods(seq.add_ids, seq.table, seq.cache,
-                                    np.arange(len(bound), dtype=np.int64), at)  # fmt: skip
-            seq.bound[: len(bound)] = at
-        self._setup(fw, seq, list(snap.node_names), [*bound, *pending], len(bound))
-        self._on_node, self.tracking = NodePods.of(snap.n_nodes, on_node), True
+                                    np.arange(len(fixed.at), dtype=np.int64), fixed.at)  # fmt: skip
+            seq.bound[: len(fixed.at)] = fixed.at
+        self._setup(fw, seq, list(snap.node_names), fixed.records, len(fixed.at), fixed)
+        self._on_node, self.tracking = fixed.on_node.copy(), True
 
     @classmethod
     def over(cls, fw: Framework, seq: _Sequence, names: Sequence[str],
@@ -102,7 +159,8 @@ class DryRuns:
         return runs
 
     def _setup(self, fw: Framework, seq: _Sequence, names: list[str],
-               records: list[PodRecord], offset: int) -> None:  # fmt: skip
+               records: list[PodRecord], offset: int, pods: _Pods | None = None
+               ) -> None:  # fmt: skip
         self.names = names
         self._index_of: dict[str, int] = {}
         n = max(len(names), 1)
@@ -112,12 +170,9 @@ class DryRuns:
         #: :attr:`offset` are the snapshot's bound pods
         self.records = records
         self.offset = offset
-        self._position = {id(p): i for i, p in enumerate(records)}
-        self._priority = np.array([priority(p) for p in records], dtype=np.int64)
-        starts = (start_ns(p.start_time) for p in records)
-        self._start = np.array([kernels.NO_START if s is None else s for s in starts],
-                               dtype=np.int64)  # fmt: skip
-        self._budgets: tuple[Any, ...] | None = None
+        pods = pods or _Pods.of_records(records)
+        self._position, self._priority, self._start = pods.position, pods.priority, pods.start
+        self._pods = pods
         #: ``NodeInfo.Pods`` of each node: batch positions, in Go's order; whether they
         #: are known (else :meth:`set_pods` first)
         self._on_node = NodePods(len(names))
@@ -153,6 +208,11 @@ class DryRuns:
         self._no_grouped = (np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
                             np.zeros(0, dtype=np.int64))  # fmt: skip
         self._stack = np.zeros((kernels.SORT_STACK, 5), dtype=np.int64)
+        self._go_rng = np.zeros(gorand.STATE_LEN, dtype=np.int64)  # (a draw not from Go's)
+        #: :meth:`preempt_walk`'s buffers and packed call (:meth:`_walk_call`)
+        self._walk_bufs: tuple[np.ndarray, ...] | None = None
+        self._walk_scratch: tuple[np.ndarray, ...] | None = None
+        self._walk_packed: PackedCall | None = None
         #: the walks keep each node's outcome while nothing changes it (:meth:`_known_for`);
         #: off: each walk finds every outcome afresh
         self.memo = True
@@ -170,6 +230,7 @@ class DryRuns:
         other._statuses = dict(self._statuses)
         other._ignores, other._splits, other._fixed = None, {}, {}
         other._known = None
+        other._walk_bufs = other._walk_scratch = other._walk_packed = None
         return other
 
     def set_pods(self, on_node: Mapping[str, Sequence[str]], nodes: Mapping[str, int],
@@ -243,27 +304,116 @@ class DryRuns:
         """:func:`.kernels.dry_run` of the view's pod: (order, status, vptr, victims,
         violations, walked)."""
         self.restore()
-        seq, n = self.seq, len(potential)
+        state, outputs, scratch = self._walk_arrays(len(potential), budgets)
+        fids, slots, fixed, aids, *middle = state
+        walked = kernels.dry_run(fids, slots, fixed, self.seq.table, aids, self.seq.cache,
+                                 np.int64(self.pod), potential, np.int64(offset),
+                                 np.int64(wanted), *middle, *outputs, *scratch)  # fmt: skip
+        return *outputs, int(walked)
+
+    def _walk_arrays(self, n: int, budgets: Sequence[BudgetRecord]) -> tuple[tuple[Any, ...], ...]:
+        """The view's pod's walk over ``n`` nodes at most: (its filters and inputs,
+        :func:`.kernels.dry_run`'s arguments from ``fids`` to ``fixed`` then from
+        ``node_table`` to ``memo``; its outputs, new arrays; its scratch and memo)."""
         on_node = self._on_node
         pdb_ptr, pdb_idx, allowed = self._budget_lists(budgets)
         nom_ptr, nom_pods = self._nominated_lists()
         fids, slots, aids, fixed = self._filters()
-        order = np.empty(n, dtype=np.int64)
-        status = np.empty(n, dtype=np.int64)
-        vptr = np.zeros(n + 1, dtype=np.int64)
-        victims = np.empty(on_node.total + 1, dtype=np.int64)
-        violations = np.zeros(n, dtype=np.int64)
         size = on_node.table.shape[1] + 1
         known, known_ctl = self._known_for((fids, slots, aids, fixed, pdb_ptr, allowed))
-        walked = kernels.dry_run(
-            fids, slots, fixed, seq.table, aids, seq.cache, np.int64(self.pod), potential,
-            np.int64(offset), np.int64(wanted), on_node.table, on_node.count, self._priority,
-            self._start, pdb_ptr, pdb_idx, allowed, nom_ptr, nom_pods, self._memo, order,
-            status, vptr, victims, violations, np.empty(size, np.int64),
-            np.empty(size, np.int64), np.empty(len(allowed), np.int64), self._small,
-            self._stack, known, known_ctl,
-        )  # fmt: skip
-        return order, status, vptr, victims, violations, int(walked)
+        state = (fids, slots, fixed, aids, on_node.table, on_node.count, self._priority,
+                 self._start, pdb_ptr, pdb_idx, allowed, nom_ptr, nom_pods, self._memo)  # fmt: skip
+        outputs = (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
+                   np.zeros(n + 1, dtype=np.int64), np.empty(on_node.total + 1, dtype=np.int64),
+                   np.zeros(n, dtype=np.int64))  # fmt: skip
+        scratch = (np.empty(size, np.int64), np.empty(size, np.int64),
+                   np.empty(len(allowed), np.int64), self._small, self._stack, known,
+                   known_ctl)  # fmt: skip
+        return state, outputs, scratch
+
+    def preempt_walk(self, verdicts: np.ndarray, mode: int, rng: np.ndarray | None,
+                     seed: int, stream: int, percentage: int, absolute: int,
+                     budgets: Sequence[BudgetRecord], evict: bool,
+                     given: Callable[[int], int] | None = None) -> Walk:  # fmt: skip
+        """The view's pod's split, offset draw, walk and pick in one
+        :func:`.fused.preempt_walk` call (``mode``: its draw; ``given``: the offset for
+        ``DRAW_GIVEN``); with ``evict``, the chosen candidate's victims deleted. The call
+        goes through its arguments packed once (:meth:`_walk_call`), on buffers kept from
+        walk to walk; what it returns is copied out of them."""
+        self.restore()
+        call, bufs = self._walk_call(budgets, rng)
+        verdicts_buf, _, unhelpful, order, status, vptr, victims, violations = bufs[:8]
+        cands, tie, out = bufs[8:]
+        np.copyto(verdicts_buf, verdicts)
+        out[fused.STAGE] = 0
+        values = (mode, seed % 2**64, stream % 2**64, percentage, absolute, self.pod, evict)
+        while True:
+            code = int(call(*values))
+            if code == fused.NEED_OFFSET:
+                assert given is not None
+                out[fused.OFFSET], out[fused.STAGE] = given(int(out[fused.POTENTIAL])), 1
+            elif code < 0:
+                self._learn(int(verdicts[-1 - code]))
+                call, bufs = self._walk_call(budgets, rng)
+            else:
+                break
+        got = out.tolist()
+        n, walked, found = got[fused.POTENTIAL], got[fused.WALKED], got[fused.CANDIDATES]
+        if evict and found:
+            chosen = cands[got[fused.CHOSEN]]
+            self._on_node.total -= int(vptr[chosen + 1] - vptr[chosen])
+        ties = order[cands[:found][tie[:found]]].tolist()
+        return Walk(n, unhelpful[: len(verdicts) - n].copy(), order[:walked].copy(),
+                    status[:walked].copy(), vptr[: walked + 1].copy(),
+                    victims[: vptr[walked]].copy(), violations[:walked].copy(), got,
+                    cands[:found].copy(), ties)  # fmt: skip
+
+    def _walk_call(self, budgets: Sequence[BudgetRecord], rng: np.ndarray | None
+                   ) -> tuple[PackedCall, tuple[np.ndarray, ...]]:  # fmt: skip
+        """:func:`.fused.preempt_walk` for the view's pod, its arguments packed (again if
+        one of its arrays is not the one packed), and its output buffers."""
+        seq, on_node = self.seq, self._on_node
+        n_nodes, width = max(len(self.names), 1), on_node.table.shape[1] + 1
+        bufs = self._walk_bufs
+        if bufs is None or len(bufs[0]) != len(self.names):
+            n = len(self.names)
+            bufs = self._walk_bufs = (
+                *(np.zeros(n, dtype=np.int64) for _ in range(5)), np.zeros(n + 1, np.int64),
+                np.zeros(len(self.records) + 1, dtype=np.int64), np.zeros(n, np.int64),
+                np.zeros(n_nodes, np.int64), np.zeros(n_nodes, np.bool_),
+                np.zeros(fused.OUT_FIELDS, np.int64),
+            )  # fmt: skip
+        verdicts, potential, unhelpful, order, status, vptr, victims, violations = bufs[:8]
+        cands, tie, out = bufs[8:]
+        pdb_ptr, pdb_idx, allowed = self._budget_lists(budgets)
+        nom_ptr, nom_pods = self._nominated_lists()
+        fids, slots, aids, fixed = self._filters()
+        known, known_ctl = self._known_for((fids, slots, aids, fixed, pdb_ptr, allowed))
+        scratch = self._walk_scratch
+        if scratch is None or len(scratch[0]) != width or scratch[2] is not allowed:
+            scratch = self._walk_scratch = (np.zeros(width, np.int64),
+                                            np.zeros(width, np.int64), allowed,
+                                            np.zeros(len(allowed), np.int64))  # fmt: skip
+        rng = self._go_rng if rng is None else rng
+        sources = (self._known_verdicts, self._unresolvable, rng, fids, slots, fixed,
+                   seq.table, aids, seq.cache, on_node.table, on_node.count, pdb_ptr, pdb_idx,
+                   allowed, nom_ptr, nom_pods, scratch[0], known, known_ctl, seq.aids,
+                   seq.bound)  # fmt: skip
+        call = self._walk_packed
+        if call is None or not call.current(*sources):
+            args = (
+                verdicts, self._known_verdicts, self._unresolvable, potential, unhelpful,
+                np.int64(0), rng, np.uint64(0), np.uint64(0), np.int64(0), np.int64(0), fids,
+                slots, fixed, seq.table, aids, seq.cache, np.int64(0), on_node.table,
+                on_node.count, self._priority, self._start, pdb_ptr, pdb_idx, allowed, nom_ptr,
+                nom_pods, self._memo, order, status, vptr, victims, violations, scratch[0],
+                scratch[1], scratch[3], self._small, self._stack, known, known_ctl, cands, tie,
+                np.bool_(False), seq.aids, seq.bound, out,
+            )  # fmt: skip
+            call = self._walk_packed = PackedCall(
+                fused.preempt_walk_packed, args, fused.WALK_ARGS, fused.WALK_SCALARS, sources,
+                (fused.preempt_walk_address(),))  # fmt: skip
+        return call, bufs
 
     def _known_for(self, inputs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
         """The memo of the nodes' outcomes that :func:`.kernels.dry_run` reads and keeps for
@@ -272,12 +422,11 @@ class DryRuns:
         pods (``inputs``: the walk's filters and budget arrays); else a memo that knows
         nothing. With :attr:`memo` off, each walk starts from nothing."""
         seq, on_node = self.seq, self._on_node
-        key = (int(seq.groups[self.pod]), int(self._priority[self.pod]), *inputs, seq.table,
-               seq.cache, seq.states, on_node.table)  # fmt: skip
+        twins = (int(seq.groups[self.pod]), int(self._priority[self.pod]))
+        same = (*inputs, seq.table, seq.cache, seq.states, on_node.table)
         kept = self._known
-        if kept is None or len(kept[0]) != len(key) or any(
-            a is not b for a, b in zip(kept[0][2:], key[2:], strict=True)
-        ) or kept[0][:2] != key[:2]:  # fmt: skip
+        if kept is None or kept[0][0] != twins or not all(map(operator.is_, kept[0][1], same)):
+            key = (twins, same)
             width = kernels.K_VICTIMS + on_node.table.shape[1]
             known = np.zeros((max(len(self.names), 1), width), dtype=np.int64)
             kept = self._known = (key, known, np.zeros(3, dtype=np.int64))
@@ -367,12 +516,15 @@ class DryRuns:
                                           potential, unhelpful))  # fmt: skip
             if n >= 0:
                 return potential[:n], unhelpful[: len(verdicts) - n]
-            verdict = int(verdicts[-1 - n])
-            code = self._status(verdict).code
-            at = int(np.searchsorted(self._known_verdicts, verdict))
-            self._known_verdicts = np.insert(self._known_verdicts, at, verdict)
-            self._unresolvable = np.insert(self._unresolvable, at,
-                                           code == UNSCHEDULABLE_AND_UNRESOLVABLE)  # fmt: skip
+            self._learn(int(verdicts[-1 - n]))
+
+    def _learn(self, verdict: int) -> None:
+        """Make ``verdict``'s status known to :func:`.kernels.split_by_code`."""
+        code = self._status(verdict).code
+        at = int(np.searchsorted(self._known_verdicts, verdict))
+        self._known_verdicts = np.insert(self._known_verdicts, at, verdict)
+        self._unresolvable = np.insert(self._unresolvable, at,
+                                       code == UNSCHEDULABLE_AND_UNRESOLVABLE)  # fmt: skip
 
     def _nominated_lists(self) -> tuple[np.ndarray, np.ndarray]:
         """The nominated pods ``RunFilterPluginsWithNominatedPods`` adds for the view's pod,
@@ -391,17 +543,17 @@ class DryRuns:
         """Per batch pod, the budgets that count it (``filterPodsWithPDBViolation``'s
         namespace, selector and disrupted-pods tests) as CSR, and the budgets'
         ``disruptionsAllowed`` (made once per list of budgets)."""
-        key = id(budgets)
-        if self._budgets is not None and self._budgets[0] == key:
-            return self._budgets[1]
+        kept = self._pods.budgets
+        if kept and kept[0][0] is budgets:
+            return kept[0][1]
         selectors = [label_selector_as_selector(b.selector) for b in budgets]
         rows = [counting_budgets(pod, budgets, selectors) for pod in self.records]
         ptr = np.zeros(len(rows) + 1, dtype=np.int64)
         np.cumsum([len(r) for r in rows], out=ptr[1:])
         flat = np.asarray([j for r in rows for j in r], dtype=np.int64)
         allowed = np.asarray([b.disruptions_allowed for b in budgets], dtype=np.int64)
-        self._budgets = (key, (ptr, flat, allowed), budgets)
-        return self._budgets[1]
+        kept[:] = [(budgets, (ptr, flat, allowed))]
+        return kept[0][1]
 
     # -- the reference's Cluster ----------------------------------------------------------
 

@@ -60,7 +60,7 @@ def preemption_entry(found: Preemption, names: Sequence[str]) -> dict[str, Any]:
         "nominatedNode": names[found.node] if found.node >= 0 else None,
         "victims": victims,
         "pdbViolations": found.pdb_violations,
-        "ties": [names[n] for n in found.ties],
+        "ties": list(map(names.__getitem__, found.ties)),
         "candidates": len(found.candidates),
         **({"reason": found.reason} if found.reason else {}),
     }

@@ -77,7 +77,8 @@ def simulate_preemption(
     def cycle(i: int) -> int:
         pod = first + i
         runs.view(pod)
-        overridden = bool(runs.nominated)
+        nominated = runs.nominated  # (itself alone: no verdict changes, none overridden)
+        overridden = len(nominated) > (pod in nominated)
         if overridden:
             seq.override[:] = runs.nominated_verdicts()
         seq.batch.nominated[pod] = runs.nominated.get(pod, -1)
@@ -131,7 +132,8 @@ def _post_filter(runs: DryRuns, pod: int, row: int, seed: int, source: GoRand | 
     view = runs.view(pod)
     record = runs.records[pod]
     try:
-        found = preempt_compiled(view, record, budgets, offset, pct, absolute, verdicts)
+        found = preempt_compiled(view, record, budgets, offset, pct, absolute, verdicts,
+                                 evict=True)  # fmt: skip
     finally:
         view.restore()
     _apply(runs, pod, found)
@@ -142,15 +144,15 @@ def _post_filter(runs: DryRuns, pod: int, row: int, seed: int, source: GoRand | 
 
 
 def _apply(runs: DryRuns, pod: int, found: Preemption) -> None:
-    """``prepareCandidate`` and ``recordSchedulingFailure``: the victims deleted, the
-    lower-priority nominations on the node cleared, the preemptor nominated; without a
-    candidate the preemptor's nomination is cleared (``NominatedNodeName("")``), unless
-    it was not eligible (no result: the nomination stays)."""
+    """``prepareCandidate`` and ``recordSchedulingFailure`` once the victims are deleted
+    (in :func:`.compiled.preempt_compiled`'s kernel call): the lower-priority nominations
+    on the node cleared, the preemptor nominated; without a candidate the preemptor's
+    nomination is cleared (``NominatedNodeName("")``), unless it was not eligible (no
+    result: the nomination stays)."""
     if found.node < 0:
         if found.reason != NOT_ELIGIBLE:
             runs.nominated.pop(pod, None)
         return
-    runs.evict_all([runs.position(victim) for victim in found.victims])
     mine = priority(runs.records[pod])
     for other, node in list(runs.nominated.items()):
         if node == found.node and priority(runs.records[other]) < mine:

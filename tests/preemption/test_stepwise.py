@@ -213,20 +213,21 @@ def test_host_port_victims_of_the_input_deleted_in_place(tmp_path):
 
 
 def _fault_in_dry_run(m: pytest.MonkeyPatch, sim: Simulator) -> None:
-    """The dry runs raise midway: a pod removed from the plugins' states, not put back."""
-    from kscore_fast.preemption import kernels
+    """The dry runs raise midway: a pod removed from the plugins' states, not put back
+    (after the walk's kernel call: ``DryRuns.preempt_walk``)."""
+    from kscore_fast.preemption.dryrun import DryRuns
 
-    real = kernels.dry_run
+    real = DryRuns.preempt_walk
 
-    def broken(*args):
-        real(*args)
+    def broken(self, *args, **kwargs):
+        real(self, *args, **kwargs)
         seq = sim._seq
         bound = np.flatnonzero(seq.bound >= 0)
         if len(bound):
             seq.remove(int(bound[0]), int(seq.bound[bound[0]]))
         raise RuntimeError("fault")
 
-    m.setattr(kernels, "dry_run", broken)
+    m.setattr(DryRuns, "preempt_walk", broken)
 
 
 def _fault_after_a_victim(m: pytest.MonkeyPatch, sim: Simulator) -> None:
