@@ -477,8 +477,11 @@ def call(abi: Sequence[types.Type], restype: types.Type = types.int64) -> Any:
         def codegen(context: Any, builder: Any, sig: Any, llargs: Sequence[Any]) -> Any:
             given = sig.args[1].types
             vals = cgutils.unpack_tuple(builder, llargs[1], len(given))
+            # (arrays borrowed: the callee's reference counting of them is then a test of a
+            # null pointer, not an atomic operation; the caller holds them for the call)
             vals = [
-                context.cast(builder, v, g, w) for v, g, w in zip(vals, given, abi, strict=True)
+                _borrowed(context, builder, w, context.cast(builder, v, g, w))
+                for v, g, w in zip(vals, given, abi, strict=True)
             ]
             fnty = context.call_conv.get_function_type(restype, abi)
             fn = builder.inttoptr(llargs[0], fnty.as_pointer())
@@ -514,3 +517,31 @@ def function_address(dispatcher: Any, signature: tuple[types.Type, ...]) -> int:
     dispatcher.compile(signature)
     cres = dispatcher.overloads[signature]
     return int(cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
+
+
+@intrinsic
+def borrow(typingctx: Any, array: types.Type) -> Any:
+    """``borrow(a)``: array ``a`` (or each array of tuple ``a``) with a null meminfo and
+    parent, so that numba's reference
+    counting of it and of every view taken from it is a test of a null pointer, not an
+    atomic operation. Only for an array the caller keeps alive as long as the result
+    and its views are used: a kernel's argument, or an array it allocated and names
+    again after its last use of the borrowed one (:func:`keep_alive`)."""
+    if not isinstance(array, types.Array | types.BaseTuple):
+        raise TypingError(f"borrow takes an array or a tuple, not {array}")
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Sequence[Any]) -> Any:
+        return _borrowed(context, builder, sig.args[0], args[0])
+
+    return array(array), codegen
+
+
+@intrinsic
+def keep_alive(typingctx: Any, *arrays: types.Type) -> Any:
+    """``keep_alive(a, ...)``: a use of the arrays, so that numba releases them no
+    earlier (see :func:`borrow`)."""
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Sequence[Any]) -> Any:
+        return context.get_dummy_value()
+
+    return types.none(types.StarArgTuple.from_types(arrays)), codegen

@@ -170,3 +170,55 @@ def test_a_packed_call_refuses_arguments_of_another_type():
         _native.PackedCall(_packed_entry(ty), other, ty, (1,), ())
     with pytest.raises(TypeError, match="array"):
         _native.PackedCall(_packed_entry(ty), args, ty, (0,), ())
+
+
+@numba.njit
+def _window_sums(a, width, borrowed):  # pragma: no cover - compiled
+    """Sums of each window of ``a``, through per-window views of ``a`` and of scratch this
+    kernel allocates: borrowed (``_native.borrow``) or reference counted."""
+    owned = (np.empty(width, dtype=np.int64), np.zeros(1, dtype=np.int64))
+    if borrowed:
+        a = _native.borrow(a)
+        scratch, total = _native.borrow(owned)
+    else:
+        scratch, total = owned
+    out = np.empty(a.shape[0] - width + 1, dtype=np.int64)
+    for i in range(out.shape[0]):
+        window = a[i : i + width]
+        scratch[:] = window
+        total[0] = scratch.sum()
+        out[i] = total[0]
+    _native.keep_alive(owned)
+    return out
+
+
+def test_borrowed_arrays_give_the_same_values_and_leak_nothing():
+    """``borrow``: views of borrowed arguments and of borrowed scratch (kept alive to the
+    end) read and write as the reference-counted ones, and every allocation is freed."""
+    from numba.core.runtime import _nrt_python, rtsys
+
+    a = np.arange(50, dtype=np.int64) ** 2
+    expected = _window_sums(a, 7, False)
+    _window_sums(a, 7, True)  # (compiled before counting)
+    was_on = _nrt_python.memsys_stats_enabled()
+    _nrt_python.memsys_enable_stats()
+    try:
+        before = rtsys.get_allocation_stats()
+        got = _window_sums(a, 7, True)
+        after = rtsys.get_allocation_stats()
+    finally:
+        if not was_on:
+            _nrt_python.memsys_disable_stats()
+    assert got.tolist() == expected.tolist() == [int(a[i : i + 7].sum()) for i in range(44)]
+    # (the result array is the one allocation still alive)
+    assert (after.alloc - before.alloc) - (after.free - before.free) == 1
+
+
+@numba.njit
+def _borrow_scalar(x):  # pragma: no cover - compiled
+    return _native.borrow(x)
+
+
+def test_borrow_takes_arrays_and_tuples_only():
+    with pytest.raises(numba.core.errors.TypingError, match="array or a tuple"):
+        _borrow_scalar(3)

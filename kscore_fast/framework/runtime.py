@@ -487,7 +487,8 @@ class _Run:
             score_todo(keep_idx, self.sids, self.weights, self.table, pods, keep_ptr, nodes,
                        whole_raw, whole_norm, base, scratch.total, *per_pod,
                        self.fw.table_rows.lone_rows, rows.raw, rows.n_all, rows.const,
-                       rows.const_ok, rows.row_ok, result.keep != 0, seed, chosen)  # fmt: skip
+                       rows.const_ok, rows.row_ok, result.keep != 0, seed, chosen,
+                       result.keep in (None, 0))  # fmt: skip
         if zero or blocked or self.explain:
             found = _Searched(ptr, nodes, failed, rej_ptr, *rejections, classes, memo)
             if self.explain:
@@ -640,6 +641,7 @@ class _Run:
                 self.sids, self.weights, self.table, chunk.pods, self.copies[chunk.pods],
                 self.twin_rows, chunk.ptr, chunk.nodes, whole_raw, whole_norm, base,
                 result.keep != 0, total, best, count, bad_plugin, bad_value, seed, hosts,
+                totals_read=result.keep not in (None, 0),
             )  # fmt: skip
             if (bad_plugin[0] >= 0) if c == 1 else (bad_plugin >= 0).any():
                 if result.keep == 0:  # (the copies' entries hold no totals)

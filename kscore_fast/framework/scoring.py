@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import inline_kernel, kernel
+from .._native import borrow, keep_alive
 from ..goarith import MAX_NODE_SCORE, MIN_NODE_SCORE
 from .abi import (
     NORMALIZE,
@@ -259,10 +260,28 @@ def weigh_pods(
         best[i], count[i] = top, count_top(total, lo, hi, top)
 
 
+@inline_kernel
+def _todo_scratch(n_plugins, longest, n_rows, keep, own_total):  # pragma: no cover - compiled
+    """:func:`score_todo`'s scratch: normalized scores (``norm``, from column 0), their
+    ``nptr``, ``cflag``/``cval`` (see :func:`plugin_pass`), the rows of a pod scoring on
+    its own (none), raw scores apart (when not ``keep``: plugins with a ``SCORE_NORMALIZE``
+    entry), one pod's totals (with ``own_total``) and its position (0)."""
+    return (
+        np.empty((n_plugins, longest), dtype=np.int64),
+        np.zeros(2, dtype=np.int64),
+        np.empty((n_plugins, 1), dtype=np.bool_),
+        np.empty((n_plugins, 1), dtype=np.int64),
+        np.full(n_rows, -1, dtype=np.int64),
+        np.empty((n_plugins, 0 if keep else longest), dtype=np.int64),
+        np.empty(longest if own_total else 0, dtype=np.int64),
+        np.zeros(1, dtype=np.int64),
+    )
+
+
 @kernel
 def score_todo(todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, base, total, best,
                count, bad_plugin, bad_value, rows, row_raw, n_all, row_const, const_ok,
-               row_ok, keep, seed, hosts):  # fmt: skip  # pragma: no cover - compiled
+               row_ok, keep, seed, hosts, own_total):  # fmt: skip  # pragma: no cover - compiled
     """``prioritizeNodes`` and ``selectHost`` for the chunk pods ``todo`` (≥ 2 feasible
     nodes each), pod by pod, so that a pod's raw and normalized scores stay in cache
     from its first plugin to its host. ``raw``/``norm_u8`` are whole buffers (one
@@ -274,19 +293,23 @@ def score_todo(todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, base,
     for the plugins with ``row_ok[k]``; ``const_ok[k]``: plugin ``k`` normalizes equal
     scores to equal scores.
     Every pod whose scores are all in range gets its host in ``hosts`` (the chunk's
-    ``selection.pick`` with ``seed``, streams ``pods``)."""
+    ``selection.pick`` with ``seed``, streams ``pods``). With ``own_total`` (no caller
+    reads ``total`` after: no copies, no top K), each pod's totals go to one pod-sized
+    place, which stays in cache, instead of its entries of ``total``."""
     n_plugins = sids.shape[0]
     longest = 0
     for q in range(todo.shape[0]):
         longest = max(longest, ptr[todo[q] + 1] - ptr[todo[q]])
-    norm = np.empty((n_plugins, longest), dtype=np.int64)
-    nptr = np.zeros(2, dtype=np.int64)
-    cflag = np.empty((n_plugins, 1), dtype=np.bool_)
-    cval = np.empty((n_plugins, 1), dtype=np.int64)
-    own_lists = np.full(rows.shape[1], -1, dtype=np.int64)
-    # not kept, raw scores go straight into ``norm`` (column base + ptr[i] is its 0), but
-    # for a plugin with a ``SCORE_NORMALIZE`` entry, which needs them apart: into ``apart``
-    apart = np.empty((n_plugins, 0 if keep else longest), dtype=np.int64)
+    # (every array borrowed, the arguments and the scratch this call allocates, which it
+    # keeps alive to its end: the views taken per pod and plugin cost no atomic operation)
+    todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, total = borrow(
+        (todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, total)
+    )
+    best, count, bad_plugin, bad_value, rows, row_raw, row_const, const_ok, row_ok, hosts = (
+        borrow((best, count, bad_plugin, bad_value, rows, row_raw, row_const, const_ok, row_ok,
+                hosts)))  # fmt: skip
+    owned = _todo_scratch(n_plugins, longest, rows.shape[1], keep, own_total)
+    norm, nptr, cflag, cval, own_lists, apart, tot, pod0 = borrow(owned)
     for q in range(todo.shape[0]):
         i = todo[q]
         one = todo[q : q + 1]
@@ -302,10 +325,19 @@ def score_todo(todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, base,
                 plugin_pass(table, sids[k], SCORE, k, one, pods, ptr, nodes, into, -ptr[i],
                             norm, nptr, pod_rows, row_raw, n_all, row_const, const_ok[k], keep,
                             cflag, cval, True)  # fmt: skip
+        if own_total:  # (the pod's entries from 0: its ``nptr``, from column base + ptr[i])
+            j = slice(i, i + 1)
+            weigh_pods(weights, pod0, nptr, norm, nptr, norm_u8, base + ptr[i], tot, best[j],
+                       count[j], bad_plugin[j], bad_value[j], cflag, cval, keep)  # fmt: skip
+            if bad_plugin[i] < 0:
+                pick(0, nptr, nodes[ptr[i] : ptr[i + 1]], tot, 1, best[j], count[j], seed,
+                     pods[j], hosts[j])  # fmt: skip
+            continue
         weigh_pods(weights, one, ptr, norm, nptr, norm_u8, base, total, best, count, bad_plugin,
                    bad_value, cflag, cval, keep)  # fmt: skip
         if bad_plugin[i] < 0:
             pick(i, ptr, nodes, total, 1, best, count, seed, pods, hosts)
+    keep_alive(owned)
 
 
 @kernel

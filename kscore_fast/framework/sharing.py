@@ -104,7 +104,7 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, table: np.ndarray,
                 nodes: np.ndarray, raw: np.ndarray, norm_u8: np.ndarray, base: int,
                 keep: bool, total: np.ndarray, best: np.ndarray, count: np.ndarray,
                 bad_plugin: np.ndarray, bad_value: np.ndarray, seed: np.uint64,
-                hosts: np.ndarray) -> np.ndarray:  # fmt: skip
+                hosts: np.ndarray, totals_read: bool = True) -> np.ndarray:  # fmt: skip
     """``prioritizeNodes`` and ``selectHost`` for the chunk's pods: pods of one copy
     class (``twins``: the pods' :func:`copy_classes`) on the same node list are scored
     once and copied, twins on other lists take their raw scores from ``rows``; the pods
@@ -112,8 +112,10 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, table: np.ndarray,
     the chunk's entries from column ``base``; ``keep``: copies get the totals and the
     per-plugin scores, else only ``best``, ``count``, ``bad_plugin``, ``bad_value``).
     Every pod whose scores are in range gets its host in ``hosts`` (tie ``draw(seed,
-    pods[i], ...)``). Returns int64[C]: the chunk pod each pod copies (-1: scored
-    itself), whose entries hold its totals when not ``keep``."""
+    pods[i], ...)``). ``total`` is written only when the caller reads it after
+    (``totals_read``: the top K are kept) or copies need it. Returns int64[C]: the chunk
+    pod each pod copies (-1: scored itself), whose entries hold its totals when not
+    ``keep``."""
     if len(pods) > 1:
         local, twin = np.unique(twins, return_inverse=True)
         twin = twin.reshape(-1).astype(np.int64)
@@ -124,7 +126,7 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, table: np.ndarray,
     per_pod = (best, count, bad_plugin, bad_value)
     args = (sids, weights, table, pods, ptr, nodes, raw, norm_u8, base, total, *per_pod,
             row_of, rows.raw, rows.n_all, rows.const, rows.const_ok, rows.row_ok, keep, seed,
-            hosts)  # fmt: skip
+            hosts, not totals_read and not len(copies))  # fmt: skip
     if int(ptr[-1]) < _jit.PARALLEL_MIN_WORK:  # (one thread: no split)
         score_todo(todo, *args)
         work_done = int(ptr[-1])
