@@ -122,8 +122,6 @@ type harness struct {
 	// volumeEvents: goref replay's informer handlers of the PV and PVC events
 	// (volumeevents.go); nil elsewhere
 	volumeEvents *volumeEvents
-	// capacityEvents: goref replay's CSIStorageCapacity handlers (capacityevents.go)
-	capacityEvents *capacityEvents
 	// informers: the informer factory the scheduler's listers come from.
 	informers informers.SharedInformerFactory
 

@@ -237,9 +237,6 @@ func newReplay(in *inputSet, opts scoreOptions, metricsDraw bool) (*replayRun, e
 			h.volumeEvents = registerVolumeEvents(h, f, func(evt framework.ClusterEvent) {
 				q.MoveAllToActiveOrBackoffQueue(evt, nil)
 			})
-			h.capacityEvents = registerCapacityEvents(h, f, func(evt framework.ClusterEvent) {
-				q.MoveAllToActiveOrBackoffQueue(evt, nil)
-			})
 		}
 		return err
 	}
