@@ -238,6 +238,24 @@ RECENT = 64
 
 
 def _packed(state: tuple[Any, ...], plugin: Any) -> _native.Packed:
+    same = _same.get(id(state))
+    if same is not None and same.state is state:  # (a state kept on its batch, again)
+        return same
+    packed = _pack(state, plugin)
+    with _lock:
+        _same[id(state)] = packed
+        while len(_same) > RECENT:
+            del _same[next(iter(_same))]
+    return packed
+
+
+#: the states packed last, by the identity of the state tuple itself (a plugin's state
+#: kept on its batch comes back as the same tuple: found without reading its leaves);
+#: the packed state holds its tuple, so a hit's ``state is`` check is never fooled
+_same: dict[int, _native.Packed] = {}
+
+
+def _pack(state: tuple[Any, ...], plugin: Any) -> _native.Packed:
     last = _last.get(id(plugin.kernels))
     if last is not None and last[2] >= COMPILED_AFTER and last[0] is plugin.kernels:
         # (packing costs what finding it in ``_recent`` would)

@@ -12,6 +12,8 @@ def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = a.shape[0]
     if n == 0 or a.shape[1] == 0:
         return a[:1] if n else a, np.zeros(n, dtype=np.int64)
+    if n == 1:  # (a lone pod's rows: no sort)
+        return a.copy(), np.zeros(1, dtype=np.int64)
     order = np.lexsort(a.T[::-1])
     s = a[order]
     new = np.ones(n, dtype=np.bool_)

@@ -181,6 +181,12 @@ class SelectorSpace:
         return j
 
     @property
+    def signature(self) -> tuple:
+        """What determines :meth:`project` (keys and mentioned values): spaces of equal
+        signatures project label columns alike."""
+        return (self.keys, tuple(tuple(local) for local in self._local))
+
+    @property
     def sizes(self) -> np.ndarray:
         """int64[K]: how many local ids each key has (absent, other, mentioned values)."""
         return np.array([2 + len(m) for m in self._local], dtype=np.int64)

@@ -114,6 +114,23 @@ class ClusterSnapshot:
             index = self.cache["node_index"] = {n: i for i, n in enumerate(self.node_names)}
         return index
 
+    def kept(self, family: str, key: Any, build: Callable[[], Any], limit: int = 64) -> Any:
+        """``build()``, kept in :attr:`cache` under ``(family, key)``: a part of a plugin's
+        state that depends on this snapshot and on a small key (a selector space, a set of
+        label keys), never on a batch; the ``limit`` last used keys of a family are kept
+        (lone pods of ever new shapes do not grow the snapshot without bound). What it
+        returns is shared: never write it."""
+        memo = self.cache.get(family)
+        if memo is None:
+            memo = self.cache[family] = {}
+        got = memo.pop(key, None)
+        if got is None:
+            got = build()
+            if len(memo) >= limit:
+                del memo[next(iter(memo))]
+        memo[key] = got  # (last used last)
+        return got
+
     def pods_with_affinity(self) -> list[int]:
         """The bound pods with pod affinity or anti-affinity terms (``NodeInfo``'s
         ``PodsWithAffinity``), in order (built once; never modify it)."""
@@ -551,8 +568,11 @@ def spec_representatives(batch: PodBatch) -> tuple[list[PodRecord], np.ndarray]:
     """:func:`twin_representatives` for the groups of :func:`spec_twins`: the first pod of
     each group and, per pod, its group."""
     groups = spec_twins(batch)
-    _, first = np.unique(groups, return_index=True)  # ids in order of appearance
-    return [batch.pods[i] for i in first.tolist()], groups
+    first = batch.cache.get("spec_firsts")
+    if first is None:
+        _, first = np.unique(groups, return_index=True)  # ids in order of appearance
+        first = batch.cache["spec_firsts"] = first.tolist()
+    return [batch.pods[i] for i in first], groups
 
 
 #: the fields a pod's twins may differ in (besides its containers, keyed apart)
@@ -608,5 +628,8 @@ def twin_representatives(batch: PodBatch) -> tuple[list[PodRecord], np.ndarray]:
 
 def twin_firsts(batch: PodBatch) -> np.ndarray:
     """int64[T]: the batch index of the first pod of each twin group (:func:`pod_twins`)."""
-    _, first = np.unique(pod_twins(batch), return_index=True)  # ids in order of appearance
-    return first.astype(np.int64)
+    first = batch.cache.get("twin_firsts")
+    if first is None:
+        _, first = np.unique(pod_twins(batch), return_index=True)  # ids in order of appearance
+        first = batch.cache["twin_firsts"] = first.astype(np.int64)
+    return first.copy()  # (callers own it)

@@ -200,6 +200,14 @@ def taint_columns(snapshot: ClusterSnapshot, batch: PodBatch) -> TaintColumns:
     return batch.prepared(_CACHE_KEY, snapshot, lambda: _interned(snapshot, batch))
 
 
+def _strings(ids: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The string table (bytes, ptr) of ``ids`` (in id order)."""
+    encoded = [s.encode("utf-8", "surrogatepass") for s in ids]
+    str_ptr = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=str_ptr[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), str_ptr
+
+
 def _interned(snapshot: ClusterSnapshot, batch: PodBatch) -> TaintColumns:
     node_ids, node_cols = _node_taints(snapshot)
     ids = dict(node_ids)
@@ -211,9 +219,9 @@ def _interned(snapshot: ClusterSnapshot, batch: PodBatch) -> TaintColumns:
     reps, twins = spec_representatives(batch)
     rep_set, tols = _toleration_sets(reps, sid)
     pod_set = np.ascontiguousarray(rep_set[twins])
-    encoded = [s.encode("utf-8", "surrogatepass") for s in ids]
-    str_ptr = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in encoded], out=str_ptr[1:])
-    str_bytes = np.frombuffer(b"".join(encoded), dtype=np.uint8).copy()
+    if len(ids) == len(node_ids):  # (no string of the nodes' own: theirs, kept)
+        str_bytes, str_ptr = snapshot.kept("taints.strings", None, lambda: _strings(ids), 1)
+    else:
+        str_bytes, str_ptr = _strings(ids)
     return TaintColumns(unschedulable, taint_ptr, taint_key, taint_value,
                         taint_effect, pod_set, tols, str_bytes, str_ptr)  # fmt: skip

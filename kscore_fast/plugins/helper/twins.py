@@ -17,6 +17,10 @@ def expand_rows(ptr: np.ndarray, twins: np.ndarray) -> tuple[np.ndarray, np.ndar
     """Rows ``ptr`` (CSR: row ``r`` is entries ``ptr[r]:ptr[r+1]``) of the representatives
     → rows of every pod, pod ``i`` holding row ``twins[i]``: ``(pod_ptr, take)``, the pods'
     entries being ``entries[take]``."""
+    if len(twins) == 1:  # (a lone pod: its row as it is)
+        r = int(twins[0])
+        start, end = int(ptr[r]), int(ptr[r + 1])
+        return np.array([0, end - start], dtype=np.int64), np.arange(start, end, dtype=np.int64)
     lengths = np.diff(ptr)[twins]
     pod_ptr = np.zeros(len(twins) + 1, dtype=np.int64)
     np.cumsum(lengths, out=pod_ptr[1:])

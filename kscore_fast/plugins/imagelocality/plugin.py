@@ -40,9 +40,9 @@ def _scaled_scores(sizes: np.ndarray, nums: np.ndarray, n_nodes: int) -> np.ndar
 
 
 def _node_tables(snapshot: ClusterSnapshot, test_snapshot: bool
-                 ) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """(image name → id, node_ptr, node_img, node_score) over every image name of every
-    node (cached on the snapshot)."""
+                 ) -> tuple[dict[str, int], *tuple[np.ndarray, ...]]:  # fmt: skip
+    """(image name → id, node_ptr, node_img, node_score, entry_node) over every image name
+    of every node (cached on the snapshot; never written)."""
     key = (NAME, test_snapshot)
     cached = snapshot.cache.get(key)
     if cached is not None:
@@ -64,7 +64,8 @@ def _node_tables(snapshot: ClusterSnapshot, test_snapshot: bool
     ptr = np.zeros(snapshot.n_nodes + 1, dtype=np.int64)
     np.cumsum(np.bincount(node_a, minlength=snapshot.n_nodes), out=ptr[1:])
     scores = _scaled_scores(sizes, np.array(num, dtype=np.int64), snapshot.n_nodes)
-    cached = snapshot.cache[key] = (vocab, ptr, img_a[order], scores[order])
+    entry_node = np.repeat(np.arange(snapshot.n_nodes), np.diff(ptr))
+    cached = snapshot.cache[key] = (vocab, ptr, img_a[order], scores[order], entry_node)
     return cached
 
 
@@ -72,7 +73,7 @@ def build_state(snapshot: ClusterSnapshot, batch: PodBatch, test_snapshot: bool 
                 ) -> tuple[np.ndarray, ...]:  # fmt: skip
     """The kernels' state (``test_snapshot``: image states as ``cache.NewSnapshot``
     counts them, for the upstream unit tests)."""
-    vocab, node_ptr, node_img, node_score = _node_tables(snapshot, test_snapshot)
+    vocab, node_ptr, node_img, node_score, entry_node = _node_tables(snapshot, test_snapshot)
     get = vocab.get
     reps, twins = spec_representatives(batch)
     rep_img = np.array(
@@ -87,7 +88,6 @@ def build_state(snapshot: ClusterSnapshot, batch: PodBatch, test_snapshot: bool 
     compact = np.full(len(vocab) + 1, -1, dtype=np.int64)  # +1: never empty
     compact[used] = np.arange(len(used))
     keep = compact[node_img] >= 0
-    entry_node = np.repeat(np.arange(snapshot.n_nodes), np.diff(node_ptr))
     ptr = np.zeros_like(node_ptr)
     np.cumsum(np.bincount(entry_node[keep], minlength=snapshot.n_nodes), out=ptr[1:])
     return (

@@ -139,7 +139,14 @@ def _pair_ids(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _signatures(snapshot: ClusterSnapshot, space: SelectorSpace) -> tuple[np.ndarray, ...]:
     """Existing pods grouped by (namespace, local label values): (sig_ns, sig_vals,
-    ent_ptr, ent_node, ent_count) with the groups' pod counts per node (CSR)."""
+    ent_ptr, ent_node, ent_count) with the groups' pod counts per node (CSR), kept on the
+    snapshot per space (never written)."""
+    return snapshot.kept((NAME, "signatures"), space.signature,
+                         lambda: _build_signatures(snapshot, space))  # fmt: skip
+
+
+def _build_signatures(snapshot: ClusterSnapshot, space: SelectorSpace
+                      ) -> tuple[np.ndarray, ...]:  # fmt: skip
     local = space.project(snapshot.pod_labels.columns(space.keys))
     rows = np.empty((len(snapshot.pods), len(space.keys) + 1), dtype=np.int32)
     rows[:, 0] = snapshot.pod_ns
@@ -273,6 +280,9 @@ class _Builder:
         the counters', weights) for the table (``xt_doff``, ``n_dense``: the dense
         layout)."""
         pods, shape, _ = self.existing
+        if len(pods) == 0:  # (no bound pod has terms)
+            z = np.zeros(0, dtype=np.int64)
+            return np.zeros(n_dense, dtype=np.int64), z, z.copy()
         ptr, (x, w) = shape_rows(own_rows, 2, shape)
         xt_val = np.zeros(n_dense, dtype=np.int64)
         nodes = np.repeat(self.snapshot.pod_node[pods], np.diff(ptr))

@@ -252,7 +252,14 @@ def _node_labels(snapshot: ClusterSnapshot) -> tuple[LabelTable, np.ndarray, np.
 
 
 def _node_columns(snapshot: ClusterSnapshot, space: SelectorSpace) -> tuple[np.ndarray, ...]:
-    """(node_vals, node_int, node_int_ok, node_named) over the space's keys."""
+    """(node_vals, node_int, node_int_ok, node_named) over the space's keys, kept on the
+    snapshot per space (never written: the plugin has no ``assume``)."""
+    return snapshot.kept((NAME, "node columns"), space.signature,
+                         lambda: _build_node_columns(snapshot, space))  # fmt: skip
+
+
+def _build_node_columns(snapshot: ClusterSnapshot, space: SelectorSpace
+                        ) -> tuple[np.ndarray, ...]:  # fmt: skip
     table, int_of, ok_of, node_named = _node_labels(snapshot)
     columns = table.columns(space.keys)
     node_vals = np.ascontiguousarray(space.project(columns), dtype=np.int32)

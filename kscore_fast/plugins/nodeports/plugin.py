@@ -178,8 +178,10 @@ def _pristine_state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
     if max(snapshot.n_nodes, 1) > _INT64_MAX // max(n_trip, n_pp):
         raise ConfigError(f"{NAME}: too many distinct host ports for {snapshot.n_nodes} nodes")
     cap = _capacity(len(bound) + len(pending[1]))
-    tables = build_tables(
+    # the bound pods' tables depend on the snapshot and these sizes only: kept on the
+    # snapshot (never written: ``own_state`` copies them for ``assume``)
+    tables = snapshot.kept((NAME, "tables"), (cap, n_trip, n_pp), lambda: build_tables(
         np.ascontiguousarray(bound[:, 0]), np.ascontiguousarray(bound[:, 1]),
         np.ascontiguousarray(bound[:, 2]), cap, n_trip, n_pp,
-    )  # fmt: skip
+    ))  # fmt: skip
     return (*pending, *tables)

@@ -224,15 +224,23 @@ class _Builder:
                 code, meta, group, *text_table(list(errors)), holders, bad, pod_bad)  # fmt: skip
 
     def _nothing(self) -> tuple:
-        """The state when no pending pod has a volume the filter counts: it passes all."""
-        n, b = self.snapshot.n_nodes, len(self.batch)
+        """The state when no pending pod has a volume the filter counts: it passes all.
+        Its per-node arrays are kept on the snapshot (never written: ``own_state`` copies
+        the counts ``assume`` changes)."""
+        b = len(self.batch)
+        nodes = self.snapshot.kept((self.name, "nothing"), len(self.keys), self._no_volumes)
         zeros = np.zeros(b, np.int64)
+        return (*nodes[:2], np.zeros(b + 1, np.int64), *nodes[2:9], zeros, nodes[9],
+                zeros.copy(), *nodes[10:], zeros.copy())  # fmt: skip
+
+    def _no_volumes(self) -> tuple:
+        """The parts of :meth:`_nothing` that depend on the nodes only."""
+        n = self.snapshot.n_nodes
         meta = np.array([int(self.spec is None), 1], np.int64)
-        return (np.zeros(n, np.int64), np.zeros(n, np.bool_), np.zeros(b + 1, np.int64),
-                np.zeros(0, np.int64), np.zeros(0, np.int64), *table.new_table(0),
-                np.zeros((n, len(self.keys)), np.int32), self._limits(), zeros, meta,
-                zeros.copy(), *text_table([]), np.zeros(0, np.int64), np.zeros((n, 4), np.int64),
-                zeros.copy())  # fmt: skip
+        return (np.zeros(n, np.int64), np.zeros(n, np.bool_), np.zeros(0, np.int64),
+                np.zeros(0, np.int64), *table.new_table(0),
+                np.zeros((n, len(self.keys)), np.int32), self._limits(), meta,
+                *text_table([]), np.zeros(0, np.int64), np.zeros((n, 4), np.int64))  # fmt: skip
 
     def _bound(self, node_class: np.ndarray, reps: list[CSINodeRecord | None], pending: int,
                errors: dict[str, int]) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray,

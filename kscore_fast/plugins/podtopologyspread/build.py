@@ -12,6 +12,7 @@ matched selectors (for ``assume`` and the self-match of Filter).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -97,6 +98,14 @@ class _Builder:
         return g
 
 
+@functools.lru_cache(maxsize=16)
+def _filtered_defaults(constraints: tuple) -> dict[str, list]:
+    """The default constraints of each ``whenUnsatisfiable`` action (once per args; never
+    written)."""
+    return {a: filter_topology_spread_constraints(constraints, a)
+            for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)}  # fmt: skip
+
+
 class _Shapes:
     """The pending pods' *shapes*: equal (constraints or default selector, namespace,
     node affinity group) give equal rows, built once per shape."""
@@ -106,8 +115,7 @@ class _Shapes:
         self.builder = builder
         need_defaults = bool(ref.default_constraints) and not batch.has_spread_constraints.all()
         self.dgroup, self.dsel = default_selectors(snapshot, batch) if need_defaults else (None, [])
-        self.defaults = {a: filter_topology_spread_constraints(ref.default_constraints, a)
-                         for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)}  # fmt: skip
+        self.defaults = _filtered_defaults(ref.default_constraints)
         self.selectors: dict[Any, Selector] = {}
         #: per shape: the filter rows (key, entry, skew, selector) and the score group
         self.filter_rows: list[list[tuple[int, int, int, int]]] = []
@@ -211,7 +219,14 @@ def _space(selectors: Sequence[tuple[int, Selector]]) -> SelectorSpace:
 
 
 def _signatures(snapshot: ClusterSnapshot, space: SelectorSpace) -> tuple[np.ndarray, ...]:
-    """(sig_ns_ptr, sig_vals, sig_ptr, ent_node, ent_count) of the non-terminating pods."""
+    """(sig_ns_ptr, sig_vals, sig_ptr, ent_node, ent_count) of the non-terminating pods,
+    kept on the snapshot per space (never written)."""
+    return snapshot.kept("PodTopologySpread.signatures", space.signature,
+                         lambda: _build_signatures(snapshot, space))  # fmt: skip
+
+
+def _build_signatures(snapshot: ClusterSnapshot, space: SelectorSpace
+                      ) -> tuple[np.ndarray, ...]:  # fmt: skip
     live = ~snapshot.pod_deleting
     local = space.project(snapshot.pod_labels.columns(space.keys))
     rows = np.empty((int(live.sum()), len(space.keys) + 1), dtype=np.int32)
