@@ -100,11 +100,14 @@ def template_pod(obj: Any, where: str = "template") -> dict[str, Any]:
 
 
 def copies(template: dict[str, Any], first: int, n: int) -> list[dict[str, Any]]:
-    """Copies ``first`` … ``first + n - 1`` of the template pod."""
+    """Copies ``first`` … ``first + n - 1`` of the template pod: new pods, so without the
+    template's ``metadata.uid`` (each has its own: the digest of its name, as kscore and
+    goref give a pod without one; its ephemeral volumes' claims name it as owner)."""
     out = []
     for k in range(first, first + n):
         pod = copy.deepcopy(template)
         pod["metadata"]["name"] = f"{template['metadata']['name']}-capacity-{k}"
+        pod["metadata"].pop("uid", None)
         out.append(pod)
     return out
 

@@ -60,7 +60,8 @@ def _parser() -> argparse.ArgumentParser:
         "--events",
         metavar="FILE",
         help="timed events (JSON Lines: time in seconds, op addPod|delete|addNode|"
-        "removeNode): replay them with the scheduling queue (docs/queue.md)",
+        "removeNode|addCapacity|updateCapacity|deleteCapacity): replay them with the "
+        "scheduling queue (docs/queue.md)",
     )
     m.add_argument(
         "--until",

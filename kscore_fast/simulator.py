@@ -50,8 +50,10 @@ from .framework.result import ScoreResult, ScoresMode, parse_scores_mode, result
 from .framework.runtime import ERR_NO_NODES
 from .framework.sequential import OP_DELETE, OP_SCHEDULE, TIE_GO_RAND
 from .framework.simulation import _Sequence, queue_order, random_source
+from .io.ephemeral import created_claims
 from .model.objects import NodeRecord, PodRecord
 from .model.snapshot import TERMINATED_PHASES, Cluster
+from .model.storage import CapacityRecord, ClaimRecord, Storage
 
 if TYPE_CHECKING:
     from .preemption.stepwise import Nominations, Outcome
@@ -202,6 +204,8 @@ class Simulator:
         #: with preemption: the dry runs over the run (:mod:`.preemption.stepwise`)
         self._runs = runs
         self._stale = False
+        #: how many claims the last ``_add_pod`` created (:meth:`_add_claims`)
+        self._claims_created = 0
 
     def _carry_storage(self, seq: _Sequence) -> None:
         """Keep what the plugins assumed of the storage objects (VolumeBinding's volumes
@@ -861,6 +865,7 @@ class Simulator:
         key, cache = record.key, self._cache
         if key in cache.pending or key in cache.existing:
             raise InputError(f"add_pod: pod {key} exists")
+        claims = [] if isinstance(pod, PodRecord) else self._controller_claims(pod, record)
         if record.priority is None:  # created now: the Priority admission plugin's turn
             made = cache.admission.create(record)
             if isinstance(made, str):
@@ -879,8 +884,89 @@ class Simulator:
             cache.pending[key] = record
             if self._nominated is not None:  # (the queue's Add)
                 self._nominated.nominate(key, record.nominated_node_name)
+        self._add_claims(claims)
         self._stale = True
         return key
+
+    def _controller_claims(self, pod: dict[str, Any], record: PodRecord) -> list[ClaimRecord]:
+        """The claims the ephemeral volume controller creates for the added pod
+        (:mod:`.io.ephemeral`), validated as input is."""
+        from .io.load import read_inputs
+
+        made = created_claims(pod, record, self._cache.storage)
+        if not made:
+            return []
+        try:
+            objs, _ = read_inputs([], made)
+        except InputError as e:
+            raise InputError(f"add_pod: pod {record.key}: its ephemeral volume's claim: {e}"
+                             ) from None  # fmt: skip
+        return [r for r in objs.storage if isinstance(r, ClaimRecord)]
+
+    def _add_claims(self, claims: list[ClaimRecord]) -> None:
+        """``claims`` created (by the ephemeral volume controller): in the cache's storage
+        objects and the run's (whose states are made again before the next cycle); how
+        many were created is :attr:`_claims_created` (the timed queue's ``PvcAdd``)."""
+        self._claims_created = len(claims)
+        if not claims:
+            return
+        made = {(c.namespace, c.name): c for c in claims}
+        self._change_storage(lambda s: dataclasses.replace(s, claims={**s.claims, **made}))
+
+    def _change_storage(self, change: Callable[[Storage], Storage]) -> None:
+        """The storage objects changed by an event (``change`` of the objects as they
+        are): in the cache's and the run's, whose states are made again before the next
+        cycle."""
+        self._sync_storage()
+        self._cache.storage = change(self._cache.storage)
+        if self._seq is not None:
+            self._seq.storage = change(self._seq.storage)
+        self._stale = True
+
+    # -- CSIStorageCapacity objects ------------------------------------------------------
+
+    @_serialized
+    def add_capacity(self, capacity: dict[str, Any]) -> str:
+        """Add a CSIStorageCapacity (an object as ``json.load`` gives it): VolumeBinding's
+        capacity check reads it from the next cycle on. Its ``namespace/name``."""
+        return self._add_capacity(capacity)
+
+    def _add_capacity(self, capacity: dict[str, Any]) -> str:
+        record = _capacity_record(capacity, "add_capacity")
+        key = (record.namespace, record.name)
+        if key in self._cache.storage.capacities:
+            raise InputError(f"add_capacity: CSIStorageCapacity {'/'.join(key)} exists")
+        self._change_storage(lambda s: dataclasses.replace(
+            s, capacities={**s.capacities, key: record}))  # fmt: skip
+        return "/".join(key)
+
+    @_serialized
+    def update_capacity(self, capacity: dict[str, Any]) -> str:
+        """Replace the CSIStorageCapacity of the object's ``namespace/name`` by it."""
+        return self._update_capacity(capacity)
+
+    def _update_capacity(self, capacity: dict[str, Any]) -> str:
+        record = _capacity_record(capacity, "update_capacity")
+        key = (record.namespace, record.name)
+        if key not in self._cache.storage.capacities:
+            raise InputError(f"update_capacity: no CSIStorageCapacity {'/'.join(key)}")
+        self._change_storage(lambda s: dataclasses.replace(
+            s, capacities={**s.capacities, key: record}))  # fmt: skip
+        return "/".join(key)
+
+    @_serialized
+    def delete_capacity(self, capacity: str) -> None:
+        """Delete the CSIStorageCapacity ``namespace/name``."""
+        self._delete_capacity(capacity)
+
+    def _delete_capacity(self, capacity: str) -> None:
+        params.string("delete_capacity", "capacity", capacity)
+        namespace, _, name = capacity.rpartition("/")
+        key = (namespace or "default", name)
+        if key not in self._cache.storage.capacities:
+            raise InputError(f"delete_capacity: no CSIStorageCapacity {'/'.join(key)}")
+        self._change_storage(lambda s: dataclasses.replace(
+            s, capacities={k: v for k, v in s.capacities.items() if k != key}))  # fmt: skip
 
     @_serialized
     def add_node(self, node: dict[str, Any] | NodeRecord) -> str:
@@ -980,6 +1066,18 @@ def _record(obj: dict[str, Any], kind: str, call: str) -> Any:
                           obj)  # fmt: skip
     objs, _ = read_inputs([], [obj])
     (record,) = objs.nodes if kind == "Node" else objs.pods
+    return record
+
+
+def _capacity_record(obj: Any, call: str) -> CapacityRecord:
+    """The CSIStorageCapacity ``obj`` is, validated as input is."""
+    from .io.load import read_inputs
+
+    if not isinstance(obj, dict) or obj.get("kind") != "CSIStorageCapacity":
+        raise params.fail(call, "capacity", "a CSIStorageCapacity object (a dict with kind: "
+                          "CSIStorageCapacity)", obj)  # fmt: skip
+    objs, _ = read_inputs([], [obj])
+    (record,) = objs.storage
     return record
 
 

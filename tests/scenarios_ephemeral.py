@@ -9,8 +9,8 @@ controller reference, a controller reference without uid); its spec has the scen
 classes (WaitForFirstConsumer ones, provisioned or not, an Immediate one) and is
 sometimes (often, among disks) bound to one of the scenario's volumes. Pods on nodes
 have their own claims (bound, or unbound of a CSI provisioner's class: the CSI limits
-count them) or absent ones. And a ReplicaSet whose template has ephemeral volumes,
-expanded with its claims as ``--expand-workloads`` does.
+count them) or absent ones, or (``p_foreign_bound``) another's. And a ReplicaSet whose
+template has ephemeral volumes, expanded with its claims as ``--expand-workloads`` does.
 """
 
 from __future__ import annotations
@@ -90,9 +90,12 @@ def _translates(volume: Obj) -> bool:
 
 
 def add_ephemeral(objs: list[Obj], rng: random.Random, classes: list[str],
-                  p_pod: float = 0.5, p_bound: float = 0.2) -> list[Obj]:  # fmt: skip
+                  p_pod: float = 0.5, p_bound: float = 0.2,
+                  p_foreign_bound: float = 0.0) -> list[Obj]:  # fmt: skip
     """``objs`` with ephemeral volumes added to some of its pods, and their claims (bound
-    to volumes whose translation to CSI does not fail: Go's Filter error is refused)."""
+    to volumes whose translation to CSI does not fail: Go's Filter error is refused);
+    ``p_foreign_bound``: the chance that a pod on a node holds an ephemeral volume whose
+    claim another owns (Go's Filter error on that node; no draw when 0)."""
     volumes = [o["metadata"]["name"] for o in objs
                if o["kind"] == "PersistentVolume" and _translates(o)]  # fmt: skip
     out: list[Obj] = []
@@ -109,6 +112,9 @@ def add_ephemeral(objs: list[Obj], rng: random.Random, classes: list[str],
             volume = {"name": f"e{k}", "ephemeral": {"volumeClaimTemplate": template}}
             vols.insert(rng.randint(0, len(vols)), volume)
             name = f"{obj['metadata']['name']}-e{k}"
+            if bound and p_foreign_bound and rng.random() < p_foreign_bound:
+                out.append(_claim(rng, obj, name, template, volumes, True, p_bound))
+                continue
             shape = rng.random()
             if shape < (0.9 if bound else 0.8):
                 out.append(_claim(rng, obj, name, template, volumes, False, p_bound))
@@ -134,20 +140,30 @@ def _replica_set(rng: random.Random, objs: list[Obj], classes: list[str]) -> lis
     return [rs, *made]
 
 
-def ephemeral_binding_scenario(seed: int, **sizes: int) -> list[Obj]:
+def ephemeral_binding_scenario(seed: int, p_foreign_bound: float = 0.0,
+                               **sizes: int) -> list[Obj]:  # fmt: skip
     """:func:`binding_scenario` with ephemeral volumes (its WaitForFirstConsumer classes
     provisioned anywhere, in some zones or never, and its Immediate one)."""
     rng = random.Random(f"ephemeral-{seed}")
     classes = ["wffc", "wffc", "wffc", "zonal", "local", "local", "imm", None]
-    objs = add_ephemeral(binding_scenario(seed, **sizes), rng, classes)
+    objs = add_ephemeral(binding_scenario(seed, **sizes), rng, classes,
+                         p_foreign_bound=p_foreign_bound)  # fmt: skip
     if rng.random() < 0.4:
         objs += _replica_set(rng, objs, classes)
     return objs
 
 
-def ephemeral_disk_scenario(seed: int, **sizes: Any) -> list[Obj]:
+def ephemeral_disk_scenario(seed: int, p_foreign_bound: float = 0.0, **sizes: Any
+                            ) -> list[Obj]:  # fmt: skip
     """:func:`disk_scenario` with ephemeral volumes (classes of in-tree and CSI
     provisioners: counted by the CSI limit and the in-tree ones)."""
     rng = random.Random(f"ephemeral-{seed}")
     classes = ["sc3", "sc3", "sc0", "sc1", "sc2", "sc4", None]
-    return add_ephemeral(disk_scenario(seed, **sizes), rng, classes, p_pod=0.6, p_bound=0.6)
+    return add_ephemeral(disk_scenario(seed, **sizes), rng, classes, p_pod=0.6, p_bound=0.6,
+                         p_foreign_bound=p_foreign_bound)  # fmt: skip
+
+
+def foreign_disk_scenario(seed: int, **sizes: Any) -> list[Obj]:
+    """:func:`ephemeral_disk_scenario` where a pod on a node often holds an ephemeral
+    volume whose claim another owns."""
+    return ephemeral_disk_scenario(seed, p_foreign_bound=0.3, **sizes)

@@ -29,10 +29,11 @@ import (
 // eventOp is one line of an events file. Pod and Node are a name (a JSON string) or an
 // object, as the operation wants.
 type eventOp struct {
-	Op   string          `json:"op"`
-	Pod  json.RawMessage `json:"pod"`
-	Node json.RawMessage `json:"node"`
-	line int
+	Op       string          `json:"op"`
+	Pod      json.RawMessage `json:"pod"`
+	Node     json.RawMessage `json:"node"`
+	Capacity json.RawMessage `json:"capacity"`
+	line     int
 }
 
 // readEventLines reads an events file (path as --events names it) and hands each line
@@ -89,14 +90,19 @@ func (op *eventOp) check() error {
 	}{
 		"schedule": {"pod", false}, "delete": {"pod", false}, "addPod": {"pod", true},
 		"addNode": {"node", true}, "removeNode": {"node", false},
+		"addCapacity": {"capacity", true}, "updateCapacity": {"capacity", true},
+		"deleteCapacity": {"capacity", false},
 	}
 	w, ok := want[op.Op]
 	if !ok {
-		return fmt.Errorf("unknown op %q (want schedule, delete, addPod, addNode or removeNode)", op.Op)
+		return fmt.Errorf("unknown op %q (want schedule, delete, addPod, addNode, removeNode, addCapacity, updateCapacity or deleteCapacity)", op.Op)
 	}
 	raw := op.Pod
-	if w.field == "node" {
+	switch w.field {
+	case "node":
 		raw = op.Node
+	case "capacity":
+		raw = op.Capacity
 	}
 	raw = bytes.TrimSpace(raw)
 	if w.object && (len(raw) == 0 || raw[0] != '{') {
@@ -114,8 +120,11 @@ func (op *eventOp) check() error {
 // name is the operand of a schedule, delete or removeNode operation.
 func (op *eventOp) name() string {
 	raw := op.Pod
-	if op.Op == "removeNode" {
+	switch op.Op {
+	case "removeNode":
 		raw = op.Node
+	case "deleteCapacity":
+		raw = op.Capacity
 	}
 	var s string
 	_ = json.Unmarshal(raw, &s) // checked by check
@@ -262,6 +271,8 @@ func (e *eventRun) applyOne(ctx context.Context, op eventOp, yield func(resultJS
 	case "addNode":
 		_, err := e.addNodeJSON(op.Node, op.line)
 		return err
+	case "addCapacity", "updateCapacity", "deleteCapacity":
+		return e.sim.h.writeCapacity(context.Background(), op)
 	default: // removeNode
 		return e.removeNodeNamed(op.name())
 	}
@@ -356,5 +367,6 @@ func (e *eventRun) addPod(raw json.RawMessage, line int) error {
 			e.sim.h.nominator.AddNominatedPod(framework.NewPodInfo(p), nil) // as the queue's Add
 		}
 	}
-	return nil
+	// the ephemeral volume controller's claims (ephemeral.go)
+	return e.sim.h.createEphemeralClaims(context.Background(), p)
 }

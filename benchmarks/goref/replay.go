@@ -128,7 +128,7 @@ func readReplayEvents(path string) ([]replayEvent, error) {
 			return fmt.Errorf("malformed JSON: %v", err)
 		}
 		if ev.Op == "schedule" {
-			return fmt.Errorf("unknown op %q (replay schedules by itself; want delete, addPod, addNode or removeNode)", ev.Op)
+			return fmt.Errorf("unknown op %q (replay schedules by itself; want delete, addPod, addNode, removeNode, addCapacity, updateCapacity or deleteCapacity)", ev.Op)
 		}
 		if err := ev.check(); err != nil {
 			return err
@@ -485,6 +485,8 @@ func (r *replayRun) apply(ev replayEvent) error {
 		return r.deletePod(ev.name())
 	case "addNode":
 		return r.addNode(ev.Node, ev.line)
+	case "addCapacity", "updateCapacity", "deleteCapacity":
+		return r.h.writeCapacity(context.Background(), ev.eventOp)
 	default: // removeNode is deleteNodeFromCache: cache.RemoveNode, no queue move (v1.23)
 		return r.removeNodeNamed(ev.name())
 	}
@@ -524,10 +526,14 @@ func (r *replayRun) addPod(raw json.RawMessage, line int) error {
 		r.tick()
 		r.q.AssignedPodAdded(p)
 	case p.DeletionTimestamp != nil:
+		return nil
 	default:
-		return r.addPending(p)
+		if err := r.addPending(p); err != nil {
+			return err
+		}
 	}
-	return nil
+	// the ephemeral volume controller's claims, after the pod's event (ephemeral.go)
+	return r.h.createEphemeralClaims(context.Background(), p)
 }
 
 // deletePod: a bound pod (of the input, of an addPod, or bound by a cycle) is

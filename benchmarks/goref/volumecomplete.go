@@ -12,7 +12,14 @@ package main
 //     volume pvc-<claim uid> (request, class, access and volume modes, claimRef, csi
 //     {driver: the provisioner, volumeHandle: its name}, node affinity: the node's values
 //     of the driver's topologyKeys in the node's CSINode), then bound as above;
-//   - an in-tree provisioner's claim: nothing (it stays pending with its selected node).
+//   - a claim of an in-tree provisioner whose CSI migration is on (GCE PD, EBS, Azure
+//     Disk, Cinder): the PV controller hands it to the migrated CSI driver's external
+//     provisioner, which makes the CSI volume as above (the driver's topologyKeys, a
+//     volume id of migratedHandle's) and, the class being the in-tree plugin's,
+//     translates it back with csi-translation-lib's TranslateCSIPVToInTree before it
+//     creates it; a translation that fails is goref's error (the provisioner fails);
+//   - another in-tree provisioner's claim: nothing (it stays pending with its selected
+//     node).
 // A claim without metadata.uid gets claimUID's (docs/volume-bindings.md).
 
 import (
@@ -28,6 +35,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	csitrans "k8s.io/csi-translation-lib"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
@@ -171,14 +179,25 @@ func (h *harness) provision(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 	if err != nil {
 		return nil, fmt.Errorf("goref: provisioning %s/%s: %v", pvc.Namespace, pvc.Name, err)
 	}
+	driver, migrated := class.Provisioner, false
 	if strings.HasPrefix(class.Provisioner, "kubernetes.io/") {
-		return nil, nil
+		if !migrationOn[class.Provisioner] {
+			return nil, nil
+		}
+		if driver, err = csitrans.New().GetCSINameFromInTreeName(class.Provisioner); err != nil {
+			return nil, err
+		}
+		migrated = true
 	}
-	affinity, err := h.provisionedTopology(ctx, pvc, class.Provisioner, host)
+	affinity, err := h.provisionedTopology(ctx, pvc, driver, host)
 	if err != nil {
 		return nil, err
 	}
 	name := "pvc-" + string(pvc.UID)
+	handle := name
+	if migrated {
+		handle = migratedHandle(class.Provisioner, name)
+	}
 	policy := v1.PersistentVolumeReclaimDelete
 	if class.ReclaimPolicy != nil {
 		policy = *class.ReclaimPolicy
@@ -195,15 +214,44 @@ func (h *harness) provision(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 			ClaimRef:                      claimRef(pvc),
 			NodeAffinity:                  affinity,
 			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{
-				Driver: class.Provisioner, VolumeHandle: name}},
+				Driver: driver, VolumeHandle: handle}},
 		},
 		Status: v1.PersistentVolumeStatus{Phase: v1.VolumeBound},
+	}
+	if migrated {
+		if pv, err = csitrans.New().TranslateCSIPVToInTree(pv); err != nil {
+			return nil, fmt.Errorf("goref: provisioning %s/%s for %s on node %s: %v", pvc.Namespace, pvc.Name, class.Provisioner, host, err)
+		}
 	}
 	h.volumeEvents.expect("PersistentVolume", framework.Add, pv)
 	if pv, err = h.client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("goref: provisioning %s: %v", name, err)
 	}
 	return pv, nil
+}
+
+// migrationOn holds the in-tree provisioners whose CSIMigration gates v1.23 turns on.
+var migrationOn = map[string]bool{
+	"kubernetes.io/gce-pd": true, "kubernetes.io/aws-ebs": true,
+	"kubernetes.io/azure-disk": true, "kubernetes.io/cinder": true,
+}
+
+// migratedHandle is the volume id goref gives the disk a migrated driver creates for
+// the volume name (a cloud's id, not known offline; docs/volume-bindings.md): GCE PD and
+// Azure Disk name the disk after the volume, EBS's id is vol- and 17 hexadecimal digits
+// of the SHA-256 of the name, Cinder's the digest's first 16 bytes as a UUID.
+func migratedHandle(provisioner, name string) string {
+	sum := sha256.Sum256([]byte(name))
+	d := hex.EncodeToString(sum[:])
+	switch provisioner {
+	case "kubernetes.io/gce-pd":
+		return "projects/UNSPECIFIED/zones/UNSPECIFIED/disks/" + name
+	case "kubernetes.io/aws-ebs":
+		return "vol-" + d[:17]
+	case "kubernetes.io/azure-disk":
+		return "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/kscore/providers/Microsoft.Compute/disks/" + name
+	}
+	return d[:8] + "-" + d[8:12] + "-" + d[12:16] + "-" + d[16:20] + "-" + d[20:32]
 }
 
 // provisionedTopology is the node affinity of a volume driver provisions for host: one

@@ -132,3 +132,75 @@ func TestClaimUID(t *testing.T) {
 		t.Errorf("claimUID: %q, %q", claimUID(own), claimUID(none))
 	}
 }
+
+const inTreeCluster = `
+kind: Node
+metadata: {name: a, labels: {topology.gke.io/zone: us-central1-a}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+kind: Node
+metadata: {name: b, labels: {topology.gke.io/zone: us-central1-b}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+kind: CSINode
+apiVersion: storage.k8s.io/v1
+metadata: {name: a}
+spec: {drivers: [{name: pd.csi.storage.gke.io, nodeID: a, topologyKeys: [topology.gke.io/zone]}]}
+---
+kind: StorageClass
+apiVersion: storage.k8s.io/v1
+metadata: {name: gce}
+provisioner: kubernetes.io/gce-pd
+volumeBindingMode: WaitForFirstConsumer
+---
+kind: PersistentVolumeClaim
+metadata: {name: disk, namespace: default, uid: u-disk}
+spec: {accessModes: [ReadWriteOnce], storageClassName: gce, resources: {requests: {storage: 1Gi}}}
+---
+kind: Pod
+metadata: {name: p1}
+spec: {containers: [{name: c}], volumes: [{name: v, persistentVolumeClaim: {claimName: disk}}]}
+`
+
+// TestMigratedInTreeProvisioning: a claim of kubernetes.io/gce-pd (CSIMigrationGCE on)
+// is provisioned through pd.csi.storage.gke.io and translated back: a gcePersistentDisk
+// pvc-<uid> with the GA zone label and the zone and region as node affinity.
+func TestMigratedInTreeProvisioning(t *testing.T) {
+	in, h := testHarness(t, []string{writeCluster(t, inTreeCluster)}, scoreOptions{ConfigFile: "testdata/filters/default-v1beta3.yaml.cfg"})
+	sim := newSimulator(h, false)
+	ctx := context.Background()
+	r, err := sim.step(ctx, in.PendingPods[0])
+	if err != nil || r.Host == nil || len(r.VolumeBindings) != 1 || r.VolumeBindings[0].Volume == nil {
+		t.Fatalf("p1: %+v, %v", r, err)
+	}
+	pv, err := h.client.CoreV1().PersistentVolumes().Get(ctx, "pvc-u-disk", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("pvc-u-disk: %v", err)
+	}
+	if pv.Spec.GCEPersistentDisk == nil || pv.Spec.GCEPersistentDisk.PDName != "pvc-u-disk" || pv.Spec.CSI != nil {
+		t.Errorf("source %+v: want gcePersistentDisk pvc-u-disk", pv.Spec.PersistentVolumeSource)
+	}
+	if *r.Host == "a" {
+		zone := pv.Labels["topology.kubernetes.io/zone"]
+		terms := pv.Spec.NodeAffinity.Required.NodeSelectorTerms
+		if zone != "us-central1-a" || len(terms) != 1 || len(terms[0].MatchExpressions) != 2 ||
+			terms[0].MatchExpressions[0].Key != "topology.kubernetes.io/zone" ||
+			terms[0].MatchExpressions[1].Key != "topology.kubernetes.io/region" ||
+			terms[0].MatchExpressions[1].Values[0] != "us-central1" {
+			t.Errorf("on a: labels %v, affinity %+v: want the zone label, zone and region terms", pv.Labels, terms)
+		}
+	} else if pv.Spec.NodeAffinity != nil || len(pv.Labels) != 0 {
+		t.Errorf("on b (no CSINode): labels %v, affinity %+v: want none", pv.Labels, pv.Spec.NodeAffinity)
+	}
+}
+
+// TestMigratedHandle: the volume ids goref gives a migrated driver's disks (kscore's
+// intree.csi_handle gives the same: tests/plugins/volumebinding/test_intree.py).
+func TestMigratedHandle(t *testing.T) {
+	if got := migratedHandle("kubernetes.io/aws-ebs", "pvc-u"); got != "vol-34b566796bc31fda0" {
+		t.Errorf("EBS: %q", got)
+	}
+	if got := migratedHandle("kubernetes.io/cinder", "pvc-u"); got != "34b56679-6bc3-1fda-060c-bdcf78943d1b" {
+		t.Errorf("Cinder: %q", got)
+	}
+}

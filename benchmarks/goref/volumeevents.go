@@ -1,6 +1,7 @@
 package main
 
-// The cluster events of the completed volume bindings in goref replay. pkg/scheduler's
+// The cluster events of the completed volume bindings, the ephemeral volume controller's
+// claims and the CSIStorageCapacity events' writes in goref replay. pkg/scheduler's
 // addAllEventHandlers (eventhandlers.go) registers on the PersistentVolume and
 // PersistentVolumeClaim informers, for the action types some plugin registered for on
 // that resource (the frameworks' cluster event map folded per resource: gvkMap), a
@@ -95,9 +96,10 @@ func registerVolumeEvents(h *harness, f informers.SharedInformerFactory, move fu
 	}{
 		{framework.PersistentVolume, "PersistentVolume", "Pv", f.Core().V1().PersistentVolumes().Informer()},
 		{framework.PersistentVolumeClaim, "PersistentVolumeClaim", "Pvc", f.Core().V1().PersistentVolumeClaims().Informer()},
+		{framework.CSIStorageCapacity, "CSIStorageCapacity", "CSIStorageCapacity", f.Storage().V1beta1().CSIStorageCapacities().Informer()},
 	} {
 		at, kind := gvkMap[r.gvk], r.kind
-		e.handles[kind] = at & (framework.Add | framework.Update)
+		e.handles[kind] = at & (framework.Add | framework.Update | framework.Delete)
 		funcs := cache.ResourceEventHandlerFuncs{}
 		if at&framework.Add != 0 {
 			evt := framework.ClusterEvent{Resource: r.gvk, ActionType: framework.Add, Label: r.short + "Add"}
@@ -107,8 +109,16 @@ func registerVolumeEvents(h *harness, f informers.SharedInformerFactory, move fu
 			evt := framework.ClusterEvent{Resource: r.gvk, ActionType: framework.Update, Label: r.short + "Update"}
 			funcs.UpdateFunc = func(_, obj interface{}) { e.handle(kind, obj, evt) }
 		}
-		// (goref deletes no volume or claim: no DeleteFunc is ever called)
-		if funcs.AddFunc != nil || funcs.UpdateFunc != nil {
+		if at&framework.Delete != 0 { // (goref deletes no volume or claim: capacities only)
+			evt := framework.ClusterEvent{Resource: r.gvk, ActionType: framework.Delete, Label: r.short + "Delete"}
+			funcs.DeleteFunc = func(obj interface{}) {
+				if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+					obj = d.Obj
+				}
+				e.handle(kind, obj, evt)
+			}
+		}
+		if funcs.AddFunc != nil || funcs.UpdateFunc != nil || funcs.DeleteFunc != nil {
 			r.informer.AddEventHandler(funcs)
 		}
 	}

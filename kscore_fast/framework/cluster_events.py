@@ -23,6 +23,7 @@ WILDCARD = "*"
 POD, NODE, CSI_NODE = "Pod", "Node", "CSINode"
 PV, PVC, STORAGE_CLASS = "PersistentVolume", "PersistentVolumeClaim", "StorageClass"
 SERVICE = "Service"
+CSI_STORAGE_CAPACITY = "CSIStorageCapacity"
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,12 @@ NODE_ADD = ClusterEvent(NODE, ADD, "NodeAdd")
 UNSCHEDULABLE_TIMEOUT = ClusterEvent(WILDCARD, ALL, "UnschedulableTimeout")
 PV_ADD = ClusterEvent(PV, ADD, "PvAdd")
 PV_UPDATE = ClusterEvent(PV, UPDATE, "PvUpdate")
+PVC_ADD = ClusterEvent(PVC, ADD, "PvcAdd")
 PVC_UPDATE = ClusterEvent(PVC, UPDATE, "PvcUpdate")
+#: ``buildEvtResHandler``'s events of CSIStorageCapacity objects
+CAPACITY_ADD = ClusterEvent(CSI_STORAGE_CAPACITY, ADD, "CSIStorageCapacityAdd")
+CAPACITY_UPDATE = ClusterEvent(CSI_STORAGE_CAPACITY, UPDATE, "CSIStorageCapacityUpdate")
+CAPACITY_DELETE = ClusterEvent(CSI_STORAGE_CAPACITY, DELETE, "CSIStorageCapacityDelete")
 
 #: ``allClusterEvents``: what a plugin without ``EventsToRegister`` is registered for
 ALL_CLUSTER_EVENTS: tuple[ClusterEvent, ...] = tuple(

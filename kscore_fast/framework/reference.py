@@ -10,10 +10,12 @@ Ported function by function from kube-scheduler v1.23.6 with ``parallelism: 1``:
 
 Nodes are indices ``0..N-1`` in node-tree order (the snapshot's). The filter plugins are
 one function, ``verdict(node)``: 0 when ``RunFilterPluginsWithNominatedPods`` succeeds,
-else any nonzero int standing for its failure status. Not modelled (outside the
-search): PreFilter, extenders (none), nominated pods of other pods, filter ``Error``
-statuses. The ``PreferNominatedNode`` feature gate is on (its v1.23 default); with it off
-Go ignores the nominated node, which is passing ``nominated=-1`` here.
+else any nonzero int standing for its failure status, an ``Error`` status when
+:func:`is_error` says so (the first one met cancels the search and fails the cycle; on
+the nominated node it is logged and ignored). Not modelled (outside the search):
+PreFilter, extenders (none), nominated pods of other pods. The ``PreferNominatedNode``
+feature gate is on (its v1.23 default); with it off Go ignores the nominated node, which
+is passing ``nominated=-1`` here.
 
 This is the slow, obvious port the compiled search (:mod:`.search`) is tested against.
 """
@@ -31,19 +33,36 @@ NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
 #: ``numFeasibleNodesToFind(1)``: fewer than ``minFeasibleNodesToFind`` (100) nodes are
 #: all searched, so the nominated node's one-node search looks for one feasible node
 ONE_NODE_TO_FIND = 1
+#: a verdict with this bit stands for an ``Error`` status (as the compiled search's)
+ERROR_BIT = 1 << 46
+
+
+def is_error(status: int) -> bool:
+    """The verdict stands for a filter ``Error`` status (not ``Unschedulable``)."""
+    return status != 0 and (status & ERROR_BIT) != 0
 
 
 class SearchResult(NamedTuple):
     """One scheduling cycle's search: the feasible nodes in the order Go finds them, the
     ``Diagnosis.NodeToStatusMap`` (node → verdict, in insertion order), the
     ``nextStartNodeIndex`` after the cycle, and ``ScheduleResult``'s ``EvaluatedNodes``
-    and ``FeasibleNodes`` (both 0 on a ``FitError``: ``Schedule`` returns no result)."""
+    and ``FeasibleNodes`` (both 0 on a ``FitError`` or an error: ``Schedule`` returns no
+    result); ``error``: the node whose ``Error`` status failed the cycle, or None."""
 
     feasible: list[int]
     diagnosis: dict[int, int]
     next_start: int
     evaluated_nodes: int
     feasible_nodes: int
+    error: int | None = None
+
+
+class FilterError(Exception):
+    """``findNodesThatPassFilters`` returned the error of ``node``'s filter status."""
+
+    def __init__(self, node: int) -> None:
+        super().__init__(node)
+        self.node = node
 
 
 class _Context:
@@ -86,7 +105,8 @@ class GenericScheduler:
         num_nodes_to_find: int,
     ) -> list[int]:
         """generic_scheduler.go ``findNodesThatPassFilters``; ``num_nodes_to_find`` is
-        ``g.numFeasibleNodesToFind(int32(len(nodes)))``."""
+        ``g.numFeasibleNodesToFind(int32(len(nodes)))``; raises :class:`FilterError`
+        after a node's ``Error`` status (``errCh.ReceiveError``)."""
         feasible_nodes = [-1] * num_nodes_to_find  # make([]*v1.Node, numNodesToFind)
         if not self.has_filter_plugins:
             length = len(nodes)
@@ -96,11 +116,17 @@ class GenericScheduler:
             return feasible_nodes
         ctx = _Context()
         feasible_nodes_len = 0
+        err: list[int] = []  # (errCh: a buffer of one, the first error kept)
 
         def check_node(i: int) -> None:
             nonlocal feasible_nodes_len
             node = nodes[(self.next_start_node_index + i) % len(nodes)]
             status = verdict(node)
+            if is_error(status):  # errCh.SendErrorWithCancel
+                if not err:
+                    err.append(node)
+                ctx.cancel()
+                return
             if status == 0:
                 feasible_nodes_len += 1  # atomic.AddInt32
                 length = feasible_nodes_len
@@ -115,6 +141,8 @@ class GenericScheduler:
         parallelize_until(ctx, len(nodes), check_node)
         processed_nodes = feasible_nodes_len + len(diagnosis)
         self.next_start_node_index = (self.next_start_node_index + processed_nodes) % len(nodes)
+        if err:
+            raise FilterError(err[0])
         return feasible_nodes[:feasible_nodes_len]
 
     def evaluate_nominated_node(
@@ -131,7 +159,10 @@ class GenericScheduler:
         nominated node first (when the pod has one), then every node."""
         diagnosis: dict[int, int] = {}
         if nominated >= 0:
-            feasible = self.evaluate_nominated_node(verdict, diagnosis, nominated)
+            try:
+                feasible = self.evaluate_nominated_node(verdict, diagnosis, nominated)
+            except FilterError:  # (klog.ErrorS "Evaluation failed on nominated node")
+                feasible = []
             if len(feasible) != 0:
                 return feasible, diagnosis
         all_nodes = range(self.n_nodes)
@@ -146,7 +177,10 @@ class GenericScheduler:
         search)."""
         if self.n_nodes == 0:
             raise ValueError("no nodes available to schedule pods")
-        feasible, diagnosis = self.find_nodes_that_fit_pod(verdict, nominated)
+        try:
+            feasible, diagnosis = self.find_nodes_that_fit_pod(verdict, nominated)
+        except FilterError as e:  # the cycle's error: no ScheduleResult
+            return SearchResult([], {}, self.next_start_node_index, 0, 0, e.node)
         start = self.next_start_node_index
         if len(feasible) == 0:  # FitError: no ScheduleResult
             return SearchResult(feasible, diagnosis, start, 0, 0)

@@ -39,7 +39,7 @@ from .kernels import settle_chunk, top_k
 from .nodeorder import num_feasible_nodes_to_find
 from .result import ScoreResult, ScoresMode
 from .scoring import score_todo
-from .search import BLOCK, unpack
+from .search import BLOCK, error_node, unpack
 from .selection import select_hosts
 
 ERR_NO_NODES = "no nodes available to schedule pods"
@@ -548,8 +548,18 @@ class _Run:
 
     def _fit_error(self, found: _Searched, i: int) -> str:
         """``FitError.Error()``: every node failed (all were examined): the histogram of
-        their reasons, sorted as strings."""
-        return self.fit_error_row(found.memo[found.classes[i]])
+        their reasons, sorted as strings; or the error of the node whose filter returned
+        an ``Error`` status (:meth:`search_error`)."""
+        return self.search_error(found.memo[found.classes[i]], int(found.failed[i]))
+
+    def search_error(self, verdicts: np.ndarray, failed: int) -> str:
+        """The error of a search that found no feasible node, from the verdicts it read
+        and its failed count: a node's ``Error`` status (``RunFilterPlugins``' wrapping,
+        ``running "<plugin>" filter plugin: <error>``), else the ``FitError``."""
+        node = error_node(failed)
+        if node is not None:
+            return self.reasons(int(verdicts[node]))[0]
+        return self.fit_error_row(verdicts)
 
     def fit_error_row(self, verdicts: np.ndarray) -> str:
         """``FitError.Error()`` of the failing ``verdicts`` of every node (the last few

@@ -19,9 +19,14 @@ are found, and the counts, vary from run to run; kscore_fast gives the determini
 reading of ``parallelism: 1``, whatever the configuration says.
 
 Verdicts are 0 (every filter passes) or ``(k + 1) << 48 | code`` (plugin ``k`` of the
-profile's filter list failed first, with its code). The filter plugins are rows ``fids``
-of the profile's plugin table (:mod:`.abi`): each runs on a block of nodes at a time,
-through its ``FILTER`` entry point (:func:`filter_rows` with its ``filter_node``).
+profile's filter list failed first, with its code). A code with :data:`ERROR_FLAG` set is
+the plugin's ``Error`` status (``RunFilterPlugins`` returns it at once): the node that
+gives it stops the search and the cycle fails with that error (``SendErrorWithCancel``;
+``processedNodes`` counts the nodes before it), except on the nominated node, whose error
+``findNodesThatFitPod`` logs and ignores (the full search follows). The filter plugins
+are rows ``fids`` of the profile's plugin table (:mod:`.abi`): each runs on a block of
+nodes at a time, through its ``FILTER`` entry point (:func:`filter_rows` with its
+``filter_node``).
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ from .abi import FILTER, STATE, call_filter
 #: a filter verdict packs the failing plugin's position in the profile above this shift
 SLOT_SHIFT = 48
 CODE_MASK = (1 << SLOT_SHIFT) - 1
+#: a filter code with this bit: the plugin's ``Error`` status (not ``Unschedulable``)
+ERROR_FLAG = 1 << 46
 #: nodes whose verdicts are computed together (a block of a pod class's verdict row)
 BLOCK = 256
 
@@ -55,7 +62,8 @@ def search_pod(fids, table, reps, cls, nominated, start, num_to_find, n_nodes, m
     (:mod:`kscore_fast.preemption.simulate`).
 
     Returns ``(n_feasible, n_failed, next_start, rej_end)``; ``n_failed`` is
-    ``len(diagnosis.NodeToStatusMap)``.
+    ``len(diagnosis.NodeToStatusMap)``, or ``-1 - node`` when ``node``'s verdict was an
+    ``Error`` (:data:`ERROR_FLAG`; then ``n_feasible`` is 0: the cycle failed with it).
     """
     keep = rej_node.shape[0] > 0
     overridden = override.shape[0] > 0
@@ -71,10 +79,11 @@ def search_pod(fids, table, reps, cls, nominated, start, num_to_find, n_nodes, m
         if v == 0:
             feasible[0] = nominated
             return 1, 0, 0, rej_pos
-        nominated_failed = True
-        n_failed = 1
         start = 0
-        if keep:
+        if (v & ERROR_FLAG) == 0:  # (an Error: logged, not in the diagnosis)
+            nominated_failed = True
+            n_failed = 1
+        if keep and nominated_failed:
             rej_node[rej_pos] = nominated
             rej_code[rej_pos] = v
             rej_pos += 1
@@ -98,6 +107,8 @@ def search_pod(fids, table, reps, cls, nominated, start, num_to_find, n_nodes, m
                     break
                 feasible[found] = node
                 found += 1
+            elif (v & ERROR_FLAG) != 0:  # SendErrorWithCancel: the cycle fails
+                return 0, -1 - node, (start + found + n_failed) % n_nodes, rej_pos
             elif not (nominated_failed and node == nominated):  # already in the map
                 n_failed += 1
                 if keep:
@@ -211,3 +222,9 @@ def unpack(verdict: int) -> tuple[int, int]:
     """``(slot, code)`` of a failing verdict: the plugin's position in the profile's
     filter list and its failure code."""
     return (verdict >> SLOT_SHIFT) - 1, verdict & CODE_MASK
+
+
+def error_node(failed: int) -> int | None:
+    """The node whose ``Error`` failed the cycle, from the search's ``n_failed``
+    (:func:`search_pod`), or None."""
+    return -1 - failed if failed < 0 else None

@@ -29,7 +29,7 @@ from .abi import ASSUME, FILTER, NORMALIZE, REMOVE, SCORE_SERIAL
 from .interface import Chunk
 from .result import ScoreResult, ScoresMode, volume_binding_entries
 from .runtime import Framework, _Run, _Searched
-from .search import unpack
+from .search import error_node, unpack
 from .sharing import normalizes_equal_equally
 
 TIE_BREAKS = ("uniform", "go-rand")
@@ -381,13 +381,17 @@ class _Sequence(_Run):
                 (self.aids, self.table, self.cache))  # fmt: skip
         call(pod, node)
 
-    def fit_failure(self) -> tuple[str, frozenset[str]]:
+    def fit_failure(self) -> tuple[str, frozenset[str] | None]:
         """After a :meth:`step` whose pod fit no node: its ``FitError`` message and the
         filter plugins that rejected a node (``Diagnosis.UnschedulablePlugins``: each
-        node's first failing plugin; every node was examined)."""
+        node's first failing plugin; every node was examined); or a filter's ``Error``
+        and None."""
         one = self.one
         assert one is not None
-        verdicts, counts = np.unique(one.fail_rows[one.fail_row[0]], return_counts=True)
+        row = one.fail_rows[one.fail_row[0]]
+        if error_node(int(one.failed[0])) is not None:  # (not a FitError: no PostFilter)
+            return self.search_error(row, int(one.failed[0])), None
+        verdicts, counts = np.unique(row, return_counts=True)
         kinds = verdicts.tolist()
         slots = {unpack(v)[0] for v in kinds}
         names = frozenset(self.filter_slots[s].name for s in slots)
@@ -404,7 +408,7 @@ class _Sequence(_Run):
             result.hosts[row] = host
             return
         if feasible == 0:
-            error = self.fit_error_row(one.fail_rows[one.fail_row[0]])
+            error = self.search_error(one.fail_rows[one.fail_row[0]], failed)
         elif one.bad_plugin[0] >= 0:
             error = self.invalid_score(int(one.bad_plugin[0]), int(one.bad_value[0]))
         else:

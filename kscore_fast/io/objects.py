@@ -71,6 +71,7 @@ from ..model.storage import (
     BETA_STORAGE_CLASS_ANNOTATION,
     BIND_COMPLETED_ANNOTATION,
     CLAIM_LOST,
+    DEFAULT_CLASS_ANNOTATIONS,
     FILESYSTEM,
     IMMEDIATE,
     SELECTED_NODE_ANNOTATION,
@@ -906,7 +907,7 @@ class ObjectReader(_Fields):
         if kind == CAPACITY_KIND:
             return capacity_record(at[2][1], at[2][2], obj, self._where(*at))
         if kind == "StorageClass":
-            return self._storage_class(obj, at)
+            return self._storage_class(meta, obj, at)
         spec = obj.spec or _NO_SPEC
         try:
             notes = schema.annotations(meta)
@@ -925,8 +926,10 @@ class ObjectReader(_Fields):
             return self._volume(meta, spec, obj.status or _NO_STATUS, labels, cls, at)
         return self._claim(meta, spec, obj.status or _NO_STATUS, notes, cls, at)
 
-    def _storage_class(self, obj: schema.Resource, at: At) -> ClassRecord:
-        """A StorageClass: binding mode (defaulted), provisioner, allowed topologies."""
+    def _storage_class(self, meta: schema.Metadata, obj: schema.Resource, at: At
+                       ) -> ClassRecord:  # fmt: skip
+        """A StorageClass: binding mode (defaulted), provisioner, allowed topologies,
+        whether it is a default class (``IsDefaultAnnotation``)."""
         mode = obj.volume_binding_mode
         if mode is None:  # (SetDefaults_StorageClass)
             mode = IMMEDIATE
@@ -947,7 +950,13 @@ class ObjectReader(_Fields):
                 key = string(ctx, e.get("key"), f"{path}[{j}].key")
                 term.append((key, tuple(string(ctx, v, f"{path}[{j}].values") for v in values)))
             terms.append(tuple(term))
-        return ClassRecord(at[2][2], mode, provisioner or "", tuple(terms))
+        try:
+            notes = schema.annotations(meta) or {}
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            raise self._fail(at, "", ("metadata.annotations", "expected a mapping of strings")
+                             ) from None  # fmt: skip
+        default = any(notes.get(k) == "true" for k in DEFAULT_CLASS_ANNOTATIONS)
+        return ClassRecord(at[2][2], mode, provisioner or "", tuple(terms), default)
 
     def _volume(self, meta: schema.Metadata, spec: schema.Spec, status: schema.Status,
                 labels: dict[str, str], cls: str, at: At) -> VolumeRecord:  # fmt: skip

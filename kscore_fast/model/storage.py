@@ -22,6 +22,9 @@ from .selectors import Selector
 
 #: ``volume.beta.kubernetes.io/storage-class``: read before ``spec.storageClassName``
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
+#: ``IsDefaultAnnotation``: a StorageClass with one of these ``"true"`` is a default one
+DEFAULT_CLASS_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
+                             "storageclass.beta.kubernetes.io/is-default-class")  # fmt: skip
 IMMEDIATE, WAIT_FOR_FIRST_CONSUMER = "Immediate", "WaitForFirstConsumer"
 #: ``pv.kubernetes.io/bind-completed``: the PV controller finished binding the claim
 BIND_COMPLETED_ANNOTATION = "pv.kubernetes.io/bind-completed"
@@ -105,6 +108,8 @@ class ClassRecord(msgspec.Struct, frozen=True, gc=False):
     #: the terms ORed; none: any node)
     provisioner: str = ""
     allowed_topologies: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...] = ()
+    #: an ``is-default-class`` annotation (GA or beta) is ``"true"``
+    default: bool = False
 
 
 class CapacityRecord(msgspec.Struct, frozen=True, gc=False):

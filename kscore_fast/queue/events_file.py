@@ -21,12 +21,14 @@ from ..errors import InputError
 NS = 10**9
 #: op → (its field, whether that is an object, else a name)
 OPS = {"addPod": ("pod", True), "delete": ("pod", False), "addNode": ("node", True),
-       "removeNode": ("node", False)}  # fmt: skip
+       "removeNode": ("node", False), "addCapacity": ("capacity", True),
+       "updateCapacity": ("capacity", True), "deleteCapacity": ("capacity", False)}  # fmt: skip
 
 
 @dataclass(frozen=True)
 class TimedEvent:
-    """One event: its time in ns, its op, and its object (addPod, addNode) or name."""
+    """One event: its time in ns, its op, and its object (addPod, addNode, addCapacity,
+    updateCapacity) or name."""
 
     time_ns: int
     op: str

@@ -25,10 +25,15 @@ from .. import params
 from ..errors import InputError
 from ..framework.cluster_events import (
     ASSIGNED_POD_DELETE,
+    CAPACITY_ADD,
+    CAPACITY_DELETE,
+    CAPACITY_UPDATE,
     NODE_ADD,
     PV_ADD,
     PV_UPDATE,
+    PVC_ADD,
     PVC_UPDATE,
+    ClusterEvent,
     event_map,
     handled,
 )
@@ -90,7 +95,9 @@ class TimedSimulator:
         self._attempts: list[tuple[Any, ...]] = []
         self._later = set(later)
         self._ops = {"addPod": self._addPod, "delete": self._delete, "addNode": self._addNode,
-                     "removeNode": self._removeNode}  # fmt: skip
+                     "removeNode": self._removeNode, "addCapacity": self._addCapacity,
+                     "updateCapacity": self._updateCapacity,
+                     "deleteCapacity": self._deleteCapacity}  # fmt: skip
         #: per pod that entered the queue: [arrival ns, attempts, bound ns, host, state]
         self._story: dict[str, list[Any]] = {}
         #: the cluster over time: a row (:data:`TIMELINE`) after each event and attempt
@@ -281,14 +288,47 @@ class TimedSimulator:
         key = object_key(obj)
         if spec.get("nodeName") or key not in self._later:
             key = self.sim._add_pod(obj)
+            created = self.sim._claims_created
             record = self.sim._cache.existing.get(key)
             if record is not None:  # a bound pod: the informer's add
                 self._count(key, record, 1)
                 self._assigned(record)
+                self._claims_added(created)
                 return
+        else:  # (loaded with the cluster: it arrives now, its claims are made now)
+            claims = self.sim._controller_claims(obj, self.sim._cache.pending[key])
+            self.sim._add_claims(claims)
+            created = len(claims)
         self._later.discard(key)
         if key not in self.sim._refused:
             self._enqueue(key)
+        self._claims_added(created)
+
+    def _claims_added(self, created: int) -> None:
+        """The ephemeral volume controller created ``created`` claims for the pod just
+        added (after the pod's own event): ``PvcAdd``, once (the same event again moves
+        no other pod)."""
+        if created:
+            self._storage_event(PVC_ADD)
+
+    def _storage_event(self, event: ClusterEvent) -> None:
+        """A storage object's event: the informer's handler (registered when some
+        plugin registered for its action, ``addAllEventHandlers``) moves the pods it may
+        help (``MoveAllToActiveOrBackoffQueue``)."""
+        if handled(event, self.queue.events):
+            self.queue.move_all(event)
+
+    def _addCapacity(self, obj: dict[str, Any]) -> None:
+        self.sim._add_capacity(obj)
+        self._storage_event(CAPACITY_ADD)
+
+    def _updateCapacity(self, obj: dict[str, Any]) -> None:
+        self.sim._update_capacity(obj)
+        self._storage_event(CAPACITY_UPDATE)
+
+    def _deleteCapacity(self, key: str) -> None:
+        self.sim._delete_capacity(key)
+        self._storage_event(CAPACITY_DELETE)
 
     def _delete(self, key: str) -> None:
         if key in self._later:

@@ -51,7 +51,7 @@ OPS = ("schedule", "delete", "addNode", "removeNode", "flap", "addPod", "podOnAb
 WEIGHTS = {"schedule": 6, "delete": 2, "addNode": 1.5, "removeNode": 1.2, "flap": 0.4,
            "addPod": 1.5}  # fmt: skip
 #: the keys of an op goref reads (``bind`` says how kscore's side schedules)
-GOREF_KEYS = ("op", "pod", "node")
+GOREF_KEYS = ("op", "pod", "node", "capacity")
 BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
 BETA_REGION = "failure-domain.beta.kubernetes.io/region"
 

@@ -6,7 +6,8 @@ with their own claims, which the volume limits count. Under the VolumeBinding pr
 pods with the claims ``--expand-workloads`` makes) and the whole default profile (the
 CSI and in-tree limits counting ephemeral claims): in ``score`` every verdict count,
 FitError text and score; in whole ``simulate`` runs with Go's tie-breaks the same, every
-host and ``volumeBindings``; the timed queue (``replay``) attempt by attempt.
+host and ``volumeBindings``; the timed queue (``replay``) attempt by attempt. And pods
+on nodes whose ephemeral volume's claim another owns (Go's Filter ``Error`` status).
 ``KSCORE_DIFF_EPHEMERAL_SCENARIOS`` (default 30) scenarios each; ``-m slow``: 2,000
 more of each mode, larger.
 """
@@ -65,6 +66,52 @@ def test_the_timed_queue_equals_go(tmp_path, seed):
     assert not diffs, f"ephemeral queue scenario {seed}:\n" + "\n".join(diffs[:20])
 
 
+FOREIGN_SEEDS = 3_700_000
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS))
+@pytest.mark.parametrize("mode", ["score", "simulate"])
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_foreign_claims_on_nodes_equal_go(tmp_path, kind, mode, seed):
+    """Pods on nodes whose ephemeral volume's claim another owns: Go's Filter ``Error``
+    status (the cycle fails with it where the search meets it), texts and hosts alike."""
+    make, config = KINDS[kind]
+    seed += FOREIGN_SEEDS
+    diffs = differences(tmp_path, seed, mode, make(seed, p_foreign_bound=0.3), config)
+    assert not diffs, f"foreign claims {kind} {mode} {seed}:\n" + "\n".join(diffs[:20])
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS // 2))
+def test_the_timed_queue_with_foreign_claims_equals_go(tmp_path, seed):
+    """The disk scenarios with foreign claims on nodes queued at once: the cycles that
+    fail with the Filter's error are retried as Go retries them."""
+    seed += FOREIGN_SEEDS + 50_000
+    path, config = tmp_path / "scenario.json", tmp_path / "config.yaml"
+    items = ephemeral_disk_scenario(seed, p_foreign_bound=0.3)
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    config.write_text(yaml.safe_dump(DISK_CONFIG))
+    diffs = queued_at_once(path, config, seed)
+    assert not diffs, f"foreign claims queue scenario {seed}:\n" + "\n".join(diffs[:20])
+
+
+def test_the_foreign_claim_scenarios_meet_the_error(tmp_path):
+    """Over the first disk scenarios with foreign claims on nodes, some cycles fail with
+    the error of a pod on a node (not the pending pod's own claim), in score and simulate."""
+    from kscore_fast.api import load_cluster, score, simulate
+
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(DISK_CONFIG))
+    seen = set()
+    for seed in range(FOREIGN_SEEDS, FOREIGN_SEEDS + 12):
+        objs = ephemeral_disk_scenario(seed, p_foreign_bound=0.3)
+        for run in (score, simulate):
+            for r in run(load_cluster(objects=objs), config=config).to_dict()["results"]:
+                error = r["error"] or ""
+                if "filter plugin: PVC" in error and f"for pod {r['pod']} " not in error:
+                    seen.add(run.__name__)
+    assert seen == {"score", "simulate"}, seen
+
+
 def test_the_scenarios_cover_every_case(tmp_path):
     """Over the first scenarios: pods with ephemeral volumes are bound (their claims
     matched and provisioned), and others fail for an absent or a foreign claim."""
@@ -95,3 +142,13 @@ def test_many_more_ephemeral_scenarios(tmp_path, kind, mode, seed):
     base = SCORE_SEEDS if mode == "score" else SIMULATE_SEEDS
     sizes = BINDING_SLOW if kind == "binding" else DISK_SLOW
     _check(tmp_path, kind, base + 50_000 + seed, mode, **sizes)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(2_000))
+@pytest.mark.parametrize("mode", ["score", "simulate"])
+def test_many_more_foreign_claim_scenarios(tmp_path, mode, seed):
+    seed += FOREIGN_SEEDS + 100_000
+    objs = ephemeral_disk_scenario(seed, p_foreign_bound=0.3, **DISK_SLOW)
+    diffs = differences(tmp_path, seed, mode, objs, DISK_CONFIG)
+    assert not diffs, f"foreign claims {mode} {seed}:\n" + "\n".join(diffs[:20])

@@ -8,7 +8,9 @@ event scripts (``simulate --events``) that delete bound pods, add them again pen
 schedule them again: a pod whose claims were bound by an earlier pod's cycle must follow
 their volumes (a provisioned volume's zone, a local volume's host). kscore's side runs the
 script call by call (``Simulator.schedule_one``, ``delete``, ``add_pod``) and again with
-each run of schedule and delete ops in one ``Simulator.replay``.
+each run of schedule and delete ops in one ``Simulator.replay``. The same with a
+StatefulSet of a migrated in-tree provisioner's class (:func:`in_tree_completion_scenario`:
+its claims provisioned through the CSI driver and translated back to in-tree volumes).
 Odd seeds run the whole default profile (the volume limits count the completed
 bindings' volumes), even ones without the limits and VolumeRestrictions.
 ``KSCORE_DIFF_VOLUME_SCENARIOS`` (default 40) scenarios each; ``-m slow``: 2,000 more each,
@@ -21,6 +23,7 @@ import copy
 import json
 import os
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -32,7 +35,7 @@ from kscore_fast.simulator import Simulator
 
 from ..goref import goref_missing
 from ..scenarios_volume_binding import VOLUME_BINDING_CONFIG
-from ..scenarios_volume_completion import completion_scenario
+from ..scenarios_volume_completion import completion_scenario, in_tree_completion_scenario
 from .events import replay_batched, run_goref_events
 from .storage_runs import differences
 
@@ -42,7 +45,7 @@ pytestmark = [
 ]
 
 N_SCENARIOS = int(os.environ.get("KSCORE_DIFF_VOLUME_SCENARIOS", 40))
-SIMULATE_SEEDS, EVENT_SEEDS = 3_600_000, 3_700_000
+SIMULATE_SEEDS, EVENT_SEEDS, IN_TREE_SEEDS = 3_600_000, 3_700_000, 3_800_000
 SLOW = {"max_nodes": 30, "max_pending": 20}
 #: the whole default profile (the volume limits and VolumeRestrictions on): odd seeds
 DEFAULT = {"apiVersion": "kubescheduler.config.k8s.io/v1beta3",
@@ -53,11 +56,12 @@ def _config(seed: int) -> dict[str, Any]:
     return DEFAULT if seed % 2 else VOLUME_BINDING_CONFIG
 
 
+Scenario = Callable[..., list[dict[str, Any]]]
 FIELDS = ("pod", "host", "error", "feasibleNodes", "volumeBindings")
 
 
-def _simulate(tmp_path, seed: int, **sizes: int) -> None:
-    objs = completion_scenario(seed, **sizes)
+def _simulate(tmp_path, seed: int, make: Scenario = completion_scenario, **sizes: int) -> None:
+    objs = make(seed, **sizes)
     diffs = differences(tmp_path, seed, "simulate", objs, _config(seed))
     assert not diffs, f"completion simulate {seed}:\n" + "\n".join(diffs[:20])
 
@@ -115,8 +119,8 @@ def _lines(ours: list[dict[str, Any]], go: list[dict[str, Any]], what: str) -> l
     return out
 
 
-def _events(tmp_path, seed: int, **sizes: int) -> None:
-    objs = completion_scenario(seed, **sizes)
+def _events(tmp_path, seed: int, make: Scenario = completion_scenario, **sizes: int) -> None:
+    objs = make(seed, **sizes)
     cluster, config = tmp_path / f"cluster-{seed}.json", tmp_path / "config.yaml"
     cluster.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
     config.write_text(yaml.safe_dump(_config(seed)))
@@ -141,6 +145,41 @@ def test_completed_bindings_simulate_as_go(tmp_path, seed):
 @pytest.mark.parametrize("seed", range(N_SCENARIOS))
 def test_recreated_pods_follow_their_volumes_as_in_go(tmp_path, seed):
     _events(tmp_path, EVENT_SEEDS + seed)
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS))
+def test_in_tree_provisioning_simulates_as_go(tmp_path, seed):
+    """Claims of a migrated in-tree provisioner's class provisioned through its CSI
+    driver and translated back (goref: csi-translation-lib's TranslateCSIPVToInTree)."""
+    _simulate(tmp_path, IN_TREE_SEEDS + seed, in_tree_completion_scenario)
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS))
+def test_recreated_pods_follow_their_in_tree_volumes_as_in_go(tmp_path, seed):
+    _events(tmp_path, IN_TREE_SEEDS + 100_000 + seed, in_tree_completion_scenario)
+
+
+def test_in_tree_scenarios_provision_and_follow(tmp_path):
+    """Over the first in-tree scenarios, the set's claims are provisioned (a volume
+    named)."""
+    from kscore_fast.api import simulate
+
+    config = tmp_path / "config.yaml"
+    provisioned = 0
+    for seed in range(IN_TREE_SEEDS, IN_TREE_SEEDS + 6):
+        config.write_text(yaml.safe_dump(_config(seed)))
+        objs = in_tree_completion_scenario(seed)
+        for r in simulate(load_cluster(objects=objs), config=config).to_dict()["results"]:
+            provisioned += sum(b["provisioned"] and b["volume"] is not None
+                               and b["claim"].startswith("vol")
+                               for b in r.get("volumeBindings") or ())  # fmt: skip
+    assert provisioned > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(2_000))
+def test_many_more_in_tree_provisioning_runs(tmp_path, seed):
+    _simulate(tmp_path, IN_TREE_SEEDS + 50_000 + seed, in_tree_completion_scenario, **SLOW)
 
 
 @pytest.mark.slow

@@ -121,3 +121,19 @@ def check_scenario(family: str, seed: int, tmp: Path, span: int = 300,
                         until=None if until is None else float(until))  # fmt: skip
     go = run_goref(cluster, config, events, seed, until)
     return differences(ours.to_dict(), go)
+
+
+def raised_events(monkeypatch) -> list[str]:
+    """The labels of the events the timed queue's ``move_all`` gets from now on (in the
+    list returned, filled as they come)."""
+    from kscore_fast.queue import timed as timed_queue
+
+    raised: list[str] = []
+    move_all = timed_queue.PriorityQueue.move_all
+
+    def spy(self, event, pre_check=None):
+        raised.append(event.label)
+        return move_all(self, event, pre_check)
+
+    monkeypatch.setattr(timed_queue.PriorityQueue, "move_all", spy)
+    return raised

@@ -189,6 +189,10 @@ def check_case(case: Case, *, explain: bool, block: int, chunks: list[int], memo
     )
     assert len(got) == len(want)
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        if w.error is not None:  # (an Error status failed the cycle: no diagnosis read)
+            assert (g.feasible, search.error_node(g.failed)) == ([], w.error), i
+            continue
+        assert search.error_node(g.failed) is None, i
         assert g.feasible == w.feasible, i
         assert g.failed == len(w.diagnosis), i
         assert counts(g) == (w.evaluated_nodes, w.feasible_nodes), i
@@ -214,7 +218,11 @@ def random_row(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
         m = {"k": k, "k+1": k + 1, "few": int(rng.integers(1, 4))}[kind]
         passing = np.zeros(n, np.bool_)
         passing[rng.permutation(n)[: min(m, n)]] = True
-    return np.where(passing, 0, fails).astype(np.int64)
+    row = np.where(passing, 0, fails).astype(np.int64)
+    if rng.random() < 0.2:  # a few nodes whose filter returns an Error status
+        at = rng.permutation(n)[: int(rng.integers(1, 3))]
+        row[at] = fails[at] | search.ERROR_FLAG
+    return row
 
 
 def random_nominated(rng: np.random.Generator, row: np.ndarray) -> int:

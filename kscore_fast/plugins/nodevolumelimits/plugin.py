@@ -16,13 +16,14 @@ import numpy as np
 
 from ...errors import UnsupportedError
 from ...framework.cluster_events import ADD, CSI_NODE, DELETE, NODE, POD, events
+from ...framework.search import ERROR_FLAG
 from ...model.disks import CSINodeRecord
 from ...model.objects import PodRecord
 from ...model.rows import unique_rows
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper import counter_table as table
 from ..helper.base import NoArgs
-from ..helper.ephemeral import volume_is_for_pod
+from ..helper.ephemeral import foreign_claim, volume_is_for_pod
 from ..helper.texts import text_at, text_table
 from . import kernels
 from .kernels import EXCEEDED
@@ -61,15 +62,19 @@ class _Limits(NoArgs):
         return batch.prepared(self.name, snapshot, lambda: _Builder(self, snapshot, batch).state())
 
     def own_state(self, state: tuple) -> tuple:
-        """Copies of the counts ``assume`` changes."""
-        return (*state[:5], *(a.copy() for a in state[5:9]), *state[9:15], state[15].copy())
+        """Copies of the counts ``assume`` changes (``bad`` only when some batch pod's
+        binding changes it)."""
+        bad = state[16].copy() if state[17].any() else state[16]
+        return (*state[:5], *(a.copy() for a in state[5:9]), *state[9:15], state[15].copy(),
+                bad, state[17])  # fmt: skip
 
     def empty_state(self) -> tuple:
         z = np.zeros(0, np.int64)
         return (z, np.zeros(0, np.bool_), np.zeros(1, np.int64), z, z, *table.new_table(0),
                 np.zeros((0, 0), np.int32),
                 np.zeros((0, 0), np.int64), z, np.array([0, 1], np.int64),
-                np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.uint8), z)  # fmt: skip
+                np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.uint8), z,
+                np.zeros((0, 4), np.int64), z)  # fmt: skip
 
     def filter_ignores_pods(self, state: tuple) -> np.ndarray:
         """The pods with a lookup error (the same verdict everywhere) or no volume to
@@ -85,10 +90,10 @@ class _Limits(NoArgs):
     def reasons(self, state: tuple, code: int) -> list[str]:
         if code == EXCEEDED:
             return [ERR_REASON_MAX_VOLUME_COUNT]
-        return [text_at(state[13], state[14], code - EXCEEDED - 1)]
+        return [text_at(state[13], state[14], (code & ~ERROR_FLAG) - EXCEEDED - 1)]
 
     def unresolvable(self, state: tuple, code: int) -> bool:
-        """The count is ``Unschedulable``; a lookup error is no node's fault."""
+        """The count is ``Unschedulable`` (the errors fail the cycle: no node's status)."""
         return code != EXCEEDED
 
 
@@ -198,8 +203,8 @@ class _Builder:
         group = np.zeros(len(pods), dtype=np.int64)
         for p, pod in enumerate(pods):
             error = self._lookup_error(pod) if pod.claims else None
-            if error is not None:
-                code[p] = EXCEEDED + 1 + errors.setdefault(error, len(errors))
+            if error is not None:  # (Go's Error status: the cycle fails with it)
+                code[p] = ERROR_FLAG | (EXCEEDED + 1 + errors.setdefault(error, len(errors)))
             try:  # (a pod with an error fits nowhere: its volumes count if it is bound)
                 per_class = [self._ids(pod, c) if pod.claims or pod.disks else [] for c in reps]
             except ClaimError:  # (an ephemeral volume's claim another owns)
@@ -209,11 +214,14 @@ class _Builder:
                 ptr.append(len(ent))
             group[p] = rows.setdefault((int(code[p]), *map(tuple, per_class)), len(rows))
         ent_ptr, ent_vol = np.array(ptr, np.int64), np.array(ent, np.int64).reshape(-1)
-        ref, count, holders = self._bound(node_class, reps, len(ent_vol))
+        ref, count, holders, bad = self._bound(node_class, reps, len(ent_vol), errors)
+        pod_bad = self._pod_errors(errors)
+        if self.spec is None and (bad[:, 0].any() or pod_bad.any()):
+            self._with_limits(bad)
         meta = np.array([int(self.spec is None), n_classes], np.int64)
         return (node_class, self._skip(), ent_ptr, ent_vol,
                 np.array(self.vol_key, np.int64).reshape(-1), *ref, count, self._limits(),
-                code, meta, group, *text_table(list(errors)), holders)  # fmt: skip
+                code, meta, group, *text_table(list(errors)), holders, bad, pod_bad)  # fmt: skip
 
     def _nothing(self) -> tuple:
         """The state when no pending pod has a volume the filter counts: it passes all.
@@ -223,7 +231,7 @@ class _Builder:
         nodes = self.snapshot.kept((self.name, "nothing"), len(self.keys), self._no_volumes)
         zeros = np.zeros(b, np.int64)
         return (*nodes[:2], np.zeros(b + 1, np.int64), *nodes[2:9], zeros, nodes[9],
-                zeros.copy(), *nodes[10:])  # fmt: skip
+                zeros.copy(), *nodes[10:], zeros.copy())  # fmt: skip
 
     def _no_volumes(self) -> tuple:
         """The parts of :meth:`_nothing` that depend on the nodes only."""
@@ -232,19 +240,25 @@ class _Builder:
         return (np.zeros(n, np.int64), np.zeros(n, np.bool_), np.zeros(0, np.int64),
                 np.zeros(0, np.int64), *table.new_table(0),
                 np.zeros((n, len(self.keys)), np.int32), self._limits(), meta,
-                *text_table([]), np.zeros(0, np.int64))  # fmt: skip
+                *text_table([]), np.zeros(0, np.int64), np.zeros((n, 4), np.int64))  # fmt: skip
 
-    def _bound(self, node_class: np.ndarray, reps: list[CSINodeRecord | None], pending: int
-               ) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray]:  # fmt: skip
+    def _bound(self, node_class: np.ndarray, reps: list[CSINodeRecord | None], pending: int,
+               errors: dict[str, int]) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray,
+                                                 np.ndarray]:  # fmt: skip
         """``ref`` (a sparse table sized for the bound pods' volumes and ``pending`` more
         entries), ``count`` and ``holders`` of the bound pods (none when no pending pod
-        counts)."""
+        counts), and ``bad`` (the kernels' docstring; its texts join ``errors``)."""
         nodes: list[int] = []
         held: list[int] = []
+        bad = np.zeros((self.snapshot.n_nodes, 4), np.int64)
         if len(self.vols):
             for pod, node in zip(self.snapshot.pods, self.snapshot.pod_node.tolist(), strict=True):
                 if pod.claims or pod.disks:
-                    ids = self._bound_ids(pod, reps[node_class[node]])
+                    try:
+                        ids = self._ids(pod, reps[node_class[node]])
+                    except ClaimError as e:  # (Go's Filter error on that node)
+                        self._held_error(bad, node, pod, self._code(errors, e))
+                        continue
                     nodes += [node] * len(ids)
                     held += ids
         n_vols = len(self.vols)
@@ -256,19 +270,41 @@ class _Builder:
         vol_key = np.array(self.vol_key, np.int64).reshape(-1)
         np.add.at(count, (keys // max(n_vols, 1), vol_key[keys % max(n_vols, 1)]), 1)
         holders = np.bincount(keys % max(n_vols, 1), minlength=n_vols).astype(np.int64)
-        return ref, count, holders
+        return ref, count, holders, bad
 
-    def _bound_ids(self, pod: PodRecord, csi_node: CSINodeRecord | None) -> list[int]:
-        """:meth:`_ids` of a pod on a node; one whose ephemeral volume's claim another
-        owns (Go's Filter fails with an ``Error`` status on that node, the scheduling
-        cycle with it, when a pod with volumes to count is tried there) is refused."""
-        try:
-            return self._ids(pod, csi_node)
-        except ClaimError as e:
+    def _code(self, errors: dict[str, int], e: ClaimError) -> int:
+        """The failure code of a pod on a node's ownership error (its text interned)."""
+        return EXCEEDED + 1 + errors.setdefault(OWNER_ERROR.format(self.name, e.args[0]),
+                                                len(errors))  # fmt: skip
+
+    def _held_error(self, bad: np.ndarray, node: int, pod: PodRecord, code: int) -> None:
+        """Bound pod ``pod``'s error recorded on its node (``NodeInfo.Pods`` order: the
+        snapshot's); three or more such pods on one node are refused (which is first
+        after a deletion depends on the order ``RemovePod`` leaves)."""
+        n = int(bad[node, 0])
+        if n == 2:
             raise UnsupportedError(
-                f"{self.name}: pod {pod.namespace}/{pod.name} on node {pod.node_name}: "
-                f"{e.args[0]} (Go's Filter error on that node): not simulated by kscore_fast"
-            ) from None
+                f"{self.name}: node {pod.node_name} holds three or more pods whose ephemeral "
+                f"volume's claim another owns (pod {pod.namespace}/{pod.name}): not simulated "
+                "by kscore_fast"
+            )
+        bad[node, 1 + n] = code
+        bad[node, 0] = n + 1
+
+    def _with_limits(self, bad: np.ndarray) -> None:
+        """``bad[:, 3]``: ``getVolumeLimits`` gives the node some limit (CSI)."""
+        csi_nodes = self.storage.csi_nodes
+        for n, node in enumerate(self.snapshot.nodes):
+            bad[n, 3] = bool(volume_limits(node, csi_nodes.get(node.name)))
+
+    def _pod_errors(self, errors: dict[str, int]) -> np.ndarray:
+        """int64[B]: each batch pod's error code as a pod on a node (0: none)."""
+        out = np.zeros(len(self.batch), np.int64)
+        for p, pod in enumerate(self.batch.pods):
+            if pod.ephemeral and (error := foreign_claim(pod, self.storage.claims)) is not None:
+                out[p] = EXCEEDED + 1 + errors.setdefault(OWNER_ERROR.format(self.name, error),
+                                                          len(errors))  # fmt: skip
+        return out
 
     def _skip(self) -> np.ndarray:
         """bool[N]: the node's CSINode says the non-CSI filter's plugin is migrated."""

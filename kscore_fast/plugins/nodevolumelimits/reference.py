@@ -15,10 +15,10 @@ an error for a pending pod and for a pod on the node alike.
 
 Failures are ``Unschedulable``. A pending pod whose claim is absent, or whose ephemeral
 volume's claim is not its own, makes Go's Filter return an ``Error`` status (the
-scheduling cycle fails with it); kscore_fast gives that pod the error's text as its
-reason on every node instead (:data:`LOOKUP_ERROR`, :data:`OWNER_ERROR`). A pod on the
-node whose ephemeral volume's claim is not its own makes Go's Filter fail on that node
-only (here :class:`ClaimError` too; the plugin refuses it).
+scheduling cycle fails with it: :data:`LOOKUP_ERROR`, :data:`OWNER_ERROR`); so does a
+pod on the node whose ephemeral volume's claim is not its own, once the pending pod has
+volumes to count there (and, CSI, the node some limit): the first such pod of the
+node's. :func:`filter` returns those texts as :class:`ErrorStatus`.
 """
 
 from __future__ import annotations
@@ -86,6 +86,10 @@ EBS = NonCSI("EBSLimits", AWS_EBS, "attachable-volumes-aws-ebs", 39)
 GCE = NonCSI("GCEPDLimits", GCE_PD, "attachable-volumes-gce-pd", 16)
 AZURE = NonCSI("AzureDiskLimits", AZURE_DISK, "attachable-volumes-azure-disk", 16)
 CINDER_LIMITS = NonCSI("CinderLimits", CINDER, "attachable-volumes-cinder", 256)
+
+
+class ErrorStatus(str):
+    """A Filter's ``Error`` status, by its text (``RunFilterPlugins``' wrapping)."""
 
 
 class ClaimError(Exception):
@@ -228,9 +232,9 @@ def filter(name: str, pod: PodRecord, node: NodeRecord, node_pods: Iterable[PodR
         return non_csi_filter(NON_CSI[name], pod, node, node_pods, storage)
     except LookupFailed as missing:
         claim = missing.args[0]
-        return LOOKUP_ERROR.format(name, pod.namespace, claim, claim)
+        return ErrorStatus(LOOKUP_ERROR.format(name, pod.namespace, claim, claim))
     except ClaimError as foreign:
-        return OWNER_ERROR.format(name, foreign.args[0])
+        return ErrorStatus(OWNER_ERROR.format(name, foreign.args[0]))
 
 
 NON_CSI = {s.name: s for s in (EBS, GCE, AZURE, CINDER_LIMITS)}

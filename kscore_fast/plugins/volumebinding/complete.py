@@ -19,10 +19,14 @@ kscore_fast models these as a cluster whose controllers keep up:
   affinity, as a driver without topology gives none). A node that lacks a label of those
   keys makes the provisioner fail (the claim's selected node is reset and the pod tried
   again): refused, not simulated.
-* a provisioning through an in-tree provisioner (``kubernetes.io/...``): not completed;
-  under v1.23's CSI migration (GCE PD, EBS, Azure Disk, Cinder on by default) the PV
-  controller hands it to the migrated CSI driver's external provisioner, which translates
-  the volume back to an in-tree source with zone labels: not modelled. The claim stays
+* a provisioning through an in-tree provisioner whose CSI migration is on (GCE PD, EBS,
+  Azure Disk, Cinder under v1.23's default gates): the PV controller hands it to the
+  migrated CSI driver's external provisioner, which creates the CSI volume as above (the
+  driver's topology keys in the node's CSINode) and translates it back to the in-tree
+  source, zone label and node affinity (:mod:`.intree`); a translation that fails is
+  refused, not simulated;
+* a provisioning through another in-tree provisioner (``kubernetes.io/...``): not
+  completed (the PV controller's own plugins call a cloud: not modelled). The claim stays
   pending with its selected node (as in a cluster where that provisioner is not running),
   and later pods of it must land on that node.
 
@@ -40,6 +44,7 @@ import msgspec
 from ...errors import UnsupportedError
 from ...model.objects import NodeSelectorRequirement, NodeSelectorTerm, object_uid
 from ...model.storage import ClaimRecord, Storage, VolumeRecord
+from .intree import ProvisioningError, csi_handle, migrated_driver, to_in_tree
 
 #: the provisioners of the in-tree volume plugins (their claims are not provisioned)
 IN_TREE_PREFIX = "kubernetes.io/"
@@ -52,8 +57,9 @@ def claim_uid(claim: ClaimRecord) -> str:
 
 
 def provisions(provisioner: str) -> bool:
-    """A provisioning through ``provisioner`` completes (a CSI driver's)."""
-    return not provisioner.startswith(IN_TREE_PREFIX)
+    """A provisioning through ``provisioner`` completes (a CSI driver's, or a migrated
+    in-tree plugin's)."""
+    return not provisioner.startswith(IN_TREE_PREFIX) or migrated_driver(provisioner) is not None
 
 
 def complete(storage: Storage, namespace: str, decided: Sequence[tuple[str, str | None]],
@@ -91,13 +97,28 @@ def complete(storage: Storage, namespace: str, decided: Sequence[tuple[str, str 
 def provisioned_volume(claim: ClaimRecord, uid: str, provisioner: str, storage: Storage,
                        node: str, labels: Mapping[str, str]) -> VolumeRecord:  # fmt: skip
     """The volume an external provisioner creates for ``claim`` (uid ``uid``) selected for
-    ``node`` (of ``labels``)."""
+    ``node`` (of ``labels``); a migrated in-tree plugin's, translated back."""
     name = f"pvc-{uid}"
-    return VolumeRecord(
-        name, {}, None, provisioner, name, _topology(claim, provisioner, storage, node, labels),
-        claim.class_name, claim.request, claim.access_modes, claim.volume_mode,
-        (claim.namespace, claim.name, uid), available=False,
+    driver = migrated_driver(provisioner) or provisioner
+    terms = _topology(claim, driver, storage, node, labels)
+    made = VolumeRecord(
+        name, {}, None, driver, name, terms, claim.class_name, claim.request,
+        claim.access_modes, claim.volume_mode, (claim.namespace, claim.name, uid),
+        available=False,
     )  # fmt: skip
+    if driver == provisioner:
+        return made
+    handle = csi_handle(provisioner, name)
+    try:
+        disk, tree_labels, tree_terms = to_in_tree(provisioner, handle, terms)
+    except ProvisioningError as e:
+        raise UnsupportedError(
+            f"VolumeBinding: claim {claim.namespace}/{claim.name} provisioned by {driver} "
+            f"for {provisioner} on node {node}: failed to translate topology: {e} (the "
+            "provisioner deletes the volume and fails): not simulated by kscore_fast"
+        ) from None
+    return msgspec.structs.replace(made, labels=tree_labels, disk=disk, csi_driver="",
+                                   csi_handle="", node_affinity=tree_terms)  # fmt: skip
 
 
 def _topology(claim: ClaimRecord, provisioner: str, storage: Storage, node: str,

@@ -38,6 +38,7 @@ import numpy as np
 from ...framework.cluster_events import (
     ADD,
     CSI_NODE,
+    CSI_STORAGE_CAPACITY,
     NODE,
     PV,
     PVC,
@@ -68,7 +69,7 @@ _EVENTS = events(
     (NODE, ADD | UPDATE),
     (CSI_NODE, ADD | UPDATE),
     ("CSIDriver", ADD | UPDATE),
-    ("CSIStorageCapacity", ADD | UPDATE),
+    (CSI_STORAGE_CAPACITY, ADD | UPDATE),
 )
 
 

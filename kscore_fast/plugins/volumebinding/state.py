@@ -422,17 +422,22 @@ def completed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch, pod:
     provisioned = [m if v is None else None for (_, v), m in zip(decided, made, strict=True)]
     index = _claim_readers(batch)
     readers = [index.get((namespace, c), ()) for c, _ in decided]
-    views = any(v is not None and not _counted_alike(base, namespace, c, v) for c, v in decided)
+    views = any(not _counted_alike(base, storage, namespace, c, v) for c, v in decided)
     return Completed(storage, volume_binding_entries(decided, node, provisioned),
                      np.fromiter(itertools.chain(*readers), np.int64), views)  # fmt: skip
 
 
-def _counted_alike(storage: Storage, namespace: str, claim_name: str, volume_name: str) -> bool:
-    """The volume limits count the claim bound to the volume as they counted it unbound:
-    a CSI volume of the driver that the claim's class names as provisioner, not an
-    in-tree one (the CSI limit counts one volume of that driver either way, the in-tree
-    limits neither)."""
-    claim, volume = storage.claims[(namespace, claim_name)], storage.volumes[volume_name]
+def _counted_alike(storage: Storage, after: Storage, namespace: str, claim_name: str,
+                   volume_name: str | None) -> bool:  # fmt: skip
+    """The volume limits count the claim bound to the volume (None: the one provisioned
+    for it, in ``after``) as they counted it unbound: a CSI volume of the driver that the
+    claim's class names as provisioner, not an in-tree one (the CSI limit counts one
+    volume of that driver either way, the in-tree limits neither)."""
+    claim = storage.claims[(namespace, claim_name)]
+    if volume_name is None:  # (provisioned: a migrated in-tree plugin's has its disk id)
+        made = after.claims[(namespace, claim_name)].volume_name
+        return not made or after.volumes[made].disk is None
+    volume = storage.volumes[volume_name]
     cls = storage.classes.get(claim.class_name)
     return (cls is not None and volume.disk is None and volume.csi_driver != ""
             and volume.csi_driver == cls.provisioner

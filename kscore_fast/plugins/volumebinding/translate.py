@@ -68,7 +68,7 @@ def topology_to_csi(volume: VolumeRecord, key: str) -> Terms:
     terms, labels = volume.node_affinity, volume.labels
     zone_key = _zone_key(terms, labels)
     if _values(terms, zone_key):
-        terms = _renamed(terms, zone_key, key)
+        terms = renamed(terms, zone_key, key)
     elif zone_key in labels:
         zones = sorted({z.strip() for z in labels[zone_key].split("__")} - {""})
         if zones:
@@ -76,7 +76,7 @@ def topology_to_csi(volume: VolumeRecord, key: str) -> Terms:
             terms = tuple(replace(t, match_expressions=(*t.match_expressions, added))
                           for t in terms or (NodeSelectorTerm(),))  # fmt: skip
     if zone_key == BETA_ZONE and _values(terms, BETA_REGION):
-        terms = _renamed(terms, BETA_REGION, REGION)
+        terms = renamed(terms, BETA_REGION, REGION)
     return terms
 
 
@@ -94,7 +94,7 @@ def _values(terms: Terms, key: str) -> bool:
     return any(r.key == key and r.values for t in terms or () for r in t.match_expressions)
 
 
-def _renamed(terms: Terms, old: str, new: str) -> Terms:
+def renamed(terms: Terms, old: str, new: str) -> Terms:
     """``replaceTopology``: every expression of key ``old`` gets key ``new``."""
     if not terms:
         return terms

@@ -8,10 +8,11 @@ import dataclasses
 import json
 
 import msgspec
+import numpy as np
 import pytest
 
 from kscore_fast.api import load_cluster
-from kscore_fast.errors import UnsupportedError
+from kscore_fast.framework.search import ERROR_FLAG
 from kscore_fast.model.disks import (
     AWS_EBS,
     AZURE_DISK,
@@ -33,7 +34,7 @@ from kscore_fast.plugins.nodevolumelimits import (
 from kscore_fast.plugins.nodevolumelimits.reference import ERR_REASON_MAX_VOLUME_COUNT
 from kscore_fast.plugins.nodevolumelimits.translate import translated
 
-from ...scenarios_ephemeral import ephemeral_disk_scenario
+from ...scenarios_ephemeral import ephemeral_disk_scenario, foreign_disk_scenario
 from ..disk_checks import check_against_reference
 
 PLUGINS = [NodeVolumeLimits, EBSLimits, GCEPDLimits, AzureDiskLimits]
@@ -193,9 +194,17 @@ def test_a_pvc_volume_of_an_ephemeral_claims_name_is_not_checked():
     assert reference.csi_filter(_pod(claims=["p-e"]), _node("n"), [], storage) is None
 
 
-def test_a_foreign_claim_on_a_node_is_refused(tmp_path):
-    """A pod on a node whose ephemeral volume's claim another owns (Go's Filter error on
-    that node) is refused once a pending pod has volumes to count."""
+@pytest.mark.parametrize("cls", PLUGINS)
+@pytest.mark.parametrize("seed", range(25))
+def test_kernel_equals_reference_with_foreign_claims_on_nodes(cls, seed, tmp_path):
+    """Pods on nodes whose ephemeral volume's claim another owns: the ``Error`` status
+    wherever the reference meets it."""
+    check_against_reference(cls(), _reference(cls.name), seed, tmp_path, foreign_disk_scenario)
+
+
+def test_a_foreign_claim_on_a_node_is_an_error(tmp_path):
+    """A pod on a node whose ephemeral volume's claim another owns: Go's Filter error on
+    that node for a pending pod with volumes to count."""
     objs = [
         {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
          "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}}},
@@ -213,6 +222,11 @@ def test_a_foreign_claim_on_a_node_is_refused(tmp_path):
     path = tmp_path / "c.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
     c = load_cluster([path])
-    with pytest.raises(UnsupportedError, match=r"pod default/b on node n: PVC default/b-e was "
-                       r"not created for pod default/b \(pod is not owner\)"):  # fmt: skip
-        GCEPDLimits().prepare(c.snapshot, c.batch)
+    plugin = GCEPDLimits()
+    state = plugin.prepare(c.snapshot, c.batch)
+    code = int(plugin.kernels.filter_node(state, np.int64(0), np.int64(0)))
+    assert code & ERROR_FLAG
+    assert plugin.reasons(state, code) == [
+        'running "GCEPDLimits" filter plugin: PVC default/b-e was not created for pod '
+        "default/b (pod is not owner)"
+    ]

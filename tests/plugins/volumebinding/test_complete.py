@@ -1,6 +1,7 @@
 """What completes a binding (``volumebinding.complete``): the claims bound, the volumes
-a CSI provisioner creates with the node's CSINode topology, an in-tree provisioner's
-claims left pending, a node lacking a topology label refused."""
+a CSI provisioner creates with the node's CSINode topology, a non-migrated in-tree
+provisioner's claims left pending, a node lacking a topology label refused (the migrated
+in-tree provisioners: test_intree.py)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,9 @@ ZONE = "topology.kubernetes.io/zone"
 def _storage(keys: tuple[str, ...] = (ZONE,)) -> Storage:
     storage = Storage()
     storage.classes.update({"fast": ClassRecord("fast", "WaitForFirstConsumer", "d.io"),
-                            "gce": ClassRecord("gce", "WaitForFirstConsumer",
-                                               "kubernetes.io/gce-pd")})  # fmt: skip
-    for name, cls, uid in (("made", "fast", ""), ("old", "gce", "u1"), ("mine", "", "u2")):
+                            "file": ClassRecord("file", "WaitForFirstConsumer",
+                                                "kubernetes.io/azure-file")})  # fmt: skip
+    for name, cls, uid in (("made", "fast", ""), ("old", "file", "u1"), ("mine", "", "u2")):
         storage.claims[("ns", name)] = ClaimRecord(
             "ns", name, class_name=cls, uid=uid, request=Fraction(2**30),
             access_modes=("ReadWriteOnce",), selected_node="n0" if cls else "",
@@ -51,7 +52,7 @@ def test_bindings_complete_as_the_controllers_leave_them():
     assert (out.volumes["pv"].claim_ref, out.volumes["pv"].available) == (("ns", "mine", "u2"),
                                                                           False)  # fmt: skip
     assert (made.volume_name, made.bind_completed, made.uid) == (f"pvc-{uid}", True, uid)
-    assert old == storage.claims[("ns", "old")]  # (an in-tree provisioner's: pending)
+    assert old == storage.claims[("ns", "old")]  # (a non-migrated in-tree plugin's: pending)
     pv = out.volumes[f"pvc-{uid}"]
     assert (pv.csi_driver, pv.csi_handle, pv.class_name, pv.capacity, pv.access_modes,
             pv.claim_ref, pv.available, pv.labels) == (
