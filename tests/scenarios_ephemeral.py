@@ -167,3 +167,25 @@ def foreign_disk_scenario(seed: int, **sizes: Any) -> list[Obj]:
     """:func:`ephemeral_disk_scenario` where a pod on a node often holds an ephemeral
     volume whose claim another owns."""
     return ephemeral_disk_scenario(seed, p_foreign_bound=0.3, **sizes)
+
+
+def crowded_foreign_claims(objs: list[Obj]) -> bool:
+    """Some node holds three or more bound pods whose ephemeral volume's claim exists and
+    another owns (no controller reference with the pod's uid): the only input for which
+    kscore_fast may refuse such claims as not simulated (the one among them Go's error
+    names depends on the order ``RemovePod`` leaves ``NodeInfo.Pods`` in)."""
+    claims = {(o["metadata"]["namespace"], o["metadata"]["name"]): o
+              for o in objs if o["kind"] == "PersistentVolumeClaim"}  # fmt: skip
+    per_node: dict[str, int] = {}
+    for pod in objs:
+        node = pod["spec"].get("nodeName") if pod["kind"] == "Pod" else None
+        if not node:
+            continue
+        ns, name = pod["metadata"].get("namespace", "default"), pod["metadata"]["name"]
+        for volume in pod["spec"].get("volumes", ()):
+            claim = claims.get((ns, f"{name}-{volume['name']}")) if "ephemeral" in volume else None
+            refs = claim["metadata"].get("ownerReferences", ()) if claim else ()
+            if claim and not any(r.get("controller") and r.get("uid") == _uid(pod) for r in refs):
+                per_node[node] = per_node.get(node, 0) + 1
+                break
+    return any(n >= 3 for n in per_node.values())
