@@ -522,11 +522,11 @@ def function_address(dispatcher: Any, signature: tuple[types.Type, ...]) -> int:
 @intrinsic
 def borrow(typingctx: Any, array: types.Type) -> Any:
     """``borrow(a)``: array ``a`` (or each array of tuple ``a``) with a null meminfo and
-    parent, so that numba's reference
-    counting of it and of every view taken from it is a test of a null pointer, not an
-    atomic operation. Only for an array the caller keeps alive as long as the result
-    and its views are used: a kernel's argument, or an array it allocated and names
-    again after its last use of the borrowed one (:func:`keep_alive`)."""
+    parent, so that numba's reference counting of it and of every view taken from it is
+    a test of a null pointer, not an atomic operation. Only for an array the caller keeps
+    alive as long as the result and its views are used: a kernel's argument, or an array
+    it allocated and names again after its last use of the borrowed one
+    (:func:`keep_alive`)."""
     if not isinstance(array, types.Array | types.BaseTuple):
         raise TypingError(f"borrow takes an array or a tuple, not {array}")
 

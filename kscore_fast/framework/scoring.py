@@ -325,18 +325,15 @@ def score_todo(todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, base,
                 plugin_pass(table, sids[k], SCORE, k, one, pods, ptr, nodes, into, -ptr[i],
                             norm, nptr, pod_rows, row_raw, n_all, row_const, const_ok[k], keep,
                             cflag, cval, True)  # fmt: skip
-        if own_total:  # (the pod's entries from 0: its ``nptr``, from column base + ptr[i])
-            j = slice(i, i + 1)
-            weigh_pods(weights, pod0, nptr, norm, nptr, norm_u8, base + ptr[i], tot, best[j],
-                       count[j], bad_plugin[j], bad_value[j], cflag, cval, keep)  # fmt: skip
-            if bad_plugin[i] < 0:
-                pick(0, nptr, nodes[ptr[i] : ptr[i + 1]], tot, 1, best[j], count[j], seed,
-                     pods[j], hosts[j])  # fmt: skip
-            continue
-        weigh_pods(weights, one, ptr, norm, nptr, norm_u8, base, total, best, count, bad_plugin,
-                   bad_value, cflag, cval, keep)  # fmt: skip
+        # the pod's entries seen from 0 (its ``nptr``; columns from base + ptr[i]); its
+        # totals in its own place, or in its entries of ``total``
+        j, lo = slice(i, i + 1), ptr[i]
+        place = tot if own_total else total[lo : ptr[i + 1]]
+        weigh_pods(weights, pod0, nptr, norm, nptr, norm_u8, base + lo, place, best[j], count[j],
+                   bad_plugin[j], bad_value[j], cflag, cval, keep)  # fmt: skip
         if bad_plugin[i] < 0:
-            pick(i, ptr, nodes, total, 1, best, count, seed, pods, hosts)
+            pick(0, nptr, nodes[lo : ptr[i + 1]], place, 1, best[j], count[j], seed, pods[j],
+                 hosts[j])  # fmt: skip
     keep_alive(owned)
 
 
