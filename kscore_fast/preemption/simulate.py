@@ -36,11 +36,11 @@ from ..framework.sequential import TIE_GO_RAND
 from ..framework.simulation import begin_sequential, random_source, record_volume_bindings
 from ..model.disruption import BudgetRecord
 from ..model.snapshot import Cluster
-from .compiled import preempt_compiled
+from .compiled import preempt_brief
 from .dryrun import DryRuns
-from .explain import OFFSET_STREAM, preemption_entry
+from .explain import OFFSET_STREAM, entry_of
 from .offset import OffsetDraw
-from .reference import NOT_ELIGIBLE, Preemption, priority
+from .reference import NOT_ELIGIBLE, priority
 
 
 def simulate_preemption(
@@ -127,34 +127,35 @@ def _post_filter(runs: DryRuns, pod: int, row: int, seed: int, source: GoRand | 
                  names: Sequence[str], verdicts: np.ndarray | None) -> dict[str, Any]:  # fmt: skip
     """PostFilter of ``pod`` (result row ``row``) after its FitError, applied
     (``verdicts``: the failed cycle's, on every node)."""
-
     offset = OffsetDraw(source.state if source is not None else None, seed, OFFSET_STREAM + row)
     view = runs.view(pod)
-    record = runs.records[pod]
+    records = runs.records
     try:
-        found = preempt_compiled(view, record, budgets, offset, pct, absolute, verdicts,
-                                 evict=True)  # fmt: skip
+        found = preempt_brief(view, records[pod], budgets, offset, pct, absolute, verdicts)
     finally:
         view.restore()
-    _apply(runs, pod, found)
-    entry = preemption_entry(found, names)
+    _apply(runs, pod, found.node, found.reason)
+    entry = entry_of(found.node, map(records.__getitem__, found.victims), found.pdb_violations,
+                     found.ties, found.candidates, found.reason, names)  # fmt: skip
     node = runs.nominated.get(pod, -1)
     entry["nominatedNode"] = names[node] if node >= 0 else None
     return entry
 
 
-def _apply(runs: DryRuns, pod: int, found: Preemption) -> None:
+def _apply(runs: DryRuns, pod: int, chosen: int, reason: str) -> None:
     """``prepareCandidate`` and ``recordSchedulingFailure`` once the victims are deleted
-    (in :func:`.compiled.preempt_compiled`'s kernel call): the lower-priority nominations
-    on the node cleared, the preemptor nominated; without a candidate the preemptor's
-    nomination is cleared (``NominatedNodeName("")``), unless it was not eligible (no
-    result: the nomination stays)."""
-    if found.node < 0:
-        if found.reason != NOT_ELIGIBLE:
+    (in :func:`.compiled.preempt_brief`'s kernel call) of ``pod`` nominated to ``chosen``
+    (-1: none, for ``reason``): the lower-priority nominations on the node cleared, the
+    preemptor nominated; without a candidate the preemptor's nomination is cleared
+    (``NominatedNodeName("")``), unless it was not eligible (no result: the nomination
+    stays)."""
+    if chosen < 0:
+        if reason != NOT_ELIGIBLE:
             runs.nominated.pop(pod, None)
         return
-    mine = priority(runs.records[pod])
-    for other, node in list(runs.nominated.items()):
-        if node == found.node and priority(runs.records[other]) < mine:
-            del runs.nominated[other]
-    runs.nominated[pod] = found.node
+    if runs.nominated:
+        mine = priority(runs.records[pod])
+        for other, node in list(runs.nominated.items()):
+            if node == chosen and priority(runs.records[other]) < mine:
+                del runs.nominated[other]
+    runs.nominated[pod] = chosen
