@@ -36,6 +36,7 @@ from ..framework.sequential import TIE_GO_RAND
 from ..framework.simulation import begin_sequential, random_source, record_volume_bindings
 from ..model.disruption import BudgetRecord
 from ..model.snapshot import Cluster
+from .chain import CHAIN_PODS, chain_for
 from .compiled import preempt_brief
 from .dryrun import DryRuns
 from .explain import OFFSET_STREAM, entry_of
@@ -54,9 +55,12 @@ def simulate_preemption(
     progress: Callable[[int], None] | None = None,
     refused: Mapping[int, str] | None = None,
     retry: bool = False,
+    chains: bool = True,
 ) -> ScoreResult:
     """Schedule the pods of ``cluster``'s batch in order with preemption (see the module
-    docstring); each failed pod's result holds what PostFilter did (``preemptions``)."""
+    docstring); each failed pod's result holds what PostFilter did (``preemptions``).
+    ``chains``: consecutive pods scheduled in compiled chains where they may be
+    (:mod:`.chain`); off: each pod's cycles and PostFilter called from Python."""
     assert fw.preemption is not None
     pct, absolute = fw.preemption
     batch = cluster.batch
@@ -97,23 +101,43 @@ def simulate_preemption(
                 seq.complete_bindings(pod)
         return host
 
-    for i in np.flatnonzero(~skip).tolist():
+    def preempt(i: int, verdicts: np.ndarray | None) -> None:
+        """PostFilter of row ``i`` after its FitError (``verdicts``: its diagnosis), then
+        its retry."""
+        entry = result.preemptions[i] = _post_filter(runs, first + i, i, seed, source,
+                                                     cluster.budgets, pct, absolute,
+                                                     result.node_names, verdicts)  # fmt: skip
+        if retry and entry["victims"]:  # (PostFilter's Success: the node nominated)
+            entry["retried"], entry["firstError"] = True, result.errors[i]
+            result.errors[i] = None
+            cycle(i)
+
+    def schedule(i: int) -> None:
         pod = first + i
         host = cycle(i)
         fit_error = result.feasible[i] == 0 and (result.errors[i] or "").startswith("0/")
         if host < 0 and not fit_error:
             runs.nominated.pop(pod, None)  # (clearNominatedNode)
         elif host < 0:
-            verdicts = seq.last_verdicts(pod)  # (the failed cycle's diagnosis)
-            entry = result.preemptions[i] = _post_filter(runs, pod, i, seed, source,
-                                                         cluster.budgets, pct, absolute,
-                                                         result.node_names, verdicts)  # fmt: skip
-            if retry and entry["victims"]:  # (PostFilter's Success: the node nominated)
-                entry["retried"], entry["firstError"] = True, result.errors[i]
-                result.errors[i] = None
-                cycle(i)
+            preempt(i, seq.last_verdicts(pod))  # (the failed cycle's diagnosis)
+
+    chain = chain_for(runs, first, retry and chains, stepped, tie=tie, seed=seed, rng=rng,
+                      source=source, budgets=cluster.budgets, pct=pct,
+                      absolute=absolute)  # fmt: skip
+    todo, k = np.flatnonzero(~skip).tolist(), 0
+    while k < len(todo):
+        done = 0
+        if chain is not None and not runs.nominated:  # (compiled, pods at a time)
+            done, verdicts = chain.run(todo[k : k + CHAIN_PODS], result)
+            if verdicts is not None:  # (stopped after a failed cycle: its PostFilter here)
+                preempt(todo[k + done], verdicts)
+                done += 1
+        if not done:
+            schedule(todo[k])
+            done = 1
+        k += done
         if progress is not None:
-            progress(1)
+            progress(done)
     if progress is not None and skip.any():
         progress(int(skip.sum()))
     rows = np.flatnonzero(~skip).astype(np.int64)
