@@ -18,7 +18,7 @@ from . import chain_kernel as ck
 from . import fused
 from .dryrun import DryRuns
 from .explain import OFFSET_STREAM, entry_of
-from .reference import NO_CANDIDATE, NO_POTENTIAL
+from .reference import NO_CANDIDATE, NO_POTENTIAL, num_candidates
 
 #: pods per chain call (its buffers' size)
 CHAIN_PODS = 256
@@ -42,7 +42,10 @@ class Chain:
         self.vic_ptr = np.zeros(CHAIN_PODS + 1, dtype=np.int64)
         self.tie_ptr = np.zeros(CHAIN_PODS + 1, dtype=np.int64)
         self.vic = np.zeros(0, dtype=np.int64)
-        self.ties = np.zeros(max(4 * CHAIN_PODS, 2 * n_nodes), dtype=np.int64)
+        #: the most nodes a tie set holds: the most candidates a walk keeps (as many as it
+        #: wants without PDB violations, as many with)
+        self.tie_room = 2 * num_candidates(len(runs.names), pct, absolute)
+        self.ties = np.zeros(CHAIN_PODS * max(self.tie_room, 1), dtype=np.int64)
 
     def run(self, rows: Sequence[int], result: ScoreResult) -> tuple[int, np.ndarray | None]:
         """One chain over result ``rows`` (the next ones to schedule; no pod nominated):
@@ -67,7 +70,8 @@ class Chain:
             self.simple, np.int64(seq.groups[pod]), np.int64(runs._priority[pod]),
             np.int64(seq.start), np.int64(self.tie), np.uint64(self.seed % 2**64),
             np.int64(mode), np.uint64(self.seed % 2**64), np.uint64(OFFSET_STREAM), rows_a,
-            np.int64(self.pct), np.int64(self.absolute), seq.batch.nominated, table,
+            np.int64(self.pct), np.int64(self.absolute), np.int64(self.tie_room),
+            seq.batch.nominated, table,
             runs._on_node.count, self.pool, self.cycles, self.walks, self.vic_ptr, self.vic,
             self.tie_ptr, self.ties,
         )  # fmt: skip

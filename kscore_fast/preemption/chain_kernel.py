@@ -37,13 +37,14 @@ WALK_FIELDS = 6
 @kernel
 def preempt_chain(
     step_fn, step_at, walk_fn, walk_at, pods, groups, prio, simple, group, priority, start,
-    tie, seed, mode, walk_seed, stream0, rows, percentage, absolute, batch_nominated,
+    tie, seed, mode, walk_seed, stream0, rows, percentage, absolute, tie_room, batch_nominated,
     node_table, node_count, pool, cycles, walks, vic_ptr, vic, tie_ptr, ties,
 ):  # fmt: skip  # pragma: no cover - compiled
     """Schedule ``pods`` (batch positions; result ``rows``) in turn, as the module docstring
     says: returns ``(start, done, why)`` (``nextStartNodeIndex``, pods taken, ``STOP_*``).
     ``simple[pod]``: the chain may take it; ``group``/``priority``: the twin group and
-    priority the walk's arguments are packed for. A failed cycle's verdicts go to a row of
+    priority the walk's arguments are packed for; ``tie_room``: the most candidates a walk
+    keeps. A failed cycle's verdicts go to a row of
     ``pool`` (``cycles[j, c, ROW]``); pod ``j``'s victims are ``vic[vic_ptr[j]:vic_ptr[j +
     1]]`` and its tie set's nodes ``ties[tie_ptr[j]:tie_ptr[j + 1]]``."""
     a = _load_chunk_args(step_at)
@@ -62,7 +63,7 @@ def preempt_chain(
     for j in range(pods.shape[0]):
         pod = pods[j]
         room = (n_rows + 2 <= pool.shape[0] and vic_ptr[j] + width <= vic.shape[0]
-                and tie_ptr[j] + node_count.shape[0] <= ties.shape[0])  # fmt: skip
+                and tie_ptr[j] + tie_room <= ties.shape[0])  # fmt: skip
         if (not simple[pod] or groups[pod] != group or prio[pod] != priority or most >= width
                 or not room):  # fmt: skip
             return start, j, STOP_BEFORE
