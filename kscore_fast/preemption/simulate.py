@@ -16,6 +16,9 @@ PostFilter run and applied as ``scheduleOne`` applies it:
 * a pod that binds leaves the nominator; a cycle that fails otherwise than with a
   FitError clears the pod's nomination (``clearNominatedNode``).
 
+With ``retry``, runs of consecutive pods that no nomination concerns are scheduled in
+compiled chains (:mod:`.chain`, :mod:`.chain_kernel`), each pod as this loop would.
+
 The pods' own ``status.nominatedNodeName`` counts from the start, as the real queue's
 ``Add`` nominates them. With ``--tie-break go-rand`` the candidates' offset is
 ``rand.Int31n`` drawn from the same source as the hosts' ties, only when PostFilter draws
