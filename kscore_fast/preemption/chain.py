@@ -59,9 +59,12 @@ class Chain:
         if not self.simple[pod]:
             return 0, None
         runs.view(pod)
+        on_node = runs._on_node
+        if int(on_node.count.max()) >= on_node.table.shape[1] - 1:  # (room for a bind)
+            on_node.widen()
         walk, _ = runs._walk_call(self.budgets, None if self.source is None else self.rng)
         step = seq.step_call(self.tie, self.seed, self.rng)
-        table = runs._on_node.table
+        table = on_node.table
         if len(self.vic) < table.shape[1] + 1:
             self.vic = np.zeros(max(4 * CHAIN_PODS, 2 * table.shape[1]), dtype=np.int64)
         mode = fused.DRAW_GO if self.source is not None else fused.DRAW_SEEDED
@@ -72,7 +75,7 @@ class Chain:
             np.int64(mode), np.uint64(self.seed % 2**64), np.uint64(OFFSET_STREAM), rows_a,
             np.int64(self.pct), np.int64(self.absolute), np.int64(self.tie_room),
             seq.batch.nominated, table,
-            runs._on_node.count, self.pool, self.cycles, self.walks, self.vic_ptr, self.vic,
+            on_node.count, self.pool, self.cycles, self.walks, self.vic_ptr, self.vic,
             self.tie_ptr, self.ties,
         )  # fmt: skip
         seq.start = int(start)

@@ -89,3 +89,20 @@ def test_long_chains_equal_the_per_pod_loop(tmp_path, tie_break, stops):
     assert with_chains == without
     assert stops["took"] >= chain.CHAIN_PODS
     assert stops[chain_kernel.STOP_END] > 0
+
+
+def test_a_node_full_of_pods_widens_the_table_for_the_chains(tmp_path, stops):
+    """A node holding as many pods as the nodes' pod table has room for (8), none of them
+    a victim and no preemptor fitting there: the table is widened before a chain, which
+    then takes the pods (else every pod would go by the per-pod loop)."""
+    objects = [o for o in _basic(30, 120, 40)
+               if o["kind"] == "Node" or o["spec"].get("nodeName") != "n0"]  # fmt: skip
+    keep = [o for o in _basic(1, 8, 0) if o["kind"] == "Pod"]
+    for k, pod in enumerate(keep):  # (8 pods of priority 100 on n0, 1.2 CPU of 4 left)
+        pod["metadata"]["name"] = pod["metadata"]["uid"] = f"keep{k}"
+        pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "150m"
+        pod["spec"]["priority"] = 100
+    path = _write(tmp_path, objects + keep)
+    with_chains, without = _both(api.load_cluster([path]), 3, "go-rand")
+    assert with_chains == without
+    assert stops["took"] >= 30
