@@ -19,6 +19,8 @@ returns to Python once per chunk of pods, which records them in the result.
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
 from numba.core import types
@@ -269,6 +271,7 @@ def simulate_packed(function, address):  # pragma: no cover - compiled
     return _call_chunk(function, *_load_chunk_args(address))
 
 
+@functools.cache  # (the code stays where it is: a run packs its calls with it)
 def simulate_chunk_address() -> int:
     """The address of :func:`simulate_chunk`'s compiled code for :data:`CHUNK_ARGS`."""
     return function_address(simulate_chunk, CHUNK_ARGS.types)

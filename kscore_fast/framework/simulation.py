@@ -346,13 +346,29 @@ class _Sequence(_Run):
         kept and no rejections recorded, on buffers kept from step to step (what a
         simulator calling pod by pod pays): the host, or -1. Its results stay in
         :attr:`one` until the next step (:meth:`record_one` records them)."""
+        call = self.step_call(tie, seed, rng, commit)
+        one = self.one
+        assert one is not None
+        one.pods[0] = pod
+        one.nominated[0] = self.nomination(pod)
+        one.bad[0] = pod in self.prescore_errors
+        self.start = call(self.start, tie, seed % 2**64, commit)
+        self.last, self.last_pod = one, pod
+        host = int(one.hosts[0])
+        if commit and host >= 0 and self.completing is not None and self.completing[pod]:
+            self.complete_bindings(pod)
+        return host
+
+    def step_call(self, tie: int, seed: int, rng: np.ndarray, commit: bool = True
+                  ) -> _native.PackedCall:  # fmt: skip
+        """:meth:`step`'s packed call of :func:`.sequential.simulate_chunk` on the buffers
+        of :attr:`one` (its pod, nomination and PreScore flag in ``one.pods``,
+        ``one.nominated``, ``one.bad``; its scalars ``start``, ``tie``, ``seed``,
+        ``commit`` given at each call), packed again if an array it reads was replaced."""
         one = self.one
         if one is None:
             one = self.one = _Out(1, len(self.sids), max(self.num_to_find, 1), self.n_nodes,
                                   False, keep=False)  # fmt: skip
-        one.pods[0] = pod
-        one.nominated[0] = self.nomination(pod)
-        one.bad[0] = pod in self.prescore_errors
         call = one.call
         if call is None or not call.current(self.table, self.cache, self.bound, rng,
                                             self.override):  # fmt: skip
@@ -363,12 +379,7 @@ class _Sequence(_Run):
                 sequential.simulate_packed, args, sequential.CHUNK_ARGS, _STEP_SCALARS,
                 (self.table, self.cache, self.bound, rng, self.override),
                 (sequential.simulate_chunk_address(),))  # fmt: skip
-        self.start = call(self.start, tie, seed % 2**64, commit)
-        self.last, self.last_pod = one, pod
-        host = int(one.hosts[0])
-        if commit and host >= 0 and self.completing is not None and self.completing[pod]:
-            self.complete_bindings(pod)
-        return host
+        return call
 
     def remove(self, pod: int, node: int) -> None:
         """Delete batch pod ``pod``, bound to ``node``, from every plugin's state (through

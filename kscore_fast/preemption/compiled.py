@@ -9,6 +9,7 @@ candidate's victims become records. The nodes' statuses, which nothing prints, a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,6 +19,8 @@ from . import fused
 from .dryrun import DryRuns
 from .offset import OffsetDraw
 from .reference import (
+    NO_CANDIDATE,
+    NO_POTENTIAL,
     NOT_ELIGIBLE,
     NOT_HELPFUL,
     UNSCHEDULABLE_AND_UNRESOLVABLE,
@@ -69,11 +72,7 @@ def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetReco
     are deleted in it too (``prepareCandidate``'s deletions: the view's dry-run state)."""
     if verdicts is None:
         verdicts = view.verdicts(view._all)
-    nominated = None
-    node = view.node_index(pod.nominated_node_name) if pod.nominated_node_name else None
-    if node is not None and verdicts[node] != 0:
-        nominated = view._status(int(verdicts[node]))
-    if not eligible(pod, nominated, view):
+    if not _eligible(view, pod, verdicts):
         return Preemption(reason=NOT_ELIGIBLE)
     out = Preemption()
     if isinstance(draw, OffsetDraw):
@@ -86,7 +85,7 @@ def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetReco
     unhelpful = walk.unhelpful
     if not walk.potential:
         out.statuses = LazyStatuses(lambda: _not_helpful(unhelpful))  # type: ignore[assignment]
-        out.reason = "no node where preemption might help"
+        out.reason = NO_POTENTIAL
         return out
     out.drew = True
     order, status, walked = walk.order, walk.status, walk.out[fused.WALKED]
@@ -98,7 +97,7 @@ def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetReco
 
     out.statuses = LazyStatuses(statuses)  # type: ignore[assignment]
     if not len(walk.cands):
-        out.reason = "no candidate node"
+        out.reason = NO_CANDIDATE
         return out
     found = _Candidates(view, walk.cands, order, walk.vptr, walk.victims, walk.violations)
     out.candidates = found  # type: ignore[assignment]
@@ -106,6 +105,51 @@ def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetReco
     best = found[walk.out[fused.CHOSEN]]  # (the first of the tie set)
     out.node, out.victims, out.pdb_violations = best.node, best.pods, best.pdb_violations
     return out
+
+
+class Brief(NamedTuple):
+    """What a run applies and reports of a PostFilter (:func:`preempt_brief`): the
+    nominated node (-1: none) and its victims (batch positions), PDB violations and tie
+    set, how many candidates, why no node was nominated ("" when one was)."""
+
+    node: int
+    victims: list[int]
+    pdb_violations: int
+    ties: list[int]
+    candidates: int
+    reason: str
+
+
+def preempt_brief(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetRecord],
+                  draw: OffsetDraw, percentage: int, absolute: int,
+                  verdicts: np.ndarray | None) -> Brief:  # fmt: skip
+    """:func:`preempt_compiled` with ``evict`` for a run that applies it at once: only
+    what :class:`Brief` holds, read from the walk's buffers (no statuses, candidates or
+    copies kept)."""
+    if verdicts is None:
+        verdicts = view.verdicts(view._all)
+    if not _eligible(view, pod, verdicts):
+        return Brief(-1, [], 0, [], 0, NOT_ELIGIBLE)
+    mode = fused.DRAW_GO if draw.rng is not None else fused.DRAW_SEEDED
+    got = view.walk_in_place(verdicts, mode, draw.rng, draw.seed, draw.stream, percentage,
+                             absolute, budgets, True)  # fmt: skip
+    if not got[fused.POTENTIAL]:
+        return Brief(-1, [], 0, [], 0, NO_POTENTIAL)
+    if not got[fused.CANDIDATES]:
+        return Brief(-1, [], 0, [], 0, NO_CANDIDATE)
+    node, victims, violations, ties = view.chosen(got)
+    return Brief(node, victims, violations, ties, got[fused.CANDIDATES], "")
+
+
+def _eligible(view: DryRuns, pod: PodRecord, verdicts: np.ndarray) -> bool:
+    """``PodEligibleToPreemptOthers`` of ``pod`` (its ``verdicts``: its failed cycle's)."""
+    if pod.preemption_policy != "Never" and not pod.nominated_node_name:
+        return True  # (what eligible says of it, without a status)
+    nominated = None
+    node = view.node_index(pod.nominated_node_name) if pod.nominated_node_name else None
+    if node is not None and verdicts[node] != 0:
+        nominated = view._status(int(verdicts[node]))
+    return eligible(pod, nominated, view)
 
 
 def _not_helpful(nodes: np.ndarray) -> dict[int, Status]:

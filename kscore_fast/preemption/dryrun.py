@@ -340,10 +340,26 @@ class DryRuns:
         ``DRAW_GIVEN``); with ``evict``, the chosen candidate's victims deleted. The call
         goes through its arguments packed once (:meth:`_walk_call`), on buffers kept from
         walk to walk; what it returns is copied out of them."""
+        got = self.walk_in_place(verdicts, mode, rng, seed, stream, percentage, absolute,
+                                 budgets, evict, given)  # fmt: skip
+        n, walked, found = got[fused.POTENTIAL], got[fused.WALKED], got[fused.CANDIDATES]
+        _, _, unhelpful, order, status, vptr, victims, violations, cands, tie, _ = self._walk_bufs
+        ties = order[cands[:found][tie[:found]]].tolist()
+        return Walk(n, unhelpful[: len(verdicts) - n].copy(), order[:walked].copy(),
+                    status[:walked].copy(), vptr[: walked + 1].copy(),
+                    victims[: vptr[walked]].copy(), violations[:walked].copy(), got,
+                    cands[:found].copy(), ties)  # fmt: skip
+
+    def walk_in_place(self, verdicts: np.ndarray, mode: int, rng: np.ndarray | None,
+                      seed: int, stream: int, percentage: int, absolute: int,
+                      budgets: Sequence[BudgetRecord], evict: bool,
+                      given: Callable[[int], int] | None = None) -> list[int]:  # fmt: skip
+        """:meth:`preempt_walk` with its outputs left in the walk's buffers (valid until
+        the next walk; :meth:`chosen` reads the chosen candidate): :mod:`.fused`'s
+        ``out`` fields."""
         self.restore()
         call, bufs = self._walk_call(budgets, rng)
-        verdicts_buf, _, unhelpful, order, status, vptr, victims, violations = bufs[:8]
-        cands, tie, out = bufs[8:]
+        verdicts_buf, vptr, cands, out = bufs[0], bufs[5], bufs[8], bufs[10]
         np.copyto(verdicts_buf, verdicts)
         out[fused.STAGE] = 0
         values = (mode, seed % 2**64, stream % 2**64, percentage, absolute, self.pod, evict)
@@ -358,15 +374,21 @@ class DryRuns:
             else:
                 break
         got = out.tolist()
-        n, walked, found = got[fused.POTENTIAL], got[fused.WALKED], got[fused.CANDIDATES]
-        if evict and found:
+        if evict and got[fused.CANDIDATES]:
             chosen = cands[got[fused.CHOSEN]]
             self._on_node.total -= int(vptr[chosen + 1] - vptr[chosen])
+        return got
+
+    def chosen(self, got: list[int]) -> tuple[int, list[int], int, list[int]]:
+        """The chosen candidate of the last :meth:`walk_in_place` (``got``: its ``out``
+        fields; some candidate found): (its node, its victims' batch positions, its PDB
+        violations, the nodes of the tie set)."""
+        _, _, _, order, _, vptr, victims, violations, cands, tie, _ = self._walk_bufs
+        found = got[fused.CANDIDATES]
+        k = int(cands[got[fused.CHOSEN]])
         ties = order[cands[:found][tie[:found]]].tolist()
-        return Walk(n, unhelpful[: len(verdicts) - n].copy(), order[:walked].copy(),
-                    status[:walked].copy(), vptr[: walked + 1].copy(),
-                    victims[: vptr[walked]].copy(), violations[:walked].copy(), got,
-                    cands[:found].copy(), ties)  # fmt: skip
+        return (int(order[k]), victims[vptr[k] : vptr[k + 1]].tolist(), int(violations[k]),
+                ties)  # fmt: skip
 
     def _walk_call(self, budgets: Sequence[BudgetRecord], rng: np.ndarray | None
                    ) -> tuple[PackedCall, tuple[np.ndarray, ...]]:  # fmt: skip

@@ -6,7 +6,7 @@ as the input gives it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,7 @@ from ..model.objects import PodRecord
 from .compiled import preempt_compiled
 from .dryrun import DryRuns
 from .offset import OffsetDraw
-from .reference import NOT_ELIGIBLE, Preemption, priority
+from .reference import NO_CANDIDATE, NO_POTENTIAL, NOT_ELIGIBLE, Preemption, priority
 
 #: the stream key of the candidates' offset draws (the hosts' draws use the pod's position)
 OFFSET_STREAM = 1 << 62
@@ -45,22 +45,29 @@ def no_victims_entry(pod: PodRecord, unresolvable: np.ndarray) -> dict[str, Any]
     if pod.preemption_policy == "Never":
         found.reason = NOT_ELIGIBLE
     elif unresolvable.all():
-        found.reason = "no node where preemption might help"
+        found.reason = NO_POTENTIAL
     else:
-        found.reason = "no candidate node"
+        found.reason = NO_CANDIDATE
     return preemption_entry(found, ())
 
 
 def preemption_entry(found: Preemption, names: Sequence[str]) -> dict[str, Any]:
     """The JSON object of a pod's preemption (docs/contract.md)."""
-    victims = [
-        {"namespace": p.namespace, "name": p.name, "priority": priority(p)} for p in found.victims
-    ]
+    return entry_of(found.node, found.victims, found.pdb_violations, found.ties,
+                    len(found.candidates), found.reason, names)  # fmt: skip
+
+
+def entry_of(node: int, victims: Iterable[PodRecord], pdb_violations: int, ties: Sequence[int],
+             candidates: int, reason: str, names: Sequence[str]) -> dict[str, Any]:  # fmt: skip
+    """:func:`preemption_entry` of a preemption's parts: the nominated node (-1: none),
+    its victims, PDB violations and tie set, how many candidates, the reason ("" none)."""
     return {
-        "nominatedNode": names[found.node] if found.node >= 0 else None,
-        "victims": victims,
-        "pdbViolations": found.pdb_violations,
-        "ties": list(map(names.__getitem__, found.ties)),
-        "candidates": len(found.candidates),
-        **({"reason": found.reason} if found.reason else {}),
+        "nominatedNode": names[node] if node >= 0 else None,
+        "victims": [
+            {"namespace": p.namespace, "name": p.name, "priority": priority(p)} for p in victims
+        ],
+        "pdbViolations": pdb_violations,
+        "ties": list(map(names.__getitem__, ties)),
+        "candidates": candidates,
+        **({"reason": reason} if reason else {}),
     }

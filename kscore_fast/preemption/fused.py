@@ -10,6 +10,8 @@ of numba's argument typing, and the Python around it); the scalar specification 
 
 from __future__ import annotations
 
+import functools
+
 from numba.core import types
 
 from .._jit import inline_kernel, kernel
@@ -124,6 +126,7 @@ def preempt_walk_packed(function, address):  # pragma: no cover - compiled
     return _call_walk(function, *_load_walk_args(address))
 
 
+@functools.cache  # (the code stays where it is: a run packs its calls with it)
 def preempt_walk_address() -> int:
     """The address of :func:`preempt_walk`'s compiled code for :data:`WALK_ARGS`."""
     return function_address(preempt_walk, WALK_ARGS.types)

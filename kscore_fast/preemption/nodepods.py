@@ -38,12 +38,17 @@ class NodePods:
         """``AddPod``: ``pod`` last on ``node``."""
         k = int(self.count[node])
         if k == self.table.shape[1]:
-            wider = np.zeros((self.table.shape[0], 2 * k), dtype=np.int64)
-            wider[:, :k] = self.table
-            self.table = wider
+            self.widen()
         self.table[node, k] = pod
         self.count[node] = k + 1
         self.total += 1
+
+    def widen(self) -> None:
+        """Room for twice as many pods on each node (:attr:`table` replaced)."""
+        k = self.table.shape[1]
+        wider = np.zeros((self.table.shape[0], 2 * k), dtype=np.int64)
+        wider[:, :k] = self.table
+        self.table = wider
 
     def remove(self, node: int, pod: int) -> None:
         """``RemovePod``: the node's last pod takes ``pod``'s place."""

@@ -49,6 +49,8 @@ NOT_HELPFUL = "Preemption is not helpful for scheduling"
 #: the reason of a PostFilter that returned no result (``PodEligibleToPreemptOthers``
 #: said no): the only outcome that leaves the pod's nomination as it was
 NOT_ELIGIBLE = "not eligible to preempt"
+#: the reasons of a PostFilter that nominated no node: no potential node, no candidate
+NO_POTENTIAL, NO_CANDIDATE = "no node where preemption might help", "no candidate node"
 
 
 @dataclass(frozen=True)
@@ -291,7 +293,7 @@ def preempt(pod: PodRecord, statuses: dict[int, Status], cluster: Cluster,
             continue
         potential.append(node)
     if not potential:
-        out.reason = "no node where preemption might help"
+        out.reason = NO_POTENTIAL
         return out
     out.drew = True
     offset = draw(len(potential))
@@ -301,7 +303,7 @@ def preempt(pod: PodRecord, statuses: dict[int, Status], cluster: Cluster,
     out.statuses.update(statuses)
     out.candidates = clean + violating
     if not out.candidates:
-        out.reason = "no candidate node"
+        out.reason = NO_CANDIDATE
         return out
     ties = pick_ties(out.candidates, _Clock())
     best = next(c for c in out.candidates if c.node in ties)

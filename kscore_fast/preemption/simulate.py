@@ -16,6 +16,9 @@ PostFilter run and applied as ``scheduleOne`` applies it:
 * a pod that binds leaves the nominator; a cycle that fails otherwise than with a
   FitError clears the pod's nomination (``clearNominatedNode``).
 
+With ``retry``, runs of consecutive pods that no nomination concerns are scheduled in
+compiled chains (:mod:`.chain`, :mod:`.chain_kernel`), each pod as this loop would.
+
 The pods' own ``status.nominatedNodeName`` counts from the start, as the real queue's
 ``Add`` nominates them. With ``--tie-break go-rand`` the candidates' offset is
 ``rand.Int31n`` drawn from the same source as the hosts' ties, only when PostFilter draws
@@ -36,11 +39,12 @@ from ..framework.sequential import TIE_GO_RAND
 from ..framework.simulation import begin_sequential, random_source, record_volume_bindings
 from ..model.disruption import BudgetRecord
 from ..model.snapshot import Cluster
-from .compiled import preempt_compiled
+from .chain import CHAIN_PODS, chain_for
+from .compiled import preempt_brief
 from .dryrun import DryRuns
-from .explain import OFFSET_STREAM, preemption_entry
+from .explain import OFFSET_STREAM, entry_of
 from .offset import OffsetDraw
-from .reference import NOT_ELIGIBLE, Preemption, priority
+from .reference import NOT_ELIGIBLE, priority
 
 
 def simulate_preemption(
@@ -54,9 +58,12 @@ def simulate_preemption(
     progress: Callable[[int], None] | None = None,
     refused: Mapping[int, str] | None = None,
     retry: bool = False,
+    chains: bool = True,
 ) -> ScoreResult:
     """Schedule the pods of ``cluster``'s batch in order with preemption (see the module
-    docstring); each failed pod's result holds what PostFilter did (``preemptions``)."""
+    docstring); each failed pod's result holds what PostFilter did (``preemptions``).
+    ``chains``: consecutive pods scheduled in compiled chains where they may be
+    (:mod:`.chain`); off: each pod's cycles and PostFilter called from Python."""
     assert fw.preemption is not None
     pct, absolute = fw.preemption
     batch = cluster.batch
@@ -97,23 +104,43 @@ def simulate_preemption(
                 seq.complete_bindings(pod)
         return host
 
-    for i in np.flatnonzero(~skip).tolist():
+    def preempt(i: int, verdicts: np.ndarray | None) -> None:
+        """PostFilter of row ``i`` after its FitError (``verdicts``: its diagnosis), then
+        its retry."""
+        entry = result.preemptions[i] = _post_filter(runs, first + i, i, seed, source,
+                                                     cluster.budgets, pct, absolute,
+                                                     result.node_names, verdicts)  # fmt: skip
+        if retry and entry["victims"]:  # (PostFilter's Success: the node nominated)
+            entry["retried"], entry["firstError"] = True, result.errors[i]
+            result.errors[i] = None
+            cycle(i)
+
+    def schedule(i: int) -> None:
         pod = first + i
         host = cycle(i)
         fit_error = result.feasible[i] == 0 and (result.errors[i] or "").startswith("0/")
         if host < 0 and not fit_error:
             runs.nominated.pop(pod, None)  # (clearNominatedNode)
         elif host < 0:
-            verdicts = seq.last_verdicts(pod)  # (the failed cycle's diagnosis)
-            entry = result.preemptions[i] = _post_filter(runs, pod, i, seed, source,
-                                                         cluster.budgets, pct, absolute,
-                                                         result.node_names, verdicts)  # fmt: skip
-            if retry and entry["victims"]:  # (PostFilter's Success: the node nominated)
-                entry["retried"], entry["firstError"] = True, result.errors[i]
-                result.errors[i] = None
-                cycle(i)
+            preempt(i, seq.last_verdicts(pod))  # (the failed cycle's diagnosis)
+
+    chain = chain_for(runs, first, retry and chains, stepped, tie=tie, seed=seed, rng=rng,
+                      source=source, budgets=cluster.budgets, pct=pct,
+                      absolute=absolute)  # fmt: skip
+    todo, k = np.flatnonzero(~skip).tolist(), 0
+    while k < len(todo):
+        done = 0
+        if chain is not None and not runs.nominated:  # (compiled, pods at a time)
+            done, verdicts = chain.run(todo[k : k + CHAIN_PODS], result)
+            if verdicts is not None:  # (stopped after a failed cycle: its PostFilter here)
+                preempt(todo[k + done], verdicts)
+                done += 1
+        if not done:
+            schedule(todo[k])
+            done = 1
+        k += done
         if progress is not None:
-            progress(1)
+            progress(done)
     if progress is not None and skip.any():
         progress(int(skip.sum()))
     rows = np.flatnonzero(~skip).astype(np.int64)
@@ -127,34 +154,35 @@ def _post_filter(runs: DryRuns, pod: int, row: int, seed: int, source: GoRand | 
                  names: Sequence[str], verdicts: np.ndarray | None) -> dict[str, Any]:  # fmt: skip
     """PostFilter of ``pod`` (result row ``row``) after its FitError, applied
     (``verdicts``: the failed cycle's, on every node)."""
-
     offset = OffsetDraw(source.state if source is not None else None, seed, OFFSET_STREAM + row)
     view = runs.view(pod)
-    record = runs.records[pod]
+    records = runs.records
     try:
-        found = preempt_compiled(view, record, budgets, offset, pct, absolute, verdicts,
-                                 evict=True)  # fmt: skip
+        found = preempt_brief(view, records[pod], budgets, offset, pct, absolute, verdicts)
     finally:
         view.restore()
-    _apply(runs, pod, found)
-    entry = preemption_entry(found, names)
+    _apply(runs, pod, found.node, found.reason)
+    entry = entry_of(found.node, map(records.__getitem__, found.victims), found.pdb_violations,
+                     found.ties, found.candidates, found.reason, names)  # fmt: skip
     node = runs.nominated.get(pod, -1)
     entry["nominatedNode"] = names[node] if node >= 0 else None
     return entry
 
 
-def _apply(runs: DryRuns, pod: int, found: Preemption) -> None:
+def _apply(runs: DryRuns, pod: int, chosen: int, reason: str) -> None:
     """``prepareCandidate`` and ``recordSchedulingFailure`` once the victims are deleted
-    (in :func:`.compiled.preempt_compiled`'s kernel call): the lower-priority nominations
-    on the node cleared, the preemptor nominated; without a candidate the preemptor's
-    nomination is cleared (``NominatedNodeName("")``), unless it was not eligible (no
-    result: the nomination stays)."""
-    if found.node < 0:
-        if found.reason != NOT_ELIGIBLE:
+    (in :func:`.compiled.preempt_brief`'s kernel call) of ``pod`` nominated to ``chosen``
+    (-1: none, for ``reason``): the lower-priority nominations on the node cleared, the
+    preemptor nominated; without a candidate the preemptor's nomination is cleared
+    (``NominatedNodeName("")``), unless it was not eligible (no result: the nomination
+    stays)."""
+    if chosen < 0:
+        if reason != NOT_ELIGIBLE:
             runs.nominated.pop(pod, None)
         return
-    mine = priority(runs.records[pod])
-    for other, node in list(runs.nominated.items()):
-        if node == found.node and priority(runs.records[other]) < mine:
-            del runs.nominated[other]
-    runs.nominated[pod] = found.node
+    if runs.nominated:
+        mine = priority(runs.records[pod])
+        for other, node in list(runs.nominated.items()):
+            if node == chosen and priority(runs.records[other]) < mine:
+                del runs.nominated[other]
+    runs.nominated[pod] = chosen
