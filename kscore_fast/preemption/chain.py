@@ -22,6 +22,9 @@ from .reference import NO_CANDIDATE, NO_POTENTIAL, num_candidates
 
 #: pods per chain call (its buffers' size)
 CHAIN_PODS = 256
+#: verdict entries a chain's pool of failed cycles' rows holds at most (8 MB: a large
+#: cluster's chains keep fewer rows, not more memory)
+POOL_ENTRIES = 1 << 20
 
 
 class Chain:
@@ -36,7 +39,10 @@ class Chain:
         self.budgets, self.pct, self.absolute = budgets, pct, absolute
         self.simple = _simple(runs, first)
         n_nodes = max(len(runs.names), 1)
-        self.pool = np.zeros((2 * CHAIN_PODS, n_nodes), dtype=np.int64)
+        # (rows of failed cycles' verdicts, the same row kept once for consecutive pods: at
+        # most POOL_ENTRIES entries, a chain stopping when they are used up)
+        rows = max(4, min(2 * CHAIN_PODS, POOL_ENTRIES // n_nodes))
+        self.pool = np.zeros((rows, n_nodes), dtype=np.int64)
         self.cycles = np.zeros((CHAIN_PODS, 2, ck.CYCLE_FIELDS), dtype=np.int64)
         self.walks = np.zeros((CHAIN_PODS, ck.WALK_FIELDS), dtype=np.int64)
         self.vic_ptr = np.zeros(CHAIN_PODS + 1, dtype=np.int64)
