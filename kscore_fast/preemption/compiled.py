@@ -12,12 +12,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from ..framework.search import ERROR_FLAG
 from ..model.disruption import BudgetRecord
 from ..model.objects import PodRecord
-from . import fused
+from . import fused, kernels
 from .dryrun import DryRuns
 from .offset import OffsetDraw
 from .reference import (
+    NO_CANDIDATE,
     NOT_ELIGIBLE,
     NOT_HELPFUL,
     UNSCHEDULABLE_AND_UNRESOLVABLE,
@@ -25,6 +27,7 @@ from .reference import (
     Status,
     Victims,
     eligible,
+    no_candidate,
 )
 
 
@@ -98,7 +101,14 @@ def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetReco
 
     out.statuses = LazyStatuses(statuses)  # type: ignore[assignment]
     if not len(walk.cands):
-        out.reason = "no candidate node"
+        codes = status[:walked]
+        failed = (codes == kernels.NO_VICTIM_NEEDED) | ((codes > 0) & ((codes & ERROR_FLAG) != 0))
+        if failed.any():  # (some node's status is an Error: made only then)
+            walked_statuses = view._walk_statuses(pod, order, status, walked)
+            no_candidate(out, (walked_statuses[n] for n in order[:walked].tolist()
+                               if n in walked_statuses))  # fmt: skip
+        else:
+            out.reason = NO_CANDIDATE
         return out
     found = _Candidates(view, walk.cands, order, walk.vptr, walk.victims, walk.violations)
     out.candidates = found  # type: ignore[assignment]

@@ -28,7 +28,7 @@ import numpy as np
 from .._native import PackedCall
 from ..framework import gorand
 from ..framework.runtime import Framework
-from ..framework.search import fill_nodes, unpack
+from ..framework.search import ERROR_FLAG, fill_nodes, unpack
 from ..framework.simulation import _Sequence
 from ..model.disruption import BudgetRecord
 from ..model.objects import NamespaceRecord, PodRecord
@@ -39,6 +39,7 @@ from . import fused, kernels
 from .nodepods import NodePods
 from .nominated import by_node, nominated_verdicts
 from .reference import (
+    ERROR,
     SUCCESS,
     UNSCHEDULABLE,
     UNSCHEDULABLE_AND_UNRESOLVABLE,
@@ -498,8 +499,8 @@ class DryRuns:
                     f"No victims found on node {self.names[node]} for preemptor pod "
                     f"{pod.name}",))  # fmt: skip
             elif code == kernels.NO_VICTIM_NEEDED:
-                statuses[node] = Status(1, (f"expected at least one victim pod on node "
-                                            f'"{self.names[node]}"',))  # fmt: skip
+                statuses[node] = Status(ERROR, (f"expected at least one victim pod on node "
+                                                f'"{self.names[node]}"',))  # fmt: skip
             else:
                 statuses[node] = self._status(code)
         return statuses
@@ -659,9 +660,12 @@ class DryRuns:
         slot, code = unpack(verdict)
         plugin = self.seq.filter_slots[slot]
         state = self.seq.states[int(self.seq.fids[slot])]
+        reasons = tuple(plugin.reasons(state, code))
+        if code & ERROR_FLAG:  # (RunFilterPlugins' Error status, its text the plugin's)
+            return Status(ERROR, reasons)
         unresolvable = plugin.unresolvable(state, code)
         return Status(UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else UNSCHEDULABLE,
-                      tuple(plugin.reasons(state, code)))  # fmt: skip
+                      reasons)  # fmt: skip
 
     def _assume(self, i: int, node: int) -> None:
         seq = self.seq

@@ -16,7 +16,7 @@ from ..model.objects import PodRecord
 from .compiled import preempt_compiled
 from .dryrun import DryRuns
 from .offset import OffsetDraw
-from .reference import NOT_ELIGIBLE, Preemption, priority
+from .reference import NO_CANDIDATE, NOT_ELIGIBLE, Preemption, priority
 
 #: the stream key of the candidates' offset draws (the hosts' draws use the pod's position)
 OFFSET_STREAM = 1 << 62
@@ -47,7 +47,7 @@ def no_victims_entry(pod: PodRecord, unresolvable: np.ndarray) -> dict[str, Any]
     elif unresolvable.all():
         found.reason = "no node where preemption might help"
     else:
-        found.reason = "no candidate node"
+        found.reason = NO_CANDIDATE
     return preemption_entry(found, ())
 
 
@@ -63,4 +63,5 @@ def preemption_entry(found: Preemption, names: Sequence[str]) -> dict[str, Any]:
         "ties": list(map(names.__getitem__, found.ties)),
         "candidates": len(found.candidates),
         **({"reason": found.reason} if found.reason else {}),
+        **({"error": found.error} if found.error else {}),
     }
