@@ -198,6 +198,18 @@ func (h *harness) provision(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 	if migrated {
 		handle = migratedHandle(class.Provisioner, name)
 	}
+	if class.Provisioner == "kubernetes.io/gce-pd" {
+		regional, err := gceReplicationType(class)
+		if err == nil && regional {
+			var zones []string
+			if zones, err = h.regionalZones(class, affinity); err == nil {
+				affinity, handle, err = regionalVolume(zones, name)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("goref: provisioning %s/%s for %s on node %s: %v", pvc.Namespace, pvc.Name, class.Provisioner, host, err)
+		}
+	}
 	policy := v1.PersistentVolumeReclaimDelete
 	if class.ReclaimPolicy != nil {
 		policy = *class.ReclaimPolicy

@@ -44,7 +44,16 @@ import msgspec
 from ...errors import UnsupportedError
 from ...model.objects import NodeSelectorRequirement, NodeSelectorTerm, object_uid
 from ...model.storage import ClaimRecord, Storage, VolumeRecord
-from .intree import ProvisioningError, csi_handle, migrated_driver, to_in_tree
+from ..nodevolumelimits.translate import GCE_PLUGIN
+from .intree import ProvisioningError, csi_handle, gce_region, migrated_driver, to_in_tree
+from .regional import (
+    REGIONAL,
+    RegionalError,
+    regional_handle,
+    regional_terms,
+    regional_zones,
+    replication_type,
+)
 
 #: the provisioners of the in-tree volume plugins (their claims are not provisioned)
 IN_TREE_PREFIX = "kubernetes.io/"
@@ -63,10 +72,13 @@ def provisions(provisioner: str) -> bool:
 
 
 def complete(storage: Storage, namespace: str, decided: Sequence[tuple[str, str | None]],
-             node: str, labels: Mapping[str, str]) -> tuple[Storage, list[str | None]]:  # fmt: skip
+             node: str, labels: Mapping[str, str],
+             all_labels: Sequence[Mapping[str, str]] = ()
+             ) -> tuple[Storage, list[str | None]]:  # fmt: skip
     """``storage`` after the bindings that Reserve ``decided`` for a pod of ``namespace``
-    bound to ``node`` (of ``labels``) completed (see the module's docstring): the new
-    storage and, per decision, the volume the claim is bound to (None: not completed)."""
+    bound to ``node`` (of ``labels``; ``all_labels``: every node's, which a regional
+    disk's second zone reads) completed (see the module's docstring): the new storage
+    and, per decision, the volume the claim is bound to (None: not completed)."""
     claims, volumes = dict(storage.claims), dict(storage.volumes)
     names: list[str | None] = []
     for claim_name, volume_name in decided:
@@ -84,7 +96,8 @@ def complete(storage: Storage, namespace: str, decided: Sequence[tuple[str, str 
                 claims[(namespace, claim_name)] = claim
                 names.append(None)
                 continue
-            volume = provisioned_volume(claim, uid, provisioner, storage, node, labels)
+            volume = provisioned_volume(claim, uid, provisioner, storage, node, labels,
+                                        all_labels)  # fmt: skip
             volume_name = volume.name
             volumes[volume_name] = volume
         claims[(namespace, claim_name)] = msgspec.structs.replace(
@@ -95,12 +108,28 @@ def complete(storage: Storage, namespace: str, decided: Sequence[tuple[str, str 
 
 
 def provisioned_volume(claim: ClaimRecord, uid: str, provisioner: str, storage: Storage,
-                       node: str, labels: Mapping[str, str]) -> VolumeRecord:  # fmt: skip
+                       node: str, labels: Mapping[str, str],
+                       all_labels: Sequence[Mapping[str, str]] = ()) -> VolumeRecord:  # fmt: skip
     """The volume an external provisioner creates for ``claim`` (uid ``uid``) selected for
-    ``node`` (of ``labels``); a migrated in-tree plugin's, translated back."""
+    ``node`` (of ``labels``; every node's: ``all_labels``); a migrated in-tree plugin's,
+    translated back (a regional GCE PD: :mod:`.regional`)."""
     name = f"pvc-{uid}"
     driver = migrated_driver(provisioner) or provisioner
     terms = _topology(claim, driver, storage, node, labels)
+    handle = csi_handle(provisioner, name) if driver != provisioner else name
+    if provisioner == GCE_PLUGIN:
+        try:
+            cls = storage.classes[claim.class_name]
+            if replication_type(cls) == REGIONAL:
+                keys = [e.key for t in terms or () for e in t.match_expressions]
+                zones = regional_zones(cls, keys, labels, all_labels)
+                terms, handle = regional_terms(zones), regional_handle(name, gce_region(zones))
+        except (RegionalError, ProvisioningError) as e:
+            raise UnsupportedError(
+                f"VolumeBinding: claim {claim.namespace}/{claim.name} provisioned by {driver} "
+                f"for {provisioner} on node {node}: {e} (the provisioner fails): not "
+                "simulated by kscore_fast"
+            ) from None
     made = VolumeRecord(
         name, {}, None, driver, name, terms, claim.class_name, claim.request,
         claim.access_modes, claim.volume_mode, (claim.namespace, claim.name, uid),
@@ -108,7 +137,6 @@ def provisioned_volume(claim: ClaimRecord, uid: str, provisioner: str, storage: 
     )  # fmt: skip
     if driver == provisioner:
         return made
-    handle = csi_handle(provisioner, name)
     try:
         disk, tree_labels, tree_terms = to_in_tree(provisioner, handle, terms)
     except ProvisioningError as e:
