@@ -26,14 +26,14 @@ _EXPORTS = {
     "KScoreError": ".errors",
     "Plugin": ".framework.interface",
     "PluginError": ".errors",
-    "CapacityResult": ".capacity",
+    "CapacityResult": ".capacity_search",
     "PodBatch": ".model.snapshot",
     "ScoreResult": ".framework.result",
     "Simulator": ".simulator",
     "TimedResult": ".queue.result",
     "TimedSimulator": ".queue.timed",
     "UnsupportedError": ".errors",
-    "capacity": ".capacity",
+    "capacity": ".capacity_search",
     "kernel": "._jit:plugin_kernel",
     "load_cluster": ".api",
     "register_plugin": ".plugins.registry",
@@ -41,7 +41,7 @@ _EXPORTS = {
     "retain_freed_memory": "._memory",
     "score": ".api",
     "simulate": ".api",
-    "sweep": ".sweep",
+    "sweep": ".sweep_runs",
 }
 
 __all__ = [
@@ -75,7 +75,7 @@ if TYPE_CHECKING:
     from ._jit import plugin_kernel as kernel
     from ._memory import retain_freed_memory
     from .api import load_cluster, score, simulate
-    from .capacity import CapacityResult, capacity
+    from .capacity_search import CapacityResult, capacity
     from .errors import ConfigError, InputError, KScoreError, PluginError, UnsupportedError
     from .framework.interface import Plugin
     from .framework.result import ScoreResult
@@ -85,7 +85,7 @@ if TYPE_CHECKING:
     from .queue.result import TimedResult
     from .queue.timed import TimedSimulator
     from .simulator import Simulator
-    from .sweep import sweep
+    from .sweep_runs import sweep
 
 
 def __getattr__(name: str) -> Any:

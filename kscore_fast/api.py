@@ -222,6 +222,27 @@ def in_order(cluster: Cluster, order: Sequence[int]) -> Cluster:
     return out
 
 
+def _plugins_framework(plugins: PluginsSpec, percentage: int) -> Framework:
+    """``build_framework(plugins, percentage)``, kept for the last few ``"Name=weight,..."``
+    strings: a name always resolves to the same plugin class (a registry never replaces
+    one), and a framework is not changed by its runs (its plugins keep what they prepare
+    on the snapshot and batch), so scoring pod after pod builds it once."""
+    if not isinstance(plugins, str):
+        return build_framework(plugins, percentage)
+    key = (plugins, percentage)
+    found = _FRAMEWORKS.get(key)
+    if found is None:
+        found = build_framework(plugins, percentage)
+        if len(_FRAMEWORKS) >= 16:
+            _FRAMEWORKS.pop(next(iter(_FRAMEWORKS)), None)
+        _FRAMEWORKS[key] = found
+    return found
+
+
+#: :func:`_plugins_framework`'s frameworks by (plugins string, percentage)
+_FRAMEWORKS: dict[tuple[str, int], Framework] = {}
+
+
 def _framework(
     cluster: Cluster,
     plugins: PluginsSpec | None,
@@ -235,7 +256,7 @@ def _framework(
         if config is not None:
             raise ConfigError("give score plugins (plugins=) or a configuration (config=), "
                               "not both")  # fmt: skip
-        return build_framework(plugins, percentage or 0), {}
+        return _plugins_framework(plugins, percentage or 0), {}
     from .config.load import load_config
     from .config.types import ProfileNotFoundError
 

@@ -133,7 +133,7 @@ def _parser() -> argparse.ArgumentParser:
         usage="kscore sweep [-h] SPEC [--format {json,parquet,arrow,csv}] [-o FILE|DIR] "
         "[-j N] [--ray [ADDRESS]] [--quiet]",
         description="Run every (snapshot, configuration, seed) of a sweep file (see "
-        "kscore_fast/sweep.py) in parallel processes, or on Ray: one row of metrics per run "
+        "kscore_fast/sweep_runs.py) in parallel processes, or on Ray: one row of metrics per run "
         "(pods placed and unschedulable, nodes used, CPU/memory/GPU allocation per node, "
         "idle GPUs on used nodes, FitError reasons), every run's placements and, in "
         "simulate mode, its pending pods after each scheduling cycle (tables metrics, "
@@ -536,7 +536,14 @@ def _capacity(args: argparse.Namespace) -> int:
     from functools import partial as bind
 
     from .api import load_cluster
-    from .capacity import DEFAULT_MAX, capacity, drain, nodes_to_add, read_object, template_pod
+    from .capacity_search import (
+        DEFAULT_MAX,
+        capacity,
+        drain,
+        nodes_to_add,
+        read_object,
+        template_pod,
+    )
     from .io.output import prepare_output
 
     _import_plugin_modules(args.plugin_module)
@@ -582,7 +589,7 @@ def _sweep(args: argparse.Namespace) -> int:
     """``sweep``: every run of the sweep file, one table of metrics."""
     from ._progress import Progress
     from .io.output import prepare_output
-    from .sweep import read_spec, sweep
+    from .sweep_runs import read_spec, sweep
 
     path, ray = args.spec, args.ray
     if path is None and isinstance(ray, str) and os.path.exists(ray):  # (--ray SPEC)

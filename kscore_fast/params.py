@@ -99,18 +99,25 @@ def config(call: str, value: Any) -> None:
 
 def run_options(call: str, options: Mapping[str, Any]) -> None:
     """The options ``score``, ``simulate`` and ``Simulator`` share (those given)."""
-    checks: dict[str, Callable[[str, str, Any], None]] = {
-        "seed": integer,
-        "explain": lambda c, n, v: boolean(c, n, v, optional=True),
-        "preemption": lambda c, n, v: boolean(c, n, v, optional=True),
-        "retry_nominated": boolean,
-        "percentage_of_nodes_to_score": lambda c, n, v: integer(c, n, v, optional=True),
-        "progress": function,
-        "notice": function,
-        "scores": string,
-        "tie_break": lambda c, n, v: string(c, n, v, ("uniform", "go-rand")),
-        "plugins": lambda c, n, v: plugins(c, v),
-        "config": lambda c, n, v: config(c, v),
-    }
     for name, value in options.items():
-        checks[name](call, name, value)
+        if value is not None or name not in _NONE_OK:
+            _RUN_OPTIONS[name](call, name, value)
+
+
+#: the options None is a valid value of (their default)
+_NONE_OK = frozenset({"explain", "preemption", "percentage_of_nodes_to_score", "progress",
+                      "notice", "plugins", "config"})  # fmt: skip
+#: :func:`run_options`' check of each option
+_RUN_OPTIONS: dict[str, Callable[[str, str, Any], None]] = {
+    "seed": integer,
+    "explain": lambda c, n, v: boolean(c, n, v, optional=True),
+    "preemption": lambda c, n, v: boolean(c, n, v, optional=True),
+    "retry_nominated": boolean,
+    "percentage_of_nodes_to_score": lambda c, n, v: integer(c, n, v, optional=True),
+    "progress": function,
+    "notice": function,
+    "scores": string,
+    "tie_break": lambda c, n, v: string(c, n, v, ("uniform", "go-rand")),
+    "plugins": lambda c, n, v: plugins(c, v),
+    "config": lambda c, n, v: config(c, v),
+}

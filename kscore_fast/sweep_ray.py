@@ -5,7 +5,7 @@ This process (the driver) loads each snapshot once and puts it in Ray's object s
 ``ray.put`` pickles the loaded :class:`~kscore_fast.model.snapshot.Cluster` with
 protocol 5, its NumPy columns as out-of-band buffers that a worker maps read-only from
 the store instead of copying them (its records, Python objects, are unpickled). The
-configurations go as their documents' bytes (:func:`~kscore_fast.sweep.parsed_config`),
+configurations go as their documents' bytes (:func:`~kscore_fast.sweep_runs.parsed_config`),
 so no worker reads a file.
 
 One actor per CPU of the cluster (at most ``jobs``, at most one per run) runs the runs,
@@ -34,7 +34,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .errors import InputError, KScoreError, UnsupportedError
-from .sweep import RunOutput, Spec, Work, parsed_config, run_one
+from .sweep_runs import RunOutput, Spec, Work, parsed_config, run_one
 
 #: how long the address is tried before Ray is asked to connect
 CONNECT_TIMEOUT = 5.0

@@ -169,8 +169,11 @@ def _simulate() -> None:
         for scores in ("all", "none"):
             simulate(cluster, tie_break=tie, scores=scores, explain=scores == "all")
         simulate(cluster, tie_break=tie, scores="none", preemption=True, retry_nominated=True)
+    from .framework.simulation import incremental
+    from .plugins.registry import IN_TREE
+
     for name in _score_plugins():
-        if name != "SelectorSpread":  # (not simulated: its counts are not incremental)
+        if incremental(IN_TREE.get(name)):  # (the others are refused in sequential mode)
             simulate(cluster, plugins=name, scores="none")
 
 

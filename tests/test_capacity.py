@@ -7,7 +7,7 @@ import json
 import pytest
 
 from kscore_fast import capacity, load_cluster
-from kscore_fast.capacity import drain, nodes_to_add
+from kscore_fast.capacity_search import drain, nodes_to_add
 from kscore_fast.cli import main
 from kscore_fast.errors import InputError
 

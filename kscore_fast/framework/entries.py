@@ -120,6 +120,34 @@ def entry_row(plugin: Any, packed: Any, columns: tuple[int, ...]) -> list[int]:
 _rows: dict[tuple[int, int, tuple[int, ...]], tuple[Any, Any, list[int]]] = {}
 
 
+def _table(plugins: list[Any], packed: list[Any], columns: tuple[int, ...]) -> np.ndarray:
+    """The plugin table of ``plugins`` on their ``packed`` states (see
+    :class:`PluginTable`): the entry points of the last tables kept by the plugins' kernels
+    and state types (a profile runs again and again on states of the same types), the
+    states' addresses written in."""
+    kernels, state_types = [p.kernels for p in plugins], [p.numba_type for p in packed]
+    key = (*map(id, kernels), *map(id, state_types), columns)
+    found = _tables.get(key)
+    if found is None:
+        table = np.array([entry_row(plugin, state, columns)
+                          for plugin, state in zip(plugins, packed, strict=True)],
+                         dtype=np.int64).reshape(len(plugins), abi.COLUMNS)  # fmt: skip
+        with _lock:
+            _tables[key] = (kernels, state_types, table)
+            while len(_tables) > RECENT:
+                del _tables[next(iter(_tables))]
+        return table.copy()
+    table = found[2].copy()
+    for row, state in enumerate(packed):  # (item by item: a list would be made an array)
+        table[row, abi.STATE] = state.address
+    return table
+
+
+#: the last plugin tables by their plugins' kernels, state types and columns (kernels and
+#: types kept alive in the value, so an identity in the key is never another object's)
+_tables: dict[tuple[Any, ...], tuple[list[Any], list[Any], np.ndarray]] = {}
+
+
 def built_column(plugin: Any, column: int) -> int:
     """The column whose entry point serves ``column`` for ``plugin``: a plugin without a
     ``score_pod_serial`` kernel scores serially through its ``SCORE`` entry point."""
@@ -220,10 +248,7 @@ class PluginTable:
             python_kernels.Handle(s) if python_kernels.is_python(p) else _packed(s, p)
             for p, s in zip(self.plugins, self.states, strict=True)
         ]
-        columns = tuple(columns)
-        self.table = np.array([entry_row(plugin, packed, columns)
-                               for plugin, packed in zip(self.plugins, self.packed, strict=True)],
-                              dtype=np.int64).reshape(len(self.plugins), abi.COLUMNS)  # fmt: skip
+        self.table = _table(self.plugins, self.packed, tuple(columns))
 
     def __len__(self) -> int:
         return len(self.plugins)

@@ -324,6 +324,10 @@ class _Run:
     def choose_filters(self) -> None:
         """The filter slots for the states adopted (see the attributes' comments)."""
         fw, rows = self.fw, self.fw.table_rows
+        if not fw.filter_plugins:  # (a score-only profile: nothing to choose)
+            self.filter_slots, self.filter_positions, self.pre_filter_slots = [], [], []
+            self.fids = _NO_IDS
+            return
         #: the filter plugins the run calls (those that may fail a pod of the batch), in
         #: the profile's order: a verdict's slot indexes them; each one's position among
         #: the profile's filter plugins (``ScoreResult.filter_names``)
@@ -389,7 +393,7 @@ class _Run:
         ``MEMO_ENTRIES``, else per chunk."""
         n_nodes = self.n_nodes
         if not len(self.fids):
-            return np.zeros(len(pods), np.int64), np.zeros(0, np.int64), *_no_memo(n_nodes)
+            return _no_verdicts(len(pods), n_nodes)
         if self.memo is None:
             local, inverse = np.unique(self.classes[pods], return_inverse=True)
             classes = inverse.reshape(-1).astype(np.int64)
@@ -732,6 +736,17 @@ _NO_REJECTIONS = (np.empty(0, np.int32), np.empty(0, np.int64))
 
 def _no_memo(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
     return np.empty((0, n_nodes), np.int64), np.zeros((0, 1), np.bool_)
+
+
+#: an empty int64 array (shared: nothing can be written to it)
+_NO_IDS = np.zeros(0, np.int64)
+
+
+@functools.lru_cache(maxsize=16)
+def _no_verdicts(n_pods: int, n_nodes: int) -> tuple[np.ndarray, ...]:
+    """:meth:`_Run._verdict_table` of a run without filters, kept for the last shapes:
+    the search writes none of them (no filter: no verdict row, no class read)."""
+    return np.zeros(n_pods, np.int64), np.zeros(0, np.int64), *_no_memo(n_nodes)
 
 
 def _go_quote(name: str) -> str:

@@ -67,7 +67,7 @@ class _Sequence(_Run):
     def __init__(self, fw: Framework, snapshot: ClusterSnapshot, batch: PodBatch,
                  num_to_find: int, explain: bool) -> None:  # fmt: skip
         plugins = [*fw.filter_plugins, *(wp.plugin for wp in fw.score_plugins)]
-        stale = [p.name for p in plugins if not _incremental(p)]
+        stale = [p.name for p in plugins if not incremental(p)]
         if stale:
             raise UnsupportedError(
                 f"sequential mode: {', '.join(dict.fromkeys(stale))} does not update its "
@@ -470,9 +470,9 @@ class _Sequence(_Run):
                    result)  # fmt: skip
 
 
-def _incremental(plugin: Any) -> bool:
-    """The plugin follows binds and deletions: it has ``assume``/``remove`` kernels, or
-    binding a pod changes nothing it reads."""
+def incremental(plugin: Any) -> bool:
+    """The plugin (or its class) follows binds and deletions: it has ``assume``/``remove``
+    kernels, or binding a pod changes nothing it reads."""
     return plugin.bind_independent or _binds(plugin)
 
 

@@ -91,7 +91,7 @@ class TimedResult:
 
 @dataclass
 class SweepResult:
-    """A sweep's metrics, a row per run (``kscore_fast.sweep.METRICS`` and more)."""
+    """A sweep's metrics, a row per run (``kscore_fast.sweep_runs.METRICS`` and more)."""
 
     path: str
     metrics: list[dict[str, Any]]

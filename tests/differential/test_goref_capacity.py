@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from kscore_fast import capacity, load_cluster
-from kscore_fast.capacity import copies, drain, template_pod
+from kscore_fast.capacity_search import copies, drain, template_pod
 
 from ..goref import goref_missing, run_goref
 from ..scenarios_profile import profile_config, profile_scenario

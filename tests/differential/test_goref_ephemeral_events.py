@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from kscore_fast import capacity, load_cluster
-from kscore_fast.capacity import copies, template_pod
+from kscore_fast.capacity_search import copies, template_pod
 from kscore_fast.model.objects import object_uid
 from kscore_fast.queue import replay_timed
 

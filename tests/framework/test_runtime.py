@@ -178,3 +178,42 @@ def test_bad_weights(bad):
 
     with pytest.raises(ConfigError):
         build_framework(f"SelectorSpread={bad}")
+
+
+def test_plugin_tables_of_states_of_one_type_differ_only_in_their_states():
+    """A plugin table made from the kept entry points of an earlier table of the same
+    plugins and state types holds its own states' addresses."""
+    from kscore_fast.framework import entries
+
+    plugins = [_Const(), _Const()]
+    first = PluginTable(plugins, [(np.array([1]),), (np.array([2]),)], [abi.SCORE])
+    second = PluginTable(plugins, [(np.array([3]),), (np.array([4]),)], [abi.SCORE])
+    entries._tables.clear()
+    fresh = PluginTable(plugins, [(np.array([3]),), (np.array([4]),)], [abi.SCORE])
+    for table in (first, second):
+        states = [p.address for p in table.packed]
+        assert table.table[:, abi.STATE].tolist() == states
+    assert first.table[:, abi.STATE].tolist() != second.table[:, abi.STATE].tolist()
+    others = [c for c in range(abi.COLUMNS) if c != abi.STATE]
+    assert (first.table[:, others] == second.table[:, others]).all()
+    assert (fresh.table[:, others] == second.table[:, others]).all()
+    assert (second.table[:, abi.SCORE] != 0).all()
+    # and the scores read the states of their own table
+    assert _score_one_pod([7, 9], [1, 1])[3].tolist() == [16, 16, 16]
+    assert _score_one_pod([5, 0], [2, 1])[3].tolist() == [10, 10, 10]
+
+
+def test_api_score_builds_a_plugins_string_framework_once():
+    import kscore_fast
+    from kscore_fast import api
+
+    c = _spread_cluster(n_nodes=6, n_pending=3)
+    first = kscore_fast.score(c, plugins="SelectorSpread=2", seed=4).to_dict()
+    fw = api._plugins_framework("SelectorSpread=2", 0)
+    assert api._plugins_framework("SelectorSpread=2", 0) is fw
+    assert api._plugins_framework("SelectorSpread=2", 50) is not fw
+    assert api._plugins_framework("SelectorSpread=3", 0) is not fw
+    again = kscore_fast.score(c, plugins="SelectorSpread=2", seed=4).to_dict()
+    assert first == again
+    fresh = build_framework("SelectorSpread=2").run(c.snapshot, c.batch, seed=4, explain=True)
+    assert fresh.to_dict() == first

@@ -9,7 +9,7 @@ import pytest
 # (the package's lazy ``capacity`` first: importing the submodule before it would shadow
 # the exported function by the module for the whole process)
 from kscore_fast import Simulator, capacity, load_cluster
-from kscore_fast.capacity import copies
+from kscore_fast.capacity_search import copies
 from kscore_fast.errors import InputError
 from kscore_fast.io.ephemeral import created_claims
 from kscore_fast.model.objects import PodRecord, object_uid

@@ -14,6 +14,7 @@ compiled shape of framework/interface.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -51,8 +52,7 @@ class _Prepared:
     index: tuple[np.ndarray, ...]
 
 
-@dataclass(frozen=True)
-class _BatchState:
+class _BatchState(NamedTuple):
     """Every pending pod's default selector, grouped: pods of one group share counts.
 
     ``group`` (int64[B]) is -1 for pods whose selector matches nothing (empty) or that
@@ -209,7 +209,8 @@ def driver_state(snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         shared = shared[np.argsort(-sizes[shared], kind="stable")][: HOT_ENTRIES // n_nodes]
     hot_row = np.empty(len(bs.grp_ns), dtype=np.int64)
     hot_row.fill(-1)
-    hot_row[shared] = np.arange(len(shared))
+    if len(shared):
+        hot_row[shared] = np.arange(len(shared))
     hot = np.zeros((len(shared), n_nodes), dtype=np.int64)
     if len(shared):
         kernels.count_groups.pick(len(shared) * n_nodes)(

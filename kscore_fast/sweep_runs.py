@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from . import params
-from .capacity import capacity, read_object, template_pod
+from .capacity_search import capacity, read_object, template_pod
 from .errors import InputError
 
 MODES = ("score", "simulate", "capacity")
@@ -518,7 +518,7 @@ def _allocation(cluster: Any, placements: Sequence[tuple[str, str | None]], mode
 
 def _request_vector(template: dict[str, Any], names: Sequence[str]) -> np.ndarray:
     """The requests (``computePodResourceRequest``) of a template pod
-    (:func:`~kscore_fast.capacity.template_pod`), per resource column."""
+    (:func:`~kscore_fast.capacity_search.template_pod`), per resource column."""
     from .io.load import read_inputs
 
     objs, _ = read_inputs([], [template])
