@@ -69,7 +69,8 @@ GA_ZONE, BETA_ZONE_KEY = "topology.kubernetes.io/zone", "failure-domain.beta.kub
 
 
 def in_tree_completion_scenario(seed: int, max_nodes: int = 8, max_pending: int = 10,
-                                regional: bool = False) -> list[dict[str, Any]]:  # fmt: skip
+                                regional: bool = False, azure_file: bool = False
+                                ) -> list[dict[str, Any]]:  # fmt: skip
     """:func:`completion_scenario`'s clusters with a StatefulSet ``store`` whose claims'
     class ``intree`` (WaitForFirstConsumer) names an in-tree provisioner whose migration
     is on: nodes labelled with the migrated driver's zone key (a zone of the cloud's
@@ -79,7 +80,9 @@ def in_tree_completion_scenario(seed: int, max_nodes: int = 8, max_pending: int 
     the in-tree source (zone label, zone and region node affinity): later pods see them
     through VolumeZone, VolumeBinding's bound-claim check and the volume limits.
     ``regional``: the class is GCE PD's asking for ``replication-type: regional-pd``
-    (:func:`_regional_class`), the nodes' zones mostly of one region."""
+    (:func:`_regional_class`), the nodes' zones mostly of one region. ``azure_file``: the
+    class is ``kubernetes.io/azure-file``'s (migration off: its own plugin provisions a
+    volume every node reaches; :func:`_azure_file_class`)."""
     objs = completion_scenario(seed, max_nodes, max_pending)
     rng = random.Random(f"in-tree-{seed}")
     plugin = rng.choice(sorted(IN_TREE))
@@ -87,6 +90,8 @@ def in_tree_completion_scenario(seed: int, max_nodes: int = 8, max_pending: int 
     cls = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
            "metadata": {"name": "intree"}, "provisioner": plugin,
            "volumeBindingMode": "WaitForFirstConsumer"}  # fmt: skip
+    if azure_file:
+        cls.update(_azure_file_class(random.Random(f"azure-file-{seed}")))
     if regional:
         plugin = "kubernetes.io/gce-pd"
         driver, key, _ = IN_TREE[plugin]
@@ -141,6 +146,19 @@ def _regional_class(rng: random.Random, plugin: str) -> dict[str, Any]:
             "key": rng.choice((GA_ZONE, BETA_ZONE_KEY)),
             "values": sorted(rng.sample(REGIONAL_ZONES, rng.randint(2, 4)))}]}]  # fmt: skip
     return out
+
+
+def _azure_file_class(rng: random.Random) -> dict[str, Any]:
+    """An Azure File class's fields: its parameters, mostly valid (keys in various cases,
+    tags well formed or not, sometimes an option the plugin does not know)."""
+    params = {rng.choice(("skuName", "skuname")): rng.choice(("Standard_LRS", "Premium_LRS"))}
+    if rng.random() < 0.3:
+        params["location"] = "eastus"
+    if rng.random() < 0.2:
+        params["tags"] = rng.choice(("a=b,c=d", "a=b", "bad", "=x"))
+    if rng.random() < 0.1:
+        params["fsType"] = "ext4"  # (not an option of the plugin: its error)
+    return {"provisioner": "kubernetes.io/azure-file", "parameters": params}
 
 
 def _in_tree_set(rng: random.Random, objs: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -170,6 +170,13 @@ def _regional(seed: int, **sizes: int) -> list[dict[str, Any]]:
     return in_tree_completion_scenario(seed, regional=True, **sizes)
 
 
+def _azure_file(seed: int, **sizes: int) -> list[dict[str, Any]]:
+    return in_tree_completion_scenario(seed, azure_file=True, **sizes)
+
+
+AZURE_FILE_SEEDS = 4_000_000
+
+
 @pytest.mark.parametrize("seed", range(N_SCENARIOS))
 @pytest.mark.parametrize("mode", ["simulate", "events"])
 def test_regional_gce_pd_provisioning_as_go(tmp_path, mode, seed):
@@ -178,18 +185,33 @@ def test_regional_gce_pd_provisioning_as_go(tmp_path, mode, seed):
     provisioner and the driver pick them; goref: csi-translation-lib's class and volume
     translations), its zone labels and node affinity, which later and re-created pods
     follow. Where the provisioning fails, kscore refuses it and goref fails it too."""
-    seed += REGIONAL_SEEDS + (100_000 if mode == "events" else 0)
+    _provisioning_as_go(tmp_path, REGIONAL_SEEDS + seed, mode, _regional)
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS))
+@pytest.mark.parametrize("mode", ["simulate", "events"])
+def test_azure_file_provisioning_as_go(tmp_path, mode, seed):
+    """Claims of ``kubernetes.io/azure-file`` (migration off): its own plugin's volume,
+    bound, reachable from every node (re-created pods go anywhere); the plugin's refusals
+    (an unknown option, malformed tags) refused by kscore and failed by goref."""
+    _provisioning_as_go(tmp_path, AZURE_FILE_SEEDS + seed, mode, _azure_file)
+
+
+def _provisioning_as_go(tmp_path, seed: int, mode: str, make: Scenario) -> None:
+    """kscore equals goref on ``make``'s scenario (a simulate run or an event script);
+    or kscore refuses a provisioning that fails and goref fails it too."""
+    seed += 100_000 if mode == "events" else 0
     ops: list[dict[str, Any]] = []
     try:
         if mode == "simulate":
-            _simulate(tmp_path, seed, _regional)
+            _simulate(tmp_path, seed, make)
         else:
-            _events(tmp_path, seed, _regional, ops=ops)
+            _events(tmp_path, seed, make, ops=ops)
     except UnsupportedError as exc:
         assert "(the provisioner fails)" in str(exc), exc
         path, config = tmp_path / "refused.json", tmp_path / "refused.yaml"
         path.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
-                                    "items": _regional(seed)}))  # fmt: skip
+                                    "items": make(seed)}))  # fmt: skip
         config.write_text(yaml.safe_dump(_config(seed)))
         try:  # (goref fails the same provisioning)
             if mode == "simulate":

@@ -25,6 +25,8 @@ kscore_fast models these as a cluster whose controllers keep up:
   driver's topology keys in the node's CSINode) and translates it back to the in-tree
   source, zone label and node affinity (:mod:`.intree`); a translation that fails is
   refused, not simulated;
+* a provisioning through ``kubernetes.io/azure-file`` (migration off in v1.23): the PV
+  controller's own plugin creates a volume that every node reaches (:mod:`.azurefile`);
 * a provisioning through another in-tree provisioner (``kubernetes.io/...``): not
   completed (the PV controller's own plugins call a cloud: not modelled). The claim stays
   pending with its selected node (as in a cluster where that provisioner is not running),
@@ -45,6 +47,7 @@ from ...errors import UnsupportedError
 from ...model.objects import NodeSelectorRequirement, NodeSelectorTerm, object_uid
 from ...model.storage import ClaimRecord, Storage, VolumeRecord
 from ..nodevolumelimits.translate import GCE_PLUGIN
+from .azurefile import AZURE_FILE_PLUGIN, AzureFileError, azure_file_volume
 from .intree import ProvisioningError, csi_handle, gce_region, migrated_driver, to_in_tree
 from .regional import (
     REGIONAL,
@@ -55,7 +58,7 @@ from .regional import (
     replication_type,
 )
 
-#: the provisioners of the in-tree volume plugins (their claims are not provisioned)
+#: the provisioners of the in-tree volume plugins (not provisioned unless migrated or Azure File)
 IN_TREE_PREFIX = "kubernetes.io/"
 
 
@@ -66,9 +69,10 @@ def claim_uid(claim: ClaimRecord) -> str:
 
 
 def provisions(provisioner: str) -> bool:
-    """A provisioning through ``provisioner`` completes (a CSI driver's, or a migrated
-    in-tree plugin's)."""
-    return not provisioner.startswith(IN_TREE_PREFIX) or migrated_driver(provisioner) is not None
+    """A provisioning through ``provisioner`` completes (a CSI driver's, a migrated
+    in-tree plugin's, or Azure File's)."""
+    return (not provisioner.startswith(IN_TREE_PREFIX) or provisioner == AZURE_FILE_PLUGIN
+            or migrated_driver(provisioner) is not None)  # fmt: skip
 
 
 def complete(storage: Storage, namespace: str, decided: Sequence[tuple[str, str | None]],
@@ -96,8 +100,11 @@ def complete(storage: Storage, namespace: str, decided: Sequence[tuple[str, str 
                 claims[(namespace, claim_name)] = claim
                 names.append(None)
                 continue
-            volume = provisioned_volume(claim, uid, provisioner, storage, node, labels,
-                                        all_labels)  # fmt: skip
+            if provisioner == AZURE_FILE_PLUGIN:
+                volume = _azure_file(claim, uid, storage, node)
+            else:
+                volume = provisioned_volume(claim, uid, provisioner, storage, node, labels,
+                                            all_labels)  # fmt: skip
             volume_name = volume.name
             volumes[volume_name] = volume
         claims[(namespace, claim_name)] = msgspec.structs.replace(
@@ -147,6 +154,18 @@ def provisioned_volume(claim: ClaimRecord, uid: str, provisioner: str, storage: 
         ) from None
     return msgspec.structs.replace(made, labels=tree_labels, disk=disk, csi_driver="",
                                    csi_handle="", node_affinity=tree_terms)  # fmt: skip
+
+
+def _azure_file(claim: ClaimRecord, uid: str, storage: Storage, node: str) -> VolumeRecord:
+    """The volume Azure File's in-tree provisioner creates (:mod:`.azurefile`)."""
+    try:
+        return azure_file_volume(claim, uid, storage.classes[claim.class_name])
+    except AzureFileError as e:
+        raise UnsupportedError(
+            f"VolumeBinding: claim {claim.namespace}/{claim.name} provisioned by "
+            f"{AZURE_FILE_PLUGIN} on node {node}: {e} (the provisioner fails): not "
+            "simulated by kscore_fast"
+        ) from None
 
 
 def _topology(claim: ClaimRecord, provisioner: str, storage: Storage, node: str,
