@@ -507,8 +507,9 @@ def pod_twins(batch: PodBatch) -> np.ndarray:
         first[rest] = np.fromiter((ids.setdefault(key(pods[i]), i) for i in rest),
                                   np.int64, len(rest))  # fmt: skip
         # every pod holds its group's first position: ranked, those are the ids in order
-        # of first appearance
-        twins = np.unique(first, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        # of first appearance (every pod alone: its position)
+        twins = (np.unique(first, return_inverse=True)[1].reshape(-1).astype(np.int64)
+                 if rest else first)  # fmt: skip
     batch.cache["twins"] = twins
     return twins
 
@@ -534,8 +535,15 @@ def lone_label_sets(labels: LabelTable) -> np.ndarray:
     cum = np.zeros(len(z) + 1, dtype=np.uint64)
     np.cumsum(z, out=cum[1:])
     sums = cum[labels.ptr[1:]] - cum[labels.ptr[:-1]]  # (wrapping: the sum mod 2^64)
-    _, inverse, counts = np.unique(sums, return_inverse=True, return_counts=True)
-    return counts[inverse.reshape(-1)] == 1
+    order = np.argsort(sums)
+    ranked = sums[order]
+    shared = np.zeros(n, dtype=np.bool_)  # (in sum order: a neighbour has the same sum)
+    same = ranked[1:] == ranked[:-1]
+    shared[1:] |= same
+    shared[:-1] |= same
+    lone = np.empty(n, dtype=np.bool_)
+    lone[order] = ~shared
+    return lone
 
 
 def spec_twins(batch: PodBatch) -> np.ndarray:
