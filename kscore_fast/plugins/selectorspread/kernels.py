@@ -205,20 +205,47 @@ def _add_signature(s, row, run, ns, req, c, index):  # pragma: no cover - compil
                                          req_op, req_vptr, req_vals):
         return 0
     top = 0
+    lo, hi = sig_ptr[s], sig_ptr[s + 1]
     if run is None:
-        for e in range(sig_ptr[s], sig_ptr[s + 1]):
+        for e in range(lo, hi):
             row[ent_node[e]] += ent_count[e]
-    else:
-        first, n_all, sums, node_zone = run
-        for e in range(sig_ptr[s], sig_ptr[s + 1]):
-            node = ent_node[e]
-            at = node - first
-            if at < 0:
-                at += n_all
-            if at < row.shape[0]:
-                row[at] += ent_count[e]
-                top = max(top, row[at])
-                sums[node_zone[node] + 1] += ent_count[e]
+        return top
+    # the run's nodes first..end-1, wrapping after n_all - 1: the signature's entries are
+    # sorted by node, so only theirs are visited (a short run of a large cluster)
+    first, n_all, sums, node_zone = run
+    end = first + row.shape[0]
+    a = _first_at_least(ent_node, lo, hi, first)
+    top = _add_entries(a, _first_at_least(ent_node, a, hi, end), -first, row, sums, node_zone,
+                       ent_node, ent_count, top)  # fmt: skip
+    if end > n_all:  # (wrapped: nodes 0..end - n_all - 1 follow)
+        top = _add_entries(lo, _first_at_least(ent_node, lo, a, end - n_all), n_all - first,
+                           row, sums, node_zone, ent_node, ent_count, top)  # fmt: skip
+    return top
+
+
+@inline_kernel
+def _first_at_least(ent_node, lo, hi, node):  # pragma: no cover - compiled
+    """The first entry of ``lo:hi`` (sorted by node) whose node is ``node`` or more."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if ent_node[mid] < node:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@inline_kernel
+def _add_entries(a, b, shift, row, sums, node_zone, ent_node, ent_count, top
+                 ):  # fmt: skip  # pragma: no cover - compiled
+    """Entries ``a:b`` counted at their nodes' positions (node + ``shift``) in ``row``,
+    and in their zones' sums; returns the largest count reached (or ``top``)."""
+    for e in range(a, b):
+        node = ent_node[e]
+        at = node + shift
+        row[at] += ent_count[e]
+        top = max(top, row[at])
+        sums[node_zone[node] + 1] += ent_count[e]
     return top
 
 
