@@ -189,3 +189,70 @@ def crowded_foreign_claims(objs: list[Obj]) -> bool:
                 per_node[node] = per_node.get(node, 0) + 1
                 break
     return any(n >= 3 for n in per_node.values())
+
+
+def _csi_volume(objs: list[Obj], refs: list[Obj], pod: Obj, name: str) -> None:
+    """A claim ``name`` of ``pod``'s namespace bound to a new CSI volume of
+    ``csi.example.com`` (owner references ``refs``)."""
+    ns = pod["metadata"].get("namespace", "default")
+    meta: Obj = {"name": name, "namespace": ns, "annotations": dict(BIND_COMPLETED)}
+    if refs:
+        meta["ownerReferences"] = refs
+    spec = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+    objs.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta,
+                 "spec": {**spec, "storageClassName": "csi", "volumeName": f"pv-{name}"},
+                 "status": {"phase": "Bound"}})  # fmt: skip
+    objs.append({"apiVersion": "v1", "kind": "PersistentVolume",
+                 "metadata": {"name": f"pv-{name}"},
+                 "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                          "storageClassName": "csi",
+                          "claimRef": {"namespace": ns, "name": name},
+                          "csi": {"driver": "csi.example.com", "volumeHandle": f"h-{name}"}},
+                 "status": {"phase": "Bound"}})  # fmt: skip
+
+
+def foreign_claim_preemption_scenario(seed: int, **sizes: Any) -> list[Obj]:
+    """:func:`tests.scenarios_preemption.preemption_scenario` (over-committed nodes,
+    pending pods of higher priorities) with CSI volumes: CSINodes giving most nodes an
+    attach limit of ``csi.example.com``, bound pods with an ephemeral volume whose claim
+    is their own or (most nodes one, at most two) another's, pending pods with a claim of a CSI
+    volume. A preemptor that must keep such a pod of its priority or higher on a node
+    meets the volume limits' ``Error`` status in its dry runs there (Go's PostFilter then
+    returns it when no node is a candidate); most such pods have the highest priority."""
+    from .scenarios_preemption import preemption_scenario
+
+    rng = random.Random(f"foreign-preemption-{seed}")
+    objs = preemption_scenario(seed, **sizes)
+    out = list(objs)
+    out.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                "metadata": {"name": "csi"}, "provisioner": "csi.example.com",
+                "volumeBindingMode": "WaitForFirstConsumer"})  # fmt: skip
+    foreign: dict[str, int] = {}
+    for obj in objs:
+        if obj["kind"] == "Node" and rng.random() < 0.8:
+            name = obj["metadata"]["name"]
+            driver = {"name": "csi.example.com", "nodeID": name,
+                      "allocatable": {"count": rng.randint(2, 8)}}  # fmt: skip
+            out.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+                        "metadata": {"name": name}, "spec": {"drivers": [driver]}})  # fmt: skip
+        if obj["kind"] != "Pod":
+            continue
+        name, node = obj["metadata"]["name"], obj["spec"].get("nodeName")
+        vols = obj["spec"].setdefault("volumes", [])
+        if node is None:
+            if rng.random() < 0.8:
+                claim = {"claimName": f"{name}-data"}
+                vols.append({"name": "data", "persistentVolumeClaim": claim})
+                _csi_volume(out, [], obj, f"{name}-data")
+            continue
+        held = foreign.get(node, 0)
+        if rng.random() < (0.9 if held == 0 else 0.5):
+            template = {"spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "csi",
+                                 "resources": {"requests": {"storage": "1Gi"}}}}  # fmt: skip
+            vols.append({"name": "e0", "ephemeral": {"volumeClaimTemplate": template}})
+            bad = held < 2 and rng.random() < (0.9 if held == 0 else 0.4)
+            foreign[node] = foreign.get(node, 0) + bad
+            if bad and rng.random() < 0.7:  # (above every preemptor: never a victim)
+                obj["spec"]["priority"] = 1000
+            _csi_volume(out, _owner(rng, obj, bad), obj, f"{name}-e0")
+    return out

@@ -18,6 +18,8 @@ package main
 //     volume id of migratedHandle's) and, the class being the in-tree plugin's,
 //     translates it back with csi-translation-lib's TranslateCSIPVToInTree before it
 //     creates it; a translation that fails is goref's error (the provisioner fails);
+//   - a claim of kubernetes.io/azure-file (migration off): the PV controller's own
+//     plugin's volume (azurefile.go);
 //   - another in-tree provisioner's claim: nothing (it stays pending with its selected
 //     node).
 // A claim without metadata.uid gets claimUID's (docs/volume-bindings.md).
@@ -180,6 +182,18 @@ func (h *harness) provision(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 		return nil, fmt.Errorf("goref: provisioning %s/%s: %v", pvc.Namespace, pvc.Name, err)
 	}
 	driver, migrated := class.Provisioner, false
+	if class.Provisioner == azureFilePlugin {
+		pv, err := azureFileVolume(pvc, class)
+		if err != nil {
+			return nil, fmt.Errorf("goref: provisioning %s/%s for %s on node %s: %v", pvc.Namespace, pvc.Name, class.Provisioner, host, err)
+		}
+		h.volumeEvents.expect("PersistentVolume", framework.Add, pv)
+		made, err := h.client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("goref: provisioning %s: %v", pv.Name, err)
+		}
+		return made, nil
+	}
 	if strings.HasPrefix(class.Provisioner, "kubernetes.io/") {
 		if !migrationOn[class.Provisioner] {
 			return nil, nil
@@ -197,6 +211,18 @@ func (h *harness) provision(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 	handle := name
 	if migrated {
 		handle = migratedHandle(class.Provisioner, name)
+	}
+	if class.Provisioner == "kubernetes.io/gce-pd" {
+		regional, err := gceReplicationType(class)
+		if err == nil && regional {
+			var zones []string
+			if zones, err = h.regionalZones(class, affinity); err == nil {
+				affinity, handle, err = regionalVolume(zones, name)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("goref: provisioning %s/%s for %s on node %s: %v", pvc.Namespace, pvc.Name, class.Provisioner, host, err)
+		}
 	}
 	policy := v1.PersistentVolumeReclaimDelete
 	if class.ReclaimPolicy != nil {

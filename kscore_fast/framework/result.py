@@ -409,7 +409,7 @@ class ScoreResult:
 def preemption_columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The preemptions table's columns of ``rows`` (``preemption`` objects): nominated
     node (null: none), victims (namespace, name, priority), PDB violations, the tie set,
-    the candidates' count, why none."""
+    the candidates' count, why none, the ``Error`` status' message (null: none)."""
     import pyarrow as pa
 
     victim = pa.struct([("namespace", pa.string()), ("name", pa.string()),
@@ -421,6 +421,7 @@ def preemption_columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "ties": pa.array([r["ties"] for r in rows], pa.list_(pa.string())),
         "candidates": pa.array([r["candidates"] for r in rows], pa.int32()),
         "reason": pa.array([r.get("reason") for r in rows], pa.string()),
+        "error": pa.array([r.get("error") for r in rows], pa.string()),
     }
 
 

@@ -929,7 +929,7 @@ class ObjectReader(_Fields):
     def _storage_class(self, meta: schema.Metadata, obj: schema.Resource, at: At
                        ) -> ClassRecord:  # fmt: skip
         """A StorageClass: binding mode (defaulted), provisioner, allowed topologies,
-        whether it is a default class (``IsDefaultAnnotation``)."""
+        whether it is a default class (``IsDefaultAnnotation``), parameters."""
         mode = obj.volume_binding_mode
         if mode is None:  # (SetDefaults_StorageClass)
             mode = IMMEDIATE
@@ -956,7 +956,9 @@ class ObjectReader(_Fields):
             raise self._fail(at, "", ("metadata.annotations", "expected a mapping of strings")
                              ) from None  # fmt: skip
         default = any(notes.get(k) == "true" for k in DEFAULT_CLASS_ANNOTATIONS)
-        return ClassRecord(at[2][2], mode, provisioner or "", tuple(terms), default)
+        params = mapping(ctx, obj.parameters, "parameters")
+        parameters = tuple((str(k), string(ctx, v, f"parameters.{k}")) for k, v in params.items())
+        return ClassRecord(at[2][2], mode, provisioner or "", tuple(terms), default, parameters)
 
     def _volume(self, meta: schema.Metadata, spec: schema.Spec, status: schema.Status,
                 labels: dict[str, str], cls: str, at: At) -> VolumeRecord:  # fmt: skip

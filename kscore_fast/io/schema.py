@@ -358,6 +358,7 @@ class Resource(msgspec.Struct, gc=False):
     volume_binding_mode: Any = msgspec.field(default=None, name="volumeBindingMode")
     provisioner: Any = None
     allowed_topologies: Any = msgspec.field(default=None, name="allowedTopologies")
+    parameters: Any = None
     # CSIStorageCapacity (checked by the reader)
     storage_class_name: Any = msgspec.field(default=None, name="storageClassName")
     node_topology: Any = msgspec.field(default=None, name="nodeTopology")

@@ -22,13 +22,19 @@ a controller owner reference, appended to the input in workload order:
   else ``<name>-<hash>``); with ``volumeClaimTemplates``, each pod's claims
   ``<template>-<name>-<ordinal>`` as its volumes, and the claims the input lacks, of the
   template's class or the default StorageClass (unbound: the class's binding mode
-  decides what VolumeBinding does with them);
+  decides what VolumeBinding does with them). With two default StorageClasses or more,
+  v1.23's DefaultStorageClass admission plugin refuses a claim of no class (``N default
+  StorageClasses were found``): the controller's ``CreateStatefulPod`` then creates that
+  pod's other claims but not the pod, and ``updateStatefulSet`` stops there, at every
+  retry: the later ordinals are not created either;
 * every kind: a pod template's generic ephemeral volumes (``ephemeral``) get their
   claims as the ephemeral volume controller creates them (pkg/controller/volume/
   ephemeral, ``handleVolume``): named ``<pod>-<volume>``, owned by the pod (an owner
   reference with ``controller: true`` and the pod's uid), with the
   ``volumeClaimTemplate``'s labels, annotations and spec (of the default StorageClass
-  when it names none), unless the input has a claim of that name; such a pod gets
+  when it names none), unless the input has a claim of that name (which, when it is
+  not the pod's, stops the controller for the pod, as a claim the admission plugin
+  refuses does: the later volumes get none); such a pod gets
   ``metadata.uid``, the digest of its namespace and name
   (:func:`kscore_fast.model.objects.object_uid`, what the reader gives a pod without
   one);
@@ -72,9 +78,10 @@ def expand_workloads(objects: Iterable[Any]) -> tuple[list[Obj], dict[str, int]]
     pods = [o for o in objs if o.get("kind") == "Pod"]
     names = {(_ns(p), _meta(p).get("name")) for p in pods}
     replica_sets = [o for o in objs if o.get("kind") == "ReplicaSet"]
-    claims = {(_ns(c), _meta(c).get("name")) for c in objs
-              if c.get("kind") == "PersistentVolumeClaim"}  # fmt: skip
-    default_class = _default_class(objs)
+    claim_objs = {(_ns(c), _meta(c).get("name")): c for c in objs
+                  if c.get("kind") == "PersistentVolumeClaim"}  # fmt: skip
+    claims = set(claim_objs)
+    defaults = _default_classes(objs)
     out: list[Obj] = []
     counts: dict[str, int] = {}
     for w in objs:
@@ -90,8 +97,8 @@ def expand_workloads(objects: Iterable[Any]) -> tuple[list[Obj], dict[str, int]]
         else:
             owned = [p for p in pods if _owns(w, p) and _active(p)]
             if kind == "StatefulSet":
-                made = _stateful(w, owned)
-                out += _stateful_claims(w, made, claims, default_class)
+                made, made_claims = _stateful_claims(w, _stateful(w, owned), claims, defaults)
+                out += made_claims
             elif kind == "Job":
                 made = _generated(w, _job_wanted(w, pods), owned, names)
             else:
@@ -99,7 +106,7 @@ def expand_workloads(objects: Iterable[Any]) -> tuple[list[Obj], dict[str, int]]
         for pod in made:
             names.add((_ns(pod), pod["metadata"]["name"]))
         out += made
-        out += _ephemeral_claims(made, claims, default_class)
+        out += _ephemeral_claims(made, claims, claim_objs, defaults)
         counts[kind] = counts.get(kind, 0) + len(made)
     return out, counts
 
@@ -166,31 +173,48 @@ def _claim_volumes(sts: Mapping[str, Any], pod: Obj, ordinal: int) -> None:
 
 
 def _stateful_claims(sts: Mapping[str, Any], pods: list[Obj], taken: set[tuple[str, Any]],
-                     default_class: str | None) -> list[Obj]:  # fmt: skip
-    """The claims the StatefulSet controller creates for ``pods`` (``createPersistentVolumeClaims``)
-    that the input lacks: each template's, labelled with the selector's ``matchLabels``,
-    of the default StorageClass when the template names none (the DefaultStorageClass
-    admission plugin)."""
+                     defaults: list[str]) -> tuple[list[Obj], list[Obj]]:  # fmt: skip
+    """The pods the StatefulSet controller creates of ``pods`` (in ordinal order) and the
+    claims it creates for them that the input lacks (``CreateStatefulPod``:
+    ``createPersistentVolumeClaims`` first): each template's, labelled with the
+    selector's ``matchLabels``, of the default StorageClass when the template names
+    none (the DefaultStorageClass admission plugin). A claim the admission plugin
+    refuses (no class, and two default classes or more) fails the pod's creation: its
+    other claims are created, the pod and the later ordinals are not (``updateStatefulSet``
+    returns at the error, and so again at each retry)."""
     spec = sts.get("spec") if isinstance(sts.get("spec"), Mapping) else {}
     selector = spec.get("selector") if isinstance(spec.get("selector"), Mapping) else {}
     match = dict(selector.get("matchLabels") or {})
-    out = []
+    made: list[Obj] = []
+    out: list[Obj] = []
     for pod in pods:
         ordinal = int(pod["metadata"]["name"].rsplit("-", 1)[1])
+        refused = False
         for template in _templates(sts):
             name, ns = _claim_name(sts, template, ordinal), _ns(sts)
             if (ns, name) in taken:
                 continue
+            claim = _claim(name, ns, template, defaults, match)
+            if claim is None:
+                refused = True
+                continue
             taken.add((ns, name))
-            out.append(_claim(name, ns, template, default_class, match))
-    return out
+            out.append(claim)
+        if refused:
+            break
+        made.append(pod)
+    return made, out
 
 
-def _claim(name: str, ns: str, template: Mapping[str, Any], default_class: str | None,
-           labels: Mapping[str, str] | None = None, owner: Obj | None = None) -> Obj:  # fmt: skip
+def _claim(name: str, ns: str, template: Mapping[str, Any], defaults: list[str],
+           labels: Mapping[str, str] | None = None, owner: Obj | None = None
+           ) -> Obj | None:  # fmt: skip
     """A claim made of ``template`` (a ``volumeClaimTemplate``): its labels (and
-    ``labels``), annotations and spec, the default StorageClass when the spec names none
-    (the DefaultStorageClass admission plugin), ``owner`` as its owner reference."""
+    ``labels``), annotations and spec, the default StorageClass when it has no class
+    (neither ``storageClassName`` nor the beta annotation: the DefaultStorageClass
+    admission plugin), ``owner`` as its owner reference; None when the admission plugin
+    refuses it (no class, and ``defaults`` names two classes or more: Go's ``N default
+    StorageClasses were found``)."""
     tmeta = _meta(template)
     meta: Obj = {"name": name, "namespace": ns,
                  "labels": {**dict(tmeta.get("labels") or {}), **dict(labels or {})}}  # fmt: skip
@@ -200,8 +224,12 @@ def _claim(name: str, ns: str, template: Mapping[str, Any], default_class: str |
         meta["ownerReferences"] = [owner]
     spec = template.get("spec")
     cspec = copy.deepcopy(dict(spec)) if isinstance(spec, Mapping) else {}
-    if cspec.get("storageClassName") is None and default_class is not None:
-        cspec["storageClassName"] = default_class
+    named = cspec.get("storageClassName") is not None
+    if not named and BETA_CLASS not in (meta.get("annotations") or {}):
+        if len(defaults) > 1:
+            return None
+        if defaults:
+            cspec["storageClassName"] = defaults[0]
     return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta,
             "spec": cspec, "status": {"phase": "Pending"}}  # fmt: skip
 
@@ -211,9 +239,13 @@ def _is_ephemeral(volume: Any) -> bool:
 
 
 def _ephemeral_claims(pods: list[Obj], taken: set[tuple[str, Any]],
-                      default_class: str | None) -> list[Obj]:  # fmt: skip
+                      existing: Mapping[tuple[str, Any], Mapping[str, Any]],
+                      defaults: list[str]) -> list[Obj]:  # fmt: skip
     """The claims the ephemeral volume controller creates for ``pods``' generic ephemeral
-    volumes (``handleVolume``) that the input lacks; each such pod gets its uid."""
+    volumes (``handleVolume``, in volume order) that the input lacks; each such pod gets
+    its uid. An ``existing`` claim of that name that is not the pod's (no controller
+    owner reference with its uid), or a claim the admission plugin refuses, stops the
+    controller for the pod: its later volumes get none."""
     out = []
     for pod in pods:
         volumes = [v for v in pod["spec"].get("volumes") or () if _is_ephemeral(v)]
@@ -226,27 +258,42 @@ def _ephemeral_claims(pods: list[Obj], taken: set[tuple[str, Any]],
         for v in volumes:
             name = f"{meta['name']}-{v.get('name')}"
             if (ns, name) in taken:
+                if not _owned_by(existing.get((ns, name)), meta["uid"]):
+                    break  # (VolumeIsForPod's error)
                 continue
-            taken.add((ns, name))
             template = v["ephemeral"].get("volumeClaimTemplate")
             template = template if isinstance(template, Mapping) else {}
-            out.append(_claim(name, ns, template, default_class, owner=dict(owner)))
+            claim = _claim(name, ns, template, defaults, owner=dict(owner))
+            if claim is None:
+                break  # (the admission plugin's error)
+            taken.add((ns, name))
+            out.append(claim)
     return out
 
 
+def _owned_by(claim: Mapping[str, Any] | None, uid: str) -> bool:
+    """The claim (None: one this expansion made, the pod's) has a controller owner
+    reference with ``uid`` (``VolumeIsForPod``)."""
+    if claim is None:
+        return True
+    refs = _meta(claim).get("ownerReferences") or ()
+    ref = next((r for r in refs if isinstance(r, Mapping) and r.get("controller")), None)
+    return ref is not None and ref.get("uid") == uid
+
+
+#: the beta annotation that gives a claim its class
+BETA_CLASS = "volume.beta.kubernetes.io/storage-class"
 #: the annotations that make a StorageClass the default (GA and beta)
 DEFAULT_CLASS = ("storageclass.kubernetes.io/is-default-class",
                  "storageclass.beta.kubernetes.io/is-default-class")  # fmt: skip
 
 
-def _default_class(objs: list[Mapping[str, Any]]) -> str | None:
-    """The default StorageClass's name: None when there is none, or more than one (v1.23's
-    admission plugin then refuses the claim: the claims are left out, so the pods'
-    claims are missing)."""
-    defaults = [_meta(o).get("name") for o in objs if o.get("kind") == "StorageClass"
-                and any((_meta(o).get("annotations") or {}).get(a) == "true"
-                        for a in DEFAULT_CLASS)]  # fmt: skip
-    return defaults[0] if len(defaults) == 1 else None
+def _default_classes(objs: list[Mapping[str, Any]]) -> list[str]:
+    """The default StorageClasses' names (v1.23's admission plugin defaults a claim of
+    no class to the one there is, and refuses it when there are two or more)."""
+    return [_meta(o).get("name") for o in objs if o.get("kind") == "StorageClass"
+            and any((_meta(o).get("annotations") or {}).get(a) == "true"
+                    for a in DEFAULT_CLASS)]  # fmt: skip
 
 
 def _job_wanted(job: Mapping[str, Any], pods: list[Obj]) -> int:

@@ -110,6 +110,8 @@ class ClassRecord(msgspec.Struct, frozen=True, gc=False):
     allowed_topologies: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...] = ()
     #: an ``is-default-class`` annotation (GA or beta) is ``"true"``
     default: bool = False
+    #: ``parameters`` (key, value), in the input's order (read by provisioners only)
+    parameters: tuple[tuple[str, str], ...] = ()
 
 
 class CapacityRecord(msgspec.Struct, frozen=True, gc=False):

@@ -95,6 +95,14 @@ class Chain:
         first = self.first
         for j in range(done):
             self._record(made, j, rows_l[j], rows_l[j] + first, result)
+        if why == ck.STOP_ERROR:  # (the last pod's walk: its buffers still hold it)
+            row = rows_l[done - 1]
+            got = runs._walk_bufs[10].tolist()
+            reason, error = runs.walk_no_candidate(runs.records[row + first], got)
+            entry = result.preemptions[row]
+            entry["reason"] = reason
+            if error:
+                entry["error"] = error
         stopped = None
         if why == ck.STOP_WALK:
             self._cycle(made, made.cycles[done][0], rows_l[done], rows_l[done] + first, result)

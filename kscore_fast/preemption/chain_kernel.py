@@ -11,7 +11,9 @@ The chain runs while no pod is nominated (so no cycle counts nominated pods and 
 adds any), on pods whose twin group and priority are those the walk's arguments were
 packed for; it stops before a pod it cannot take (``STOP_BEFORE``: Python schedules it),
 after a failed cycle whose walk meets a verdict whose status Python has not made yet
-(``STOP_WALK``), and after a pod left nominated (its retry failed: ``STOP_NOMINATED``).
+(``STOP_WALK``), after a pod left nominated (its retry failed: ``STOP_NOMINATED``), and
+after a walk that found no candidate where some node's dry run gave an ``Error`` status
+(``STOP_ERROR``: Python reads PostFilter's error from the walk's buffers).
 """
 
 from __future__ import annotations
@@ -19,13 +21,15 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import inline_kernel, kernel
+from ..framework.search import ERROR_FLAG
 from ..framework.sequential import _call_chunk, _load_chunk_args
 from . import fused
+from .kernels import NO_VICTIM_NEEDED
 
 #: why the chain stopped: every pod done; before pod ``done`` (not started); after pod
 #: ``done``'s failed cycle (its walk to run from Python); after pod ``done - 1``, left
-#: nominated
-STOP_END, STOP_BEFORE, STOP_WALK, STOP_NOMINATED = 0, 1, 2, 3
+#: nominated; after pod ``done - 1``, whose walk met an ``Error`` status and no candidate
+STOP_END, STOP_BEFORE, STOP_WALK, STOP_NOMINATED, STOP_ERROR = 0, 1, 2, 3, 4
 #: a cycle's fields in ``cycles[j, c]`` (c: 0 the first cycle, 1 the retry)
 HOST, FEASIBLE, FAILED, ROW, BAD_PLUGIN, BAD_VALUE = range(6)
 CYCLE_FIELDS = 6
@@ -95,6 +99,8 @@ def preempt_chain(
         walks[j, CANDIDATES], walks[j, NODE], walks[j, VIOLATIONS] = found, -1, 0
         walks[j, RETRIED] = 0
         if found == 0:
+            if _met_error(w[29], out[fused.WALKED]):  # (the walk's status)
+                return start, j + 1, STOP_ERROR
             continue
         k = cands[out[fused.CHOSEN]]
         chosen = order[k]
@@ -122,6 +128,17 @@ def preempt_chain(
             return start, j + 1, STOP_NOMINATED
         most = _append(node_table, node_count, hosts[0], pod, most)
     return start, pods.shape[0], STOP_END
+
+
+@inline_kernel
+def _met_error(status, walked):  # pragma: no cover - compiled
+    """Some node of the walk's first ``walked`` got an ``Error`` status from its dry run
+    (``SelectVictimsOnNode``: no victim needed, or a filter's ``Error``)."""
+    for e in range(walked):
+        code = status[e]
+        if code == NO_VICTIM_NEEDED or (code > 0 and (code & ERROR_FLAG) != 0):
+            return True
+    return False
 
 
 @inline_kernel

@@ -19,7 +19,6 @@ from . import fused
 from .dryrun import DryRuns
 from .offset import OffsetDraw
 from .reference import (
-    NO_CANDIDATE,
     NO_POTENTIAL,
     NOT_ELIGIBLE,
     NOT_HELPFUL,
@@ -97,7 +96,7 @@ def preempt_compiled(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetReco
 
     out.statuses = LazyStatuses(statuses)  # type: ignore[assignment]
     if not len(walk.cands):
-        out.reason = NO_CANDIDATE
+        out.reason, out.error = view.no_candidate(pod, order, status, walked)
         return out
     found = _Candidates(view, walk.cands, order, walk.vptr, walk.victims, walk.violations)
     out.candidates = found  # type: ignore[assignment]
@@ -118,6 +117,8 @@ class Brief(NamedTuple):
     ties: list[int]
     candidates: int
     reason: str
+    #: the error PostFilter returned ("" none: see ``reference.no_candidate_outcome``)
+    error: str = ""
 
 
 def preempt_brief(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetRecord],
@@ -136,7 +137,7 @@ def preempt_brief(view: DryRuns, pod: PodRecord, budgets: Sequence[BudgetRecord]
     if not got[fused.POTENTIAL]:
         return Brief(-1, [], 0, [], 0, NO_POTENTIAL)
     if not got[fused.CANDIDATES]:
-        return Brief(-1, [], 0, [], 0, NO_CANDIDATE)
+        return Brief(-1, [], 0, [], 0, *view.walk_no_candidate(pod, got))
     node, victims, violations, ties = view.chosen(got)
     return Brief(node, victims, violations, ties, got[fused.CANDIDATES], "")
 

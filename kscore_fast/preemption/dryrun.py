@@ -28,7 +28,7 @@ import numpy as np
 from .._native import PackedCall
 from ..framework import gorand
 from ..framework.runtime import Framework
-from ..framework.search import fill_nodes, unpack
+from ..framework.search import ERROR_FLAG, fill_nodes, unpack
 from ..framework.simulation import _Sequence
 from ..model.disruption import BudgetRecord
 from ..model.objects import NamespaceRecord, PodRecord
@@ -39,12 +39,15 @@ from . import fused, kernels
 from .nodepods import NodePods
 from .nominated import by_node, nominated_verdicts
 from .reference import (
+    ERROR,
+    NO_CANDIDATE,
     SUCCESS,
     UNSCHEDULABLE,
     UNSCHEDULABLE_AND_UNRESOLVABLE,
     Status,
     Victims,
     counting_budgets,
+    no_candidate_outcome,
     priority,
 )
 
@@ -508,6 +511,25 @@ class DryRuns:
         slots = np.asarray(moving, dtype=np.int64)
         return rows, slots, aids, seq.fids[still], np.asarray(still, dtype=np.int64)
 
+    def no_candidate(self, pod: PodRecord, order: np.ndarray, status: np.ndarray,
+                     walked: int) -> tuple[str, str]:  # fmt: skip
+        """The reason and error of a walk that found no candidate
+        (``reference.no_candidate_outcome``; the statuses made only when some walked
+        node's is an ``Error``)."""
+        codes = status[:walked]
+        failed = (codes == kernels.NO_VICTIM_NEEDED) | ((codes > 0) & ((codes & ERROR_FLAG) != 0))
+        if not failed.any():
+            return NO_CANDIDATE, ""
+        statuses = self._walk_statuses(pod, order, status, walked)
+        return no_candidate_outcome(statuses[n] for n in order[:walked].tolist()
+                                    if n in statuses)  # fmt: skip
+
+    def walk_no_candidate(self, pod: PodRecord, got: list[int]) -> tuple[str, str]:
+        """:meth:`no_candidate` of the last :meth:`walk_in_place` (``got``: its ``out``
+        fields), read from the walk's buffers."""
+        order, status = self._walk_bufs[3], self._walk_bufs[4]
+        return self.no_candidate(pod, order, status, got[fused.WALKED])
+
     def _walk_statuses(self, pod: PodRecord, order: np.ndarray, status: np.ndarray,
                        walked: int) -> dict[int, Status]:  # fmt: skip
         """The statuses of the nodes of a walk that gave no candidate."""
@@ -520,8 +542,8 @@ class DryRuns:
                     f"No victims found on node {self.names[node]} for preemptor pod "
                     f"{pod.name}",))  # fmt: skip
             elif code == kernels.NO_VICTIM_NEEDED:
-                statuses[node] = Status(1, (f"expected at least one victim pod on node "
-                                            f'"{self.names[node]}"',))  # fmt: skip
+                statuses[node] = Status(ERROR, (f"expected at least one victim pod on node "
+                                                f'"{self.names[node]}"',))  # fmt: skip
             else:
                 statuses[node] = self._status(code)
         return statuses
@@ -681,9 +703,12 @@ class DryRuns:
         slot, code = unpack(verdict)
         plugin = self.seq.filter_slots[slot]
         state = self.seq.states[int(self.seq.fids[slot])]
+        reasons = tuple(plugin.reasons(state, code))
+        if code & ERROR_FLAG:  # (RunFilterPlugins' Error status, its text the plugin's)
+            return Status(ERROR, reasons)
         unresolvable = plugin.unresolvable(state, code)
         return Status(UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else UNSCHEDULABLE,
-                      tuple(plugin.reasons(state, code)))  # fmt: skip
+                      reasons)  # fmt: skip
 
     def _assume(self, i: int, node: int) -> None:
         seq = self.seq

@@ -54,13 +54,15 @@ def no_victims_entry(pod: PodRecord, unresolvable: np.ndarray) -> dict[str, Any]
 def preemption_entry(found: Preemption, names: Sequence[str]) -> dict[str, Any]:
     """The JSON object of a pod's preemption (docs/contract.md)."""
     return entry_of(found.node, found.victims, found.pdb_violations, found.ties,
-                    len(found.candidates), found.reason, names)  # fmt: skip
+                    len(found.candidates), found.reason, names, found.error)  # fmt: skip
 
 
 def entry_of(node: int, victims: Iterable[PodRecord], pdb_violations: int, ties: Sequence[int],
-             candidates: int, reason: str, names: Sequence[str]) -> dict[str, Any]:  # fmt: skip
+             candidates: int, reason: str, names: Sequence[str], error: str = ""
+             ) -> dict[str, Any]:  # fmt: skip
     """:func:`preemption_entry` of a preemption's parts: the nominated node (-1: none),
-    its victims, PDB violations and tie set, how many candidates, the reason ("" none)."""
+    its victims, PDB violations and tie set, how many candidates, the reason ("" none)
+    and the error PostFilter returned ("" none)."""
     return {
         "nominatedNode": names[node] if node >= 0 else None,
         "victims": [
@@ -70,4 +72,5 @@ def entry_of(node: int, victims: Iterable[PodRecord], pdb_violations: int, ties:
         "ties": list(map(names.__getitem__, ties)),
         "candidates": candidates,
         **({"reason": reason} if reason else {}),
+        **({"error": error} if error else {}),
     }

@@ -32,7 +32,7 @@ Two readings of Go's nondeterminism, documented here and in the output:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -43,14 +43,17 @@ from ..model.selectors import Selector, label_selector_as_selector
 from ..model.times import start_ns
 
 #: framework.Code values the plugin reads
-SUCCESS, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE = 0, 2, 3
+SUCCESS, ERROR, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE = 0, 1, 2, 3
 MAX_INT32 = 2**31 - 1
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 #: the reason of a PostFilter that returned no result (``PodEligibleToPreemptOthers``
 #: said no): the only outcome that leaves the pod's nomination as it was
 NOT_ELIGIBLE = "not eligible to preempt"
-#: the reasons of a PostFilter that nominated no node: no potential node, no candidate
+#: the reasons of a PostFilter that nominated no node: no potential node; no candidate,
+#: without and with nodes whose ``SelectVictimsOnNode`` gave an ``Error`` status (then
+#: ``Preempt`` returns that ``Error``, :attr:`Preemption.error`, instead of the FitError)
 NO_POTENTIAL, NO_CANDIDATE = "no node where preemption might help", "no candidate node"
+DRY_RUN_ERROR = "dry run error"
 
 
 @dataclass(frozen=True)
@@ -232,6 +235,9 @@ class Preemption:
     drew: bool = False
     #: why no node was nominated ("" when one was)
     reason: str = ""
+    #: the message of the ``Error`` status ``Preempt`` returned ("" when it returned
+    #: none): the dry runs found no candidate and some node's status was an ``Error``
+    error: str = ""
 
 
 DryRun = Callable[
@@ -264,7 +270,7 @@ def dry_run_preemption(pod: PodRecord, potential: list[int], offset: int, wanted
                 break
             continue
         if victims is not None:  # (success with no victims: Go's internal error)
-            status = Status(1, (f'expected at least one victim pod on node "{names[node]}"',))
+            status = Status(ERROR, (f'expected at least one victim pod on node "{names[node]}"',))
         statuses[node] = status
     return clean, violating, statuses
 
@@ -303,13 +309,38 @@ def preempt(pod: PodRecord, statuses: dict[int, Status], cluster: Cluster,
     out.statuses.update(statuses)
     out.candidates = clean + violating
     if not out.candidates:
-        out.reason = NO_CANDIDATE
+        no_candidate(out, statuses.values())
         return out
     ties = pick_ties(out.candidates, _Clock())
     best = next(c for c in out.candidates if c.node in ties)
     out.node, out.victims, out.pdb_violations = best.node, best.pods, best.pdb_violations
     out.ties = [c.node for c in out.candidates if c.node in ties]
     return out
+
+
+def no_candidate(out: Preemption, walked: Iterable[Status]) -> None:
+    """``Preempt`` when ``DryRunPreemption`` found no candidate, given the statuses of the
+    nodes it walked in its order (one worker): see :func:`no_candidate_outcome`."""
+    out.reason, out.error = no_candidate_outcome(walked)
+
+
+def no_candidate_outcome(walked: Iterable[Status]) -> tuple[str, str]:
+    """The reason and error of a PostFilter whose dry runs found no candidate (the
+    statuses of the nodes walked, in order): ``findCandidates``' error (the ``Error``
+    statuses' aggregate) is returned as an ``Error`` status when there is one, else the
+    FitError (an ``Unschedulable`` status, no error)."""
+    errors = [", ".join(s.reasons) for s in walked if s.code == ERROR]
+    return (DRY_RUN_ERROR if errors else NO_CANDIDATE), aggregate_error(errors)
+
+
+def aggregate_error(messages: Sequence[str]) -> str:
+    """``utilerrors.NewAggregate(errs).Error()`` of errors with these messages: one is
+    itself, several are their distinct messages in order, joined by ``, `` in brackets
+    (k8s.io/apimachinery/pkg/util/errors/errors.go, ``aggregate.Error``)."""
+    if len(messages) <= 1:
+        return "".join(messages)
+    seen = list(dict.fromkeys(messages))
+    return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
 
 
 def pick_ties(candidates: Sequence[Victims], clock: _Clock) -> set[int]:

@@ -163,7 +163,7 @@ def _post_filter(runs: DryRuns, pod: int, row: int, seed: int, source: GoRand | 
         view.restore()
     _apply(runs, pod, found.node, found.reason)
     entry = entry_of(found.node, map(records.__getitem__, found.victims), found.pdb_violations,
-                     found.ties, found.candidates, found.reason, names)  # fmt: skip
+                     found.ties, found.candidates, found.reason, names, found.error)  # fmt: skip
     node = runs.nominated.get(pod, -1)
     entry["nominatedNode"] = names[node] if node >= 0 else None
     return entry

@@ -7,7 +7,9 @@ pods with the claims ``--expand-workloads`` makes) and the whole default profile
 CSI and in-tree limits counting ephemeral claims): in ``score`` every verdict count,
 FitError text and score; in whole ``simulate`` runs with Go's tie-breaks the same, every
 host and ``volumeBindings``; the timed queue (``replay``) attempt by attempt. And pods
-on nodes whose ephemeral volume's claim another owns (Go's Filter ``Error`` status).
+on nodes whose ephemeral volume's claim another owns (Go's Filter ``Error`` status),
+also in PostFilter's dry runs (``score --explain`` and ``simulate --preemption``: with no
+candidate, Go's PostFilter returns the dry runs' ``Error``).
 ``KSCORE_DIFF_EPHEMERAL_SCENARIOS`` (default 30) scenarios each; ``-m slow``: 2,000
 more of each mode, larger.
 """
@@ -28,9 +30,11 @@ from ..scenarios_ephemeral import (
     crowded_foreign_claims,
     ephemeral_binding_scenario,
     ephemeral_disk_scenario,
+    foreign_claim_preemption_scenario,
 )
 from ..scenarios_volume_binding import VOLUME_BINDING_CONFIG
 from .storage_runs import differences
+from .test_goref_preemption import explain_differences, simulate_objects_differences
 from .timed import queued_at_once
 
 pytestmark = [
@@ -111,6 +115,47 @@ def test_the_timed_queue_with_foreign_claims_equals_go(tmp_path, seed):
     assert not diffs, f"foreign claims queue scenario {seed}:\n" + "\n".join(diffs[:20])
 
 
+PREEMPTION_SEEDS = 3_800_000
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS))
+@pytest.mark.parametrize("mode", ["explain", "simulate", "retry"])
+def test_foreign_claims_in_dry_runs_equal_go(tmp_path, mode, seed):
+    """Preemptors that must keep a pod whose ephemeral claim another owns on a node: the
+    volume limits' ``Error`` in ``SelectVictimsOnNode``, PostFilter's ``Error`` (its
+    aggregated text) when no node is a candidate, the nomination cleared, the draws."""
+    seed += PREEMPTION_SEEDS
+    _compare_preemption(tmp_path, seed, mode, foreign_claim_preemption_scenario(seed))
+
+
+def _compare_preemption(tmp_path, seed: int, mode: str, objs: list[dict]) -> None:
+    if mode == "explain":
+        diffs = explain_differences(tmp_path, seed, objs)
+    else:
+        diffs = simulate_objects_differences(tmp_path, seed, objs, retry=mode == "retry")
+    assert not diffs, f"foreign claims preemption {mode} {seed}:\n" + "\n".join(diffs[:20])
+
+
+def test_the_dry_runs_meet_the_error():
+    """Over the first foreign-claim preemption scenarios, PostFilter returns the dry runs'
+    ``Error`` in ``score --explain`` and in ``simulate --preemption``, with one node's
+    error and with several (Go's aggregate in brackets)."""
+    from kscore_fast.api import load_cluster, score, simulate
+
+    seen = set()
+    for seed in range(PREEMPTION_SEEDS, PREEMPTION_SEEDS + 40):
+        objs = foreign_claim_preemption_scenario(seed)
+        for run in (score, simulate):
+            kw = {"explain": True} if run is score else {"preemption": True}
+            for r in run(load_cluster(objects=objs), seed=seed, **kw).to_dict()["results"]:
+                error = (r.get("preemption") or {}).get("error")
+                if error:
+                    assert r["preemption"]["reason"] == "dry run error"
+                    assert r["preemption"]["nominatedNode"] is None
+                    seen.add((run.__name__, error.startswith("[")))
+    assert {("score", False), ("simulate", False), ("score", True)} <= seen, seen
+
+
 def test_the_foreign_claim_scenarios_meet_the_error(tmp_path):
     """Over the first disk scenarios with foreign claims on nodes, some cycles fail with
     the error of a pod on a node (not the pending pod's own claim), in score and simulate."""
@@ -159,6 +204,15 @@ def test_many_more_ephemeral_scenarios(tmp_path, kind, mode, seed):
     base = SCORE_SEEDS if mode == "score" else SIMULATE_SEEDS
     sizes = BINDING_SLOW if kind == "binding" else DISK_SLOW
     _check(tmp_path, kind, base + 50_000 + seed, mode, **sizes)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(2_000))
+@pytest.mark.parametrize("mode", ["explain", "simulate", "retry"])
+def test_many_more_foreign_claims_in_dry_runs(tmp_path, mode, seed):
+    seed += PREEMPTION_SEEDS + 100_000
+    objs = foreign_claim_preemption_scenario(seed, max_nodes=16, max_pending=12)
+    _compare_preemption(tmp_path, seed, mode, objs)
 
 
 @pytest.mark.slow

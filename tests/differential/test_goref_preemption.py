@@ -57,7 +57,7 @@ def explain_differences(tmp_path, seed: int, objects: list[dict],
         if (k["host"] is None, k["error"]) != (g["host"] is None, g["error"]):
             diffs.append(f"{g['pod']}: {k['host']} {k['error']} != go {g['host']} {g['error']}")
             continue
-        if "postFilterCode" not in g:
+        if g.get("postFilterCode") is None:  # (no FitError: PostFilter did not run)
             if "preemption" in k:
                 diffs.append(f"{g['pod']}: explained, go ran no PostFilter")
             continue
@@ -87,7 +87,21 @@ def _preemption_differences(pod: str, k: dict | None, g: dict) -> list[str]:
         out.append(f"{pod}: {k['nominatedNode']} not among go's ties {g['preemptionTies']}")
     if not ties and k["nominatedNode"] is not None:
         out.append(f"{pod}: nominated {k['nominatedNode']}, go none")
-    return out
+    return out + error_differences(pod, k, g, ordered=False)
+
+
+def error_differences(pod: str, k: dict, g: dict, ordered: bool = True) -> list[str]:
+    """PostFilter's ``Error`` status (goref's code and message) against kscore's
+    ``error`` (absent when Go's status is not an ``Error``). Not ``ordered``: the errors
+    an aggregate of several joins (``[a, b]``, in the dry run's order, which starts at
+    each side's own offset) as a set."""
+    go_error = g["postFilterMessage"] if g.get("postFilterCode") == "Error" else None
+    mine = k.get("error")
+    if not ordered and mine and go_error and mine.startswith("[") and go_error.startswith("["):
+        mine, go_error = (sorted(e[1:-1].split(", ")) for e in (mine, go_error))  # type: ignore[assignment]
+    if mine != go_error:
+        return [f"{pod}: PostFilter error {k.get('error')!r} != go {g.get('postFilterMessage')!r}"]
+    return []
 
 
 def _check(tmp_path, seed: int, **sizes) -> None:
@@ -112,8 +126,14 @@ def simulate_differences(tmp_path, seed: int, retry: bool = False, **sizes) -> l
     first tied candidate in the dry run's order, which the shared offset makes equal).
     ``retry``: ``--retry-nominated``, whose second cycle goref prints as a row of its own
     and kscore in the pod's row (the first cycle's error in ``firstError``)."""
+    return simulate_objects_differences(tmp_path, seed, preemption_scenario(seed, **sizes),
+                                        retry)  # fmt: skip
+
+
+def simulate_objects_differences(tmp_path, seed: int, objects: list[dict],
+                                 retry: bool = False) -> list[str]:  # fmt: skip
+    """:func:`simulate_differences` on ``objects`` (the default profile)."""
     path = tmp_path / f"scenario-{seed}.json"
-    objects = preemption_scenario(seed, **sizes)
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
     ours = simulate(load_cluster([path]), seed=seed, scores="none", tie_break="go-rand",
                     preemption=True, retry_nominated=retry).to_dict()  # fmt: skip
@@ -147,7 +167,7 @@ def simulate_differences(tmp_path, seed: int, retry: bool = False, **sizes) -> l
             diffs.append(f"{g['pod']}: {k['pod']} {k['host']} {k['error']} != go {g['host']} "
                          f"{g['error']}")  # fmt: skip
             continue
-        if "postFilterCode" in g:
+        if g.get("postFilterCode") is not None:
             diffs += outcome_differences(g["pod"], k.get("preemption"), g)
     return diffs
 
@@ -155,13 +175,14 @@ def simulate_differences(tmp_path, seed: int, retry: bool = False, **sizes) -> l
 def outcome_differences(where: str, pre: dict | None, g: dict) -> list[str]:
     """An applied PostFilter's outcome (kscore's ``preemption`` object, goref's fields):
     the pod's nomination after it, the victims in order, their PDB violations, the tie
-    set."""
+    set, its ``Error`` status."""
     if pre is None:
         return [f"{where}: no preemption, go {g['postFilterCode']}"]
     mine = (pre["nominatedNode"], pre["victims"], pre["pdbViolations"], sorted(pre["ties"]))
     theirs = (g["nominatedNode"], g["victims"], g["pdbViolations"],
               sorted(g.get("preemptionTies") or []))  # fmt: skip
-    return [f"{where}: {mine} != go {theirs}"] if mine != theirs else []
+    out = [f"{where}: {mine} != go {theirs}"] if mine != theirs else []
+    return out + error_differences(where, pre, g)
 
 
 @pytest.mark.parametrize("retry", [False, True])

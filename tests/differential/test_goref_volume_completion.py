@@ -31,9 +31,10 @@ import yaml
 
 from benchmarks.timing import timing_free
 from kscore_fast.api import load_cluster
+from kscore_fast.errors import UnsupportedError
 from kscore_fast.simulator import Simulator
 
-from ..goref import goref_missing
+from ..goref import goref_missing, run_goref
 from ..scenarios_volume_binding import VOLUME_BINDING_CONFIG
 from ..scenarios_volume_completion import completion_scenario, in_tree_completion_scenario
 from .events import replay_batched, run_goref_events
@@ -70,17 +71,19 @@ def _name(pod: dict[str, Any]) -> str:
     return f"{pod['metadata'].get('namespace', 'default')}/{pod['metadata']['name']}"
 
 
-def _script(sim: Simulator, objs: list[dict[str, Any]], seed: int
+def _script(sim: Simulator, objs: list[dict[str, Any]], seed: int,
+            ops: list[dict[str, Any]] | None = None
             ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:  # fmt: skip
     """The ops, drawn while ``sim`` runs them, and kscore's result of each schedule op:
     every pending pod scheduled in input order, then rounds of a pod (a StatefulSet's more
     often) deleted, added again pending and scheduled (sometimes with another pending pod
-    scheduled in between), then every pod still pending scheduled again."""
+    scheduled in between), then every pod still pending scheduled again. ``ops``: the
+    list the ops are appended to (so far, when ``sim`` raises)."""
     rng = random.Random(f"completion-script-{seed}")
     pods = {_name(p): p for p in objs if p["kind"] == "Pod" and not p["spec"].get("nodeName")}
     names = list(pods)
     stateful = [n for n in names if pods[n]["metadata"].get("ownerReferences")]
-    ops: list[dict[str, Any]] = []
+    ops = [] if ops is None else ops
     results: list[dict[str, Any]] = []
     pending = set(names)
 
@@ -119,7 +122,8 @@ def _lines(ours: list[dict[str, Any]], go: list[dict[str, Any]], what: str) -> l
     return out
 
 
-def _events(tmp_path, seed: int, make: Scenario = completion_scenario, **sizes: int) -> None:
+def _events(tmp_path, seed: int, make: Scenario = completion_scenario,
+            ops: list[dict[str, Any]] | None = None, **sizes: int) -> None:  # fmt: skip
     objs = make(seed, **sizes)
     cluster, config = tmp_path / f"cluster-{seed}.json", tmp_path / "config.yaml"
     cluster.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
@@ -128,7 +132,7 @@ def _events(tmp_path, seed: int, make: Scenario = completion_scenario, **sizes: 
     def simulator() -> Simulator:
         return Simulator(load_cluster([cluster]), config=config, tie_break="go-rand", seed=seed)
 
-    ops, ours = _script(simulator(), objs, seed)
+    ops, ours = _script(simulator(), objs, seed, ops)
     go, error = run_goref_events(cluster, config, ops, seed, tmp_path)
     diffs = _lines(ours, go, "schedule_one")
     diffs += _lines(replay_batched(simulator(), ops), go, "replay")
@@ -157,6 +161,86 @@ def test_in_tree_provisioning_simulates_as_go(tmp_path, seed):
 @pytest.mark.parametrize("seed", range(N_SCENARIOS))
 def test_recreated_pods_follow_their_in_tree_volumes_as_in_go(tmp_path, seed):
     _events(tmp_path, IN_TREE_SEEDS + 100_000 + seed, in_tree_completion_scenario)
+
+
+REGIONAL_SEEDS = 3_900_000
+
+
+def _regional(seed: int, **sizes: int) -> list[dict[str, Any]]:
+    return in_tree_completion_scenario(seed, regional=True, **sizes)
+
+
+def _azure_file(seed: int, **sizes: int) -> list[dict[str, Any]]:
+    return in_tree_completion_scenario(seed, azure_file=True, **sizes)
+
+
+AZURE_FILE_SEEDS = 4_000_000
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS))
+@pytest.mark.parametrize("mode", ["simulate", "events"])
+def test_regional_gce_pd_provisioning_as_go(tmp_path, mode, seed):
+    """Claims of a GCE PD class asking for ``replication-type: regional-pd``: the disk's
+    two zones (the node's and the next of the requisite, sorted, as the external
+    provisioner and the driver pick them; goref: csi-translation-lib's class and volume
+    translations), its zone labels and node affinity, which later and re-created pods
+    follow. Where the provisioning fails, kscore refuses it and goref fails it too."""
+    _provisioning_as_go(tmp_path, REGIONAL_SEEDS + seed, mode, _regional)
+
+
+@pytest.mark.parametrize("seed", range(N_SCENARIOS))
+@pytest.mark.parametrize("mode", ["simulate", "events"])
+def test_azure_file_provisioning_as_go(tmp_path, mode, seed):
+    """Claims of ``kubernetes.io/azure-file`` (migration off): its own plugin's volume,
+    bound, reachable from every node (re-created pods go anywhere); the plugin's refusals
+    (an unknown option, malformed tags) refused by kscore and failed by goref."""
+    _provisioning_as_go(tmp_path, AZURE_FILE_SEEDS + seed, mode, _azure_file)
+
+
+def _provisioning_as_go(tmp_path, seed: int, mode: str, make: Scenario) -> None:
+    """kscore equals goref on ``make``'s scenario (a simulate run or an event script);
+    or kscore refuses a provisioning that fails and goref fails it too."""
+    seed += 100_000 if mode == "events" else 0
+    ops: list[dict[str, Any]] = []
+    try:
+        if mode == "simulate":
+            _simulate(tmp_path, seed, make)
+        else:
+            _events(tmp_path, seed, make, ops=ops)
+    except UnsupportedError as exc:
+        assert "(the provisioner fails)" in str(exc), exc
+        path, config = tmp_path / "refused.json", tmp_path / "refused.yaml"
+        path.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                    "items": make(seed)}))  # fmt: skip
+        config.write_text(yaml.safe_dump(_config(seed)))
+        try:  # (goref fails the same provisioning)
+            if mode == "simulate":
+                run_goref([path], ["--config", str(config), "--seed", str(seed),
+                                   "--plugin-metrics-draw"], command="simulate")  # fmt: skip
+                error = None
+            else:
+                error = run_goref_events(path, config, ops, seed, tmp_path)[1]
+        except RuntimeError as e:
+            error = str(e)
+        assert error and "goref: provisioning" in error, (str(exc), error)
+
+
+def test_regional_scenarios_provision_two_zones(tmp_path):
+    """Over the first regional scenarios, set pods' claims are provisioned, and some
+    provisionings are refused."""
+    from kscore_fast.api import simulate
+
+    seen = set()
+    for seed in range(REGIONAL_SEEDS, REGIONAL_SEEDS + 20):
+        try:
+            sim = simulate(load_cluster(objects=_regional(seed)), tie_break="go-rand", seed=seed)
+        except UnsupportedError:
+            seen.add("refused")
+            continue
+        seen.update("bound" for r in sim.to_dict()["results"] if r["host"]
+                    for b in r.get("volumeBindings") or ()
+                    if b["provisioned"] and b["volume"] and b["claim"][:3] == "vol")  # fmt: skip
+    assert {"refused", "bound"} <= seen, seen
 
 
 def test_in_tree_scenarios_provision_and_follow(tmp_path):

@@ -134,12 +134,22 @@ def test_workload_pods_get_their_ephemeral_claims():
         assert scratch["spec"] == {"accessModes": ["ReadWriteOnce"], "storageClassName": "std",
                                    "resources": {"requests": {"storage": "1Gi"}}}  # fmt: skip
         assert mine[f"{name}-named"]["spec"] == {"storageClassName": "fast"}
-    # a claim the input has already is left as it is (a foreign one: Go's error)
+    # a claim the input has already is left as it is; a foreign one is handleVolume's
+    # error, which stops the controller for the pod (its later volumes get none)
     first = pods[0]["metadata"]["name"]
     existing = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
                 "metadata": {"name": f"{first}-scratch", "namespace": "ns"}}  # fmt: skip
     again, _ = expand_workloads([rs, default, existing])
+    assert len([o for o in again if o["kind"] == "PersistentVolumeClaim"]) == 2
+    existing["metadata"]["ownerReferences"] = [{"kind": "Pod", "name": first, "controller": True,
+                                                "uid": object_uid("ns", first)}]  # fmt: skip
+    again, _ = expand_workloads([rs, default, existing])
     assert len([o for o in again if o["kind"] == "PersistentVolumeClaim"]) == 3
+    # two default classes: the admission plugin refuses the claim of no class (the
+    # first volume), which stops the controller: no claim for either pod
+    two = {**default, "metadata": {**default["metadata"], "name": "other"}}
+    again, _ = expand_workloads([rs, default, two])
+    assert [o for o in again if o["kind"] == "PersistentVolumeClaim"] == []
 
 
 def test_expanded_ephemeral_pods_are_owned(tmp_path):

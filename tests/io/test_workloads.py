@@ -114,13 +114,36 @@ def test_a_stateful_set_claims_its_volume_claim_templates():
     assert claims["logs-db-1"]["spec"]["storageClassName"] == "slow"
     assert claims["logs-db-1"]["metadata"]["labels"] == {"tier": "x", "app": "web"}
     assert claims["logs-db-0"]["metadata"]["namespace"] == "ns"
-    two = {**default, "metadata": {**default["metadata"], "name": "other"}}
-    made, _ = expand_workloads([sts, default, two])  # two defaults: no class set
-    assert all(
-        "storageClassName" not in o["spec"]
-        for o in made
-        if o["kind"] == "PersistentVolumeClaim" and o["metadata"]["name"][:4] == "data"
-    )
+
+
+def test_two_default_classes_stop_a_stateful_set_at_its_first_claim_of_no_class():
+    """v1.23's DefaultStorageClass admission refuses a claim of no class when two classes
+    are the default: ``CreateStatefulPod`` creates the pod's other claims, not the pod,
+    and ``updateStatefulSet`` stops there (the later ordinals are not created). A pod
+    whose claims all exist is created; a template with the beta class annotation has a
+    class."""
+    templates = [{"metadata": {"name": "data"}, "spec": {}},
+                 {"metadata": {"name": "logs"}, "spec": {"storageClassName": "slow"}},
+                 {"metadata": {"name": "beta", "annotations": {
+                     "volume.beta.kubernetes.io/storage-class": "slow"}}, "spec": {}}]  # fmt: skip
+    sts = _workload("StatefulSet", "db", "s1", replicas=3, volumeClaimTemplates=templates,
+                    selector={"matchLabels": {"app": "web"}})  # fmt: skip
+    default = {"kind": "StorageClass", "metadata": {"name": "fast", "annotations": {
+        "storageclass.kubernetes.io/is-default-class": "true"}}}  # fmt: skip
+    two = {"kind": "StorageClass", "metadata": {"name": "other", "annotations": {
+        "storageclass.beta.kubernetes.io/is-default-class": "true"}}}  # fmt: skip
+    have = {"kind": "PersistentVolumeClaim", "metadata": {"name": "data-db-0", "namespace": "ns"}}
+    made, counts = expand_workloads([sts, default, two, have])
+    assert counts == {"StatefulSet": 1}
+    assert [o["metadata"]["name"] for o in made] == [
+        "logs-db-0", "beta-db-0", "logs-db-1", "beta-db-1", "db-0"]  # fmt: skip
+    beta = next(o for o in made if o["metadata"]["name"] == "beta-db-1")
+    assert "storageClassName" not in beta["spec"]
+    made, counts = expand_workloads([sts, default, two])  # (db-0 itself refused)
+    assert counts == {"StatefulSet": 0}
+    assert [o["metadata"]["name"] for o in made] == ["logs-db-0", "beta-db-0"]
+    made, counts = expand_workloads([sts, default, have])  # (one default: every pod)
+    assert counts == {"StatefulSet": 3}
 
 
 @pytest.mark.parametrize(("spec", "status", "wanted"), [

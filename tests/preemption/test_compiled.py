@@ -17,6 +17,7 @@ from kscore_fast.preemption import kernels
 from kscore_fast.preemption.compiled import preempt_compiled
 from kscore_fast.preemption.reference import Victims, _Clock, pick_ties, preempt, priority
 
+from ..scenarios_ephemeral import foreign_claim_preemption_scenario
 from ..scenarios_preemption import preemption_scenario
 from .runs import nominated_runs
 
@@ -45,13 +46,25 @@ def _starts_tied(objects, rng):
 def _outcome(found):
     return (found.node, [p.name for p in found.victims], found.pdb_violations, found.ties,
             [(c.node, [p.name for p in c.pods], c.pdb_violations) for c in found.candidates],
-            dict(found.statuses), found.drew, found.reason)  # fmt: skip
+            dict(found.statuses), found.drew, found.reason, found.error)  # fmt: skip
 
 
 @pytest.mark.parametrize("seed", range(40))
 def test_compiled_preempt_equals_the_reference(tmp_path, seed):
     rng = random.Random(seed)
-    objects = _starts_tied(preemption_scenario(6_000_000 + seed, 10, 8), rng)
+    _compare(tmp_path, rng, _starts_tied(preemption_scenario(6_000_000 + seed, 10, 8), rng))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_compiled_preempt_equals_the_reference_with_filter_errors(tmp_path, seed):
+    """Nodes holding a pod whose ephemeral claim another owns: the volume limits' ``Error``
+    in the dry runs, and PostFilter's ``Error`` (the reason and aggregated text) when no
+    node is a candidate."""
+    rng = random.Random(seed)
+    _compare(tmp_path, rng, foreign_claim_preemption_scenario(6_100_000 + seed, max_nodes=10))
+
+
+def _compare(tmp_path, rng, objects) -> None:
     cluster = _load(tmp_path, objects)
     runs, pending = nominated_runs(cluster, rng)
     for pod in pending:
@@ -66,7 +79,7 @@ def test_compiled_preempt_equals_the_reference(tmp_path, seed):
         want = preempt(record, view.statuses(), view, cluster.budgets, offset, pct, absolute)
         view.restore()
         got = preempt_compiled(runs.view(pod), record, cluster.budgets, offset, pct, absolute)
-        assert _outcome(got) == _outcome(want), (seed, record.name)
+        assert _outcome(got) == _outcome(want), record.name
 
 
 def _victims(rng, node, records):

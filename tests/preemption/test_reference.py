@@ -402,3 +402,14 @@ def test_bad_start_times_are_refused(text):
     from kscore_fast.model.times import rfc3339_problem
 
     assert rfc3339_problem(text) is not None
+
+
+def test_aggregate_error_is_go_text():
+    """``utilerrors.NewAggregate(errs).Error()``: one error as it is, several distinct
+    ones in order in brackets, repeated ones once."""
+    from kscore_fast.preemption.reference import aggregate_error
+
+    assert aggregate_error([]) == ""
+    assert aggregate_error(["a"]) == "a"
+    assert aggregate_error(["a", "a"]) == "a"
+    assert aggregate_error(["b", "a", "b"]) == "[b, a]"

@@ -25,6 +25,8 @@ kscore_fast models these as a cluster whose controllers keep up:
   driver's topology keys in the node's CSINode) and translates it back to the in-tree
   source, zone label and node affinity (:mod:`.intree`); a translation that fails is
   refused, not simulated;
+* a provisioning through ``kubernetes.io/azure-file`` (migration off in v1.23): the PV
+  controller's own plugin creates a volume that every node reaches (:mod:`.azurefile`);
 * a provisioning through another in-tree provisioner (``kubernetes.io/...``): not
   completed (the PV controller's own plugins call a cloud: not modelled). The claim stays
   pending with its selected node (as in a cluster where that provisioner is not running),
@@ -44,9 +46,19 @@ import msgspec
 from ...errors import UnsupportedError
 from ...model.objects import NodeSelectorRequirement, NodeSelectorTerm, object_uid
 from ...model.storage import ClaimRecord, Storage, VolumeRecord
-from .intree import ProvisioningError, csi_handle, migrated_driver, to_in_tree
+from ..nodevolumelimits.translate import GCE_PLUGIN
+from .azurefile import AZURE_FILE_PLUGIN, AzureFileError, azure_file_volume
+from .intree import ProvisioningError, csi_handle, gce_region, migrated_driver, to_in_tree
+from .regional import (
+    REGIONAL,
+    RegionalError,
+    regional_handle,
+    regional_terms,
+    regional_zones,
+    replication_type,
+)
 
-#: the provisioners of the in-tree volume plugins (their claims are not provisioned)
+#: the provisioners of the in-tree volume plugins (not provisioned unless migrated or Azure File)
 IN_TREE_PREFIX = "kubernetes.io/"
 
 
@@ -57,16 +69,20 @@ def claim_uid(claim: ClaimRecord) -> str:
 
 
 def provisions(provisioner: str) -> bool:
-    """A provisioning through ``provisioner`` completes (a CSI driver's, or a migrated
-    in-tree plugin's)."""
-    return not provisioner.startswith(IN_TREE_PREFIX) or migrated_driver(provisioner) is not None
+    """A provisioning through ``provisioner`` completes (a CSI driver's, a migrated
+    in-tree plugin's, or Azure File's)."""
+    return (not provisioner.startswith(IN_TREE_PREFIX) or provisioner == AZURE_FILE_PLUGIN
+            or migrated_driver(provisioner) is not None)  # fmt: skip
 
 
 def complete(storage: Storage, namespace: str, decided: Sequence[tuple[str, str | None]],
-             node: str, labels: Mapping[str, str]) -> tuple[Storage, list[str | None]]:  # fmt: skip
+             node: str, labels: Mapping[str, str],
+             all_labels: Sequence[Mapping[str, str]] = ()
+             ) -> tuple[Storage, list[str | None]]:  # fmt: skip
     """``storage`` after the bindings that Reserve ``decided`` for a pod of ``namespace``
-    bound to ``node`` (of ``labels``) completed (see the module's docstring): the new
-    storage and, per decision, the volume the claim is bound to (None: not completed)."""
+    bound to ``node`` (of ``labels``; ``all_labels``: every node's, which a regional
+    disk's second zone reads) completed (see the module's docstring): the new storage
+    and, per decision, the volume the claim is bound to (None: not completed)."""
     claims, volumes = dict(storage.claims), dict(storage.volumes)
     names: list[str | None] = []
     for claim_name, volume_name in decided:
@@ -84,7 +100,11 @@ def complete(storage: Storage, namespace: str, decided: Sequence[tuple[str, str 
                 claims[(namespace, claim_name)] = claim
                 names.append(None)
                 continue
-            volume = provisioned_volume(claim, uid, provisioner, storage, node, labels)
+            if provisioner == AZURE_FILE_PLUGIN:
+                volume = _azure_file(claim, uid, storage, node)
+            else:
+                volume = provisioned_volume(claim, uid, provisioner, storage, node, labels,
+                                            all_labels)  # fmt: skip
             volume_name = volume.name
             volumes[volume_name] = volume
         claims[(namespace, claim_name)] = msgspec.structs.replace(
@@ -95,12 +115,28 @@ def complete(storage: Storage, namespace: str, decided: Sequence[tuple[str, str 
 
 
 def provisioned_volume(claim: ClaimRecord, uid: str, provisioner: str, storage: Storage,
-                       node: str, labels: Mapping[str, str]) -> VolumeRecord:  # fmt: skip
+                       node: str, labels: Mapping[str, str],
+                       all_labels: Sequence[Mapping[str, str]] = ()) -> VolumeRecord:  # fmt: skip
     """The volume an external provisioner creates for ``claim`` (uid ``uid``) selected for
-    ``node`` (of ``labels``); a migrated in-tree plugin's, translated back."""
+    ``node`` (of ``labels``; every node's: ``all_labels``); a migrated in-tree plugin's,
+    translated back (a regional GCE PD: :mod:`.regional`)."""
     name = f"pvc-{uid}"
     driver = migrated_driver(provisioner) or provisioner
     terms = _topology(claim, driver, storage, node, labels)
+    handle = csi_handle(provisioner, name) if driver != provisioner else name
+    if provisioner == GCE_PLUGIN:
+        try:
+            cls = storage.classes[claim.class_name]
+            if replication_type(cls) == REGIONAL:
+                keys = [e.key for t in terms or () for e in t.match_expressions]
+                zones = regional_zones(cls, keys, labels, all_labels)
+                terms, handle = regional_terms(zones), regional_handle(name, gce_region(zones))
+        except (RegionalError, ProvisioningError) as e:
+            raise UnsupportedError(
+                f"VolumeBinding: claim {claim.namespace}/{claim.name} provisioned by {driver} "
+                f"for {provisioner} on node {node}: {e} (the provisioner fails): not "
+                "simulated by kscore_fast"
+            ) from None
     made = VolumeRecord(
         name, {}, None, driver, name, terms, claim.class_name, claim.request,
         claim.access_modes, claim.volume_mode, (claim.namespace, claim.name, uid),
@@ -108,7 +144,6 @@ def provisioned_volume(claim: ClaimRecord, uid: str, provisioner: str, storage: 
     )  # fmt: skip
     if driver == provisioner:
         return made
-    handle = csi_handle(provisioner, name)
     try:
         disk, tree_labels, tree_terms = to_in_tree(provisioner, handle, terms)
     except ProvisioningError as e:
@@ -119,6 +154,18 @@ def provisioned_volume(claim: ClaimRecord, uid: str, provisioner: str, storage: 
         ) from None
     return msgspec.structs.replace(made, labels=tree_labels, disk=disk, csi_driver="",
                                    csi_handle="", node_affinity=tree_terms)  # fmt: skip
+
+
+def _azure_file(claim: ClaimRecord, uid: str, storage: Storage, node: str) -> VolumeRecord:
+    """The volume Azure File's in-tree provisioner creates (:mod:`.azurefile`)."""
+    try:
+        return azure_file_volume(claim, uid, storage.classes[claim.class_name])
+    except AzureFileError as e:
+        raise UnsupportedError(
+            f"VolumeBinding: claim {claim.namespace}/{claim.name} provisioned by "
+            f"{AZURE_FILE_PLUGIN} on node {node}: {e} (the provisioner fails): not "
+            "simulated by kscore_fast"
+        ) from None
 
 
 def _topology(claim: ClaimRecord, provisioner: str, storage: Storage, node: str,

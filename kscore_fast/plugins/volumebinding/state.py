@@ -418,7 +418,8 @@ def completed_storage(s: tuple, snapshot: ClusterSnapshot, batch: PodBatch, pod:
         return None
     node, namespace = snapshot.node_names[host], batch.pods[pod].namespace
     # (every earlier pod's decisions completed in ``base`` already: this pod's only)
-    storage, made = complete(base, namespace, decided, node, snapshot.node_labels[host])
+    storage, made = complete(base, namespace, decided, node, snapshot.node_labels[host],
+                             snapshot.node_labels)  # fmt: skip
     provisioned = [m if v is None else None for (_, v), m in zip(decided, made, strict=True)]
     index = _claim_readers(batch)
     readers = [index.get((namespace, c), ()) for c, _ in decided]

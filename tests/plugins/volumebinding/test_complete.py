@@ -23,7 +23,7 @@ def _storage(keys: tuple[str, ...] = (ZONE,)) -> Storage:
     storage = Storage()
     storage.classes.update({"fast": ClassRecord("fast", "WaitForFirstConsumer", "d.io"),
                             "file": ClassRecord("file", "WaitForFirstConsumer",
-                                                "kubernetes.io/azure-file")})  # fmt: skip
+                                                "kubernetes.io/vsphere-volume")})  # fmt: skip
     for name, cls, uid in (("made", "fast", ""), ("old", "file", "u1"), ("mine", "", "u2")):
         storage.claims[("ns", name)] = ClaimRecord(
             "ns", name, class_name=cls, uid=uid, request=Fraction(2**30),
