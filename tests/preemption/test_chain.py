@@ -13,6 +13,7 @@ from kscore_fast.framework.simulation import queue_order
 from kscore_fast.preemption import chain, chain_kernel
 from kscore_fast.preemption.simulate import simulate_preemption
 
+from ..scenarios_ephemeral import _csi_volume
 from ..scenarios_preemption import preemption_scenario
 from .test_reference import _write
 
@@ -32,7 +33,7 @@ def _both(cluster: api.Cluster, seed: int, tie_break: str) -> tuple[dict, dict]:
 @pytest.fixture
 def stops(monkeypatch):
     """Per ``STOP_*``: how many chains stopped so, and the pods chains took."""
-    seen = {"took": 0, **dict.fromkeys(range(4), 0)}
+    seen = {"took": 0, **dict.fromkeys(range(5), 0)}
     kernel = chain_kernel.preempt_chain
 
     def counted(*args):
@@ -106,3 +107,45 @@ def test_a_node_full_of_pods_widens_the_table_for_the_chains(tmp_path, stops):
     with_chains, without = _both(api.load_cluster([path]), 3, "go-rand")
     assert with_chains == without
     assert stops["took"] >= 30
+
+
+def test_a_walk_meeting_an_error_stops_the_chain_with_go_s_error(tmp_path, stops):
+    """Preemptors with a CSI volume on nodes whose CSINode limits the driver; node n0 also
+    holds a pod of priority 100 whose ephemeral claim another pod owns, so a dry run
+    there (its low-priority pods removed, CPU then fits) meets the volume limits'
+    ``Error``. Once the other nodes are full of preemptors, a walk finds no candidate:
+    the chain stops after it, and the pod's entry has Go's reason and error, as the
+    per-pod loop gives them."""
+    objects = _basic(6, 24, 12)
+    for obj in list(objects):
+        if obj["kind"] == "Node":
+            name = obj["metadata"]["name"]
+            driver = {"name": "csi.example.com", "nodeID": name, "allocatable": {"count": 8}}
+            objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+                            "metadata": {"name": name}, "spec": {"drivers": [driver]}})  # fmt: skip
+        elif obj["spec"].get("nodeName") is None:
+            name = obj["metadata"]["name"]
+            claim = {"claimName": f"{name}-data"}
+            obj["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": claim}]
+            _csi_volume(objects, [], obj, f"{name}-data")
+    held = next(o for o in _basic(1, 1, 0) if o["kind"] == "Pod")
+    held["metadata"]["name"] = held["metadata"]["uid"] = "held"
+    held["spec"]["nodeName"], held["spec"]["priority"] = "n0", 100
+    held["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "100m"
+    template = {"spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "csi",
+                         "resources": {"requests": {"storage": "1Gi"}}}}  # fmt: skip
+    held["spec"]["volumes"] = [{"name": "e0", "ephemeral": {"volumeClaimTemplate": template}}]
+    owner = {"apiVersion": "v1", "kind": "Pod", "name": "held", "uid": "another-pod-uid",
+             "controller": True}  # fmt: skip
+    _csi_volume(objects, [owner], held, "held-e0")
+    objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                    "metadata": {"name": "csi"}, "provisioner": "csi.example.com",
+                    "volumeBindingMode": "WaitForFirstConsumer"})  # fmt: skip
+    path = _write(tmp_path, [*objects, held])
+    for tie_break in ("go-rand", "uniform"):
+        with_chains, without = _both(api.load_cluster([path]), 7, tie_break)
+        assert with_chains == without, tie_break
+        errors = [r["preemption"] for r in with_chains["results"]
+                  if r.get("preemption", {}).get("reason") == "dry run error"]  # fmt: skip
+        assert errors and all("not owner" in e["error"] for e in errors), with_chains
+    assert stops[chain_kernel.STOP_ERROR] > 0
