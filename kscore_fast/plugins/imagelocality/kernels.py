@@ -19,6 +19,7 @@ images the batch's containers use that some node holds, B pending pods:
 from __future__ import annotations
 
 from ..._jit import inline_kernel, unrefcounted_kernel
+from ..helper.bisect import lower_bound
 
 #: image_locality.go: ``mb``, ``minThreshold``, ``maxContainerThreshold``
 MB = 1024 * 1024
@@ -30,15 +31,9 @@ MAX_CONTAINER_THRESHOLD = 1000 * MB
 def _image_score(node_img, node_score, lo, hi, img):  # pragma: no cover - compiled
     """The node's score for image ``img`` (0 when the node does not hold it): a binary
     search of the node's entries ``lo:hi``."""
-    end = hi
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if node_img[mid] < img:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < end and node_img[lo] == img:
-        return node_score[lo]
+    at = lower_bound(node_img, lo, hi, img)
+    if at < hi and node_img[at] == img:
+        return node_score[at]
     return 0
 
 

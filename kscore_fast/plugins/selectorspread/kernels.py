@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import dual_kernel, inline_kernel, kernel, prange
+from ..helper.bisect import lower_bound
 from ..helper.grouping import group_rows
 
 
@@ -214,25 +215,13 @@ def _add_signature(s, row, run, ns, req, c, index):  # pragma: no cover - compil
     # sorted by node, so only theirs are visited (a short run of a large cluster)
     first, n_all, sums, node_zone = run
     end = first + row.shape[0]
-    a = _first_at_least(ent_node, lo, hi, first)
-    top = _add_entries(a, _first_at_least(ent_node, a, hi, end), -first, row, sums, node_zone,
+    a = lower_bound(ent_node, lo, hi, first)
+    top = _add_entries(a, lower_bound(ent_node, a, hi, end), -first, row, sums, node_zone,
                        ent_node, ent_count, top)  # fmt: skip
     if end > n_all:  # (wrapped: nodes 0..end - n_all - 1 follow)
-        top = _add_entries(lo, _first_at_least(ent_node, lo, a, end - n_all), n_all - first,
+        top = _add_entries(lo, lower_bound(ent_node, lo, a, end - n_all), n_all - first,
                            row, sums, node_zone, ent_node, ent_count, top)  # fmt: skip
     return top
-
-
-@inline_kernel
-def _first_at_least(ent_node, lo, hi, node):  # pragma: no cover - compiled
-    """The first entry of ``lo:hi`` (sorted by node) whose node is ``node`` or more."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if ent_node[mid] < node:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 @inline_kernel
