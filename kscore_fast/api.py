@@ -68,6 +68,10 @@ def load_cluster(
     cluster.skipped_files = len(report.special)
     cluster.empty_dirs = list(report.empty_dirs)
     cluster.expanded_workloads = expanded
+    if cluster.snapshot.storage.claims:
+        from .plugins.volumebinding.complete import unprovisioned_claims
+
+        cluster.unprovisioned_claims = unprovisioned_claims(cluster.snapshot.storage)
     return cluster
 
 
@@ -217,7 +221,7 @@ def in_order(cluster: Cluster, order: Sequence[int]) -> Cluster:
     for name in ("orphaned_pods", "terminated_pods", "deleting_pending_pods",
                  "pvc_pending_pods", "skipped_kinds", "skipped_files", "empty_dirs",
                  "priority_classes", "refused_pods", "differing_priorities",
-                 "budgets"):  # fmt: skip
+                 "budgets", "unprovisioned_claims"):  # fmt: skip
         setattr(out, name, getattr(cluster, name))
     return out
 

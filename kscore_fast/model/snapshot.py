@@ -210,6 +210,9 @@ class Cluster:
     expanded_workloads: dict[str, int] = field(default_factory=dict)
     #: the input's PodDisruptionBudgets, each with its status (:mod:`.disruption`)
     budgets: list[BudgetRecord] = field(default_factory=list)
+    #: unbound claims of classes whose provisioner kscore does not provision (in-tree
+    #: plugins whose CSI migration is off), by provisioner (filled by the loader)
+    unprovisioned_claims: dict[str, int] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         snap = self.snapshot
@@ -238,6 +241,11 @@ class Cluster:
         )  # fmt: skip
         parts += [text.format(n) for n, text in counted if n]
         parts += priority.notices(self.refused_pods, self.differing_priorities)
+        if self.unprovisioned_claims:
+            n = sum(self.unprovisioned_claims.values())
+            names = ", ".join(f"{k} {m}" for k, m in sorted(self.unprovisioned_claims.items()))
+            parts.append(f"{n} unbound claims of provisioners kscore does not provision "
+                         f"({names}) stay pending once their pod is bound")  # fmt: skip
         if self.empty_dirs:
             parts.append(f"no .yaml, .yml or .json files in {', '.join(self.empty_dirs)}")
         return "; ".join(parts) if parts else None

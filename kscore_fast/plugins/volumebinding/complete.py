@@ -45,7 +45,7 @@ import msgspec
 
 from ...errors import UnsupportedError
 from ...model.objects import NodeSelectorRequirement, NodeSelectorTerm, object_uid
-from ...model.storage import ClaimRecord, Storage, VolumeRecord
+from ...model.storage import WAIT_FOR_FIRST_CONSUMER, ClaimRecord, Storage, VolumeRecord
 from ..nodevolumelimits.translate import GCE_PLUGIN
 from .azurefile import AZURE_FILE_PLUGIN, AzureFileError, azure_file_volume
 from .intree import ProvisioningError, csi_handle, gce_region, migrated_driver, to_in_tree
@@ -73,6 +73,19 @@ def provisions(provisioner: str) -> bool:
     in-tree plugin's, or Azure File's)."""
     return (not provisioner.startswith(IN_TREE_PREFIX) or provisioner == AZURE_FILE_PLUGIN
             or migrated_driver(provisioner) is not None)  # fmt: skip
+
+
+def unprovisioned_claims(storage: Storage) -> dict[str, int]:
+    """The unbound claims of ``WaitForFirstConsumer`` classes whose provisioner kscore does
+    not provision (an in-tree plugin's whose CSI migration is off in v1.23, but Azure
+    File's), by provisioner: they stay pending once their pod is bound."""
+    out: dict[str, int] = {}
+    for claim in storage.claims.values():
+        found = storage.classes.get(claim.class_name) if not claim.volume_name else None
+        if (found is not None and found.binding_mode == WAIT_FOR_FIRST_CONSUMER
+                and not provisions(found.provisioner)):  # fmt: skip
+            out[found.provisioner] = out.get(found.provisioner, 0) + 1
+    return out
 
 
 def complete(storage: Storage, namespace: str, decided: Sequence[tuple[str, str | None]],

@@ -14,7 +14,11 @@ from kscore_fast.errors import UnsupportedError
 from kscore_fast.model.disks import CSINodeDriver, CSINodeRecord
 from kscore_fast.model.objects import NodeSelectorRequirement, NodeSelectorTerm
 from kscore_fast.model.storage import ClaimRecord, ClassRecord, Storage, VolumeRecord
-from kscore_fast.plugins.volumebinding.complete import claim_uid, complete
+from kscore_fast.plugins.volumebinding.complete import (
+    claim_uid,
+    complete,
+    unprovisioned_claims,
+)
 
 ZONE = "topology.kubernetes.io/zone"
 
@@ -71,3 +75,38 @@ def test_a_driver_without_topology_gives_no_node_affinity():
 def test_a_node_without_a_topology_label_is_refused():
     with pytest.raises(UnsupportedError, match=re.escape(f"lacks the label '{ZONE}'")):
         complete(_storage(), "ns", [("made", None)], "n0", {})
+
+
+def test_the_claims_no_provisioner_completes_are_counted_by_provisioner():
+    """Unbound claims of WaitForFirstConsumer classes whose in-tree provisioner kscore does
+    not provision (vSphere here; not a CSI driver's, not one bound, not an Immediate
+    class's): counted for the loader's warning line."""
+    storage = _storage()
+    storage.classes["now"] = ClassRecord("now", "Immediate", "kubernetes.io/vsphere-volume")
+    for name, cls, volume in (("bound", "file", "pv"), ("soon", "now", ""), ("two", "file", "")):
+        storage.claims[("ns", name)] = ClaimRecord("ns", name, class_name=cls,
+                                                   volume_name=volume)  # fmt: skip
+    assert unprovisioned_claims(storage) == {"kubernetes.io/vsphere-volume": 2}
+    assert unprovisioned_claims(Storage()) == {}
+
+
+def test_the_loader_warns_of_claims_no_provisioner_completes():
+    from kscore_fast.api import load_cluster
+
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0"},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}  # fmt: skip
+    sc = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "v"},
+          "provisioner": "kubernetes.io/vsphere-volume",
+          "volumeBindingMode": "WaitForFirstConsumer"}  # fmt: skip
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+           "metadata": {"name": "data", "namespace": "default"},
+           "spec": {"storageClassName": "v", "accessModes": ["ReadWriteOnce"],
+                    "resources": {"requests": {"storage": "1Gi"}}}}  # fmt: skip
+    volume = {"name": "d", "persistentVolumeClaim": {"claimName": "data"}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "spec": {"containers": [{"name": "c", "image": "i"}], "volumes": [volume]}}  # fmt: skip
+    cluster = load_cluster([], objects=[node, sc, pvc, pod])
+    assert cluster.warning() == ("1 unbound claims of provisioners kscore does not provision "
+                                 "(kubernetes.io/vsphere-volume 1) stay pending once their pod "
+                                 "is bound")  # fmt: skip
+    assert load_cluster([], objects=[node, pod]).warning() is None
