@@ -128,8 +128,7 @@ class Chain:
             node, map(records.__getitem__, victims), walk[ck.VIOLATIONS], ties,
             walk[ck.CANDIDATES], reason, result.node_names)  # fmt: skip
         runs._on_node.total -= len(victims)
-        if node >= 0:
-            runs.nominated[pod] = node
+        runs.nominate(pod, node, reason)
         if walk[ck.RETRIED]:
             entry["retried"], entry["firstError"] = True, result.errors[row]
             result.errors[row] = None

@@ -41,6 +41,7 @@ from .nominated import by_node, nominated_verdicts
 from .reference import (
     ERROR,
     NO_CANDIDATE,
+    NOT_ELIGIBLE,
     SUCCESS,
     UNSCHEDULABLE,
     UNSCHEDULABLE_AND_UNRESOLVABLE,
@@ -262,6 +263,23 @@ class DryRuns:
         nominator)."""
         self._on_node.append(node, pod)
         self.nominated.pop(pod, None)
+
+    def nominate(self, pod: int, chosen: int, reason: str) -> None:
+        """``prepareCandidate`` and ``recordSchedulingFailure`` once PostFilter deleted the
+        victims of ``pod`` nominated to ``chosen`` (-1: none, for ``reason``): the
+        lower-priority nominations on the node cleared, the preemptor nominated; without
+        a candidate the preemptor's nomination is cleared (``NominatedNodeName("")``),
+        unless it was not eligible (no result: the nomination stays)."""
+        if chosen < 0:
+            if reason != NOT_ELIGIBLE:
+                self.nominated.pop(pod, None)
+            return
+        if self.nominated:
+            mine = priority(self.records[pod])
+            for other, node in list(self.nominated.items()):
+                if node == chosen and priority(self.records[other]) < mine:
+                    del self.nominated[other]
+        self.nominated[pod] = chosen
 
     def evict(self, pod: int) -> None:
         """Delete bound ``pod``: ``RemovePod`` of the plugins and of ``NodeInfo``."""

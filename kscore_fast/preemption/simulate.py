@@ -44,7 +44,6 @@ from .compiled import preempt_brief
 from .dryrun import DryRuns
 from .explain import OFFSET_STREAM, entry_of
 from .offset import OffsetDraw
-from .reference import NOT_ELIGIBLE, priority
 
 
 def simulate_preemption(
@@ -161,28 +160,9 @@ def _post_filter(runs: DryRuns, pod: int, row: int, seed: int, source: GoRand | 
         found = preempt_brief(view, records[pod], budgets, offset, pct, absolute, verdicts)
     finally:
         view.restore()
-    _apply(runs, pod, found.node, found.reason)
+    runs.nominate(pod, found.node, found.reason)
     entry = entry_of(found.node, map(records.__getitem__, found.victims), found.pdb_violations,
                      found.ties, found.candidates, found.reason, names, found.error)  # fmt: skip
     node = runs.nominated.get(pod, -1)
     entry["nominatedNode"] = names[node] if node >= 0 else None
     return entry
-
-
-def _apply(runs: DryRuns, pod: int, chosen: int, reason: str) -> None:
-    """``prepareCandidate`` and ``recordSchedulingFailure`` once the victims are deleted
-    (in :func:`.compiled.preempt_brief`'s kernel call) of ``pod`` nominated to ``chosen``
-    (-1: none, for ``reason``): the lower-priority nominations on the node cleared, the
-    preemptor nominated; without a candidate the preemptor's nomination is cleared
-    (``NominatedNodeName("")``), unless it was not eligible (no result: the nomination
-    stays)."""
-    if chosen < 0:
-        if reason != NOT_ELIGIBLE:
-            runs.nominated.pop(pod, None)
-        return
-    if runs.nominated:
-        mine = priority(runs.records[pod])
-        for other, node in list(runs.nominated.items()):
-            if node == chosen and priority(runs.records[other]) < mine:
-                del runs.nominated[other]
-    runs.nominated[pod] = chosen
