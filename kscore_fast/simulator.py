@@ -661,6 +661,8 @@ class Simulator:
         """:meth:`run` and :meth:`replay` with preemption: the events of ``plan`` one at a
         time, each cycle as :meth:`schedule_one`'s, its scores kept as ``scores`` says;
         ``retry``: see :meth:`run`."""
+        from .preemption.explain import mark_retried
+
         cycles = [key for op, key in plan if op == OP_SCHEDULE]
         result = self._result(cycles, len(cycles), scores)
         result.mode = "simulate"
@@ -672,8 +674,7 @@ class Simulator:
                 continue
             entry = self._preempting_cycle(result, row, key)
             if retry and entry is not None and entry["victims"]:  # (a node nominated)
-                entry["retried"], entry["firstError"] = True, result.errors[row]
-                result.errors[row] = None
+                mark_retried(entry, result.errors, row)
                 self._fresh()
                 self._preempting_cycle(result, row, key, again=True)
             row += 1

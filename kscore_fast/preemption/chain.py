@@ -17,7 +17,7 @@ from ..model.disruption import BudgetRecord
 from . import chain_kernel as ck
 from . import fused
 from .dryrun import DryRuns
-from .explain import OFFSET_STREAM, entry_of
+from .explain import OFFSET_STREAM, entry_of, mark_retried
 from .reference import NO_CANDIDATE, NO_POTENTIAL, num_candidates
 
 #: pods per chain call (its buffers' size)
@@ -130,8 +130,7 @@ class Chain:
         runs._on_node.total -= len(victims)
         runs.nominate(pod, node, reason)
         if walk[ck.RETRIED]:
-            entry["retried"], entry["firstError"] = True, result.errors[row]
-            result.errors[row] = None
+            mark_retried(entry, result.errors, row)
             self._cycle(made, made.cycles[j][1], row, pod, result)
 
     def _cycle(self, made: _Made, fields: list[int], row: int, pod: int,

@@ -74,3 +74,10 @@ def entry_of(node: int, victims: Iterable[PodRecord], pdb_violations: int, ties:
         **({"reason": reason} if reason else {}),
         **({"error": error} if error else {}),
     }
+
+
+def mark_retried(entry: dict[str, Any], errors: list[str | None], row: int) -> None:
+    """A preemptor tried again at once (``--retry-nominated``): its entry keeps the first
+    cycle's error, and row ``row``'s error is the retry's to record."""
+    entry["retried"], entry["firstError"] = True, errors[row]
+    errors[row] = None

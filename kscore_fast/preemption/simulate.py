@@ -42,7 +42,7 @@ from ..model.snapshot import Cluster
 from .chain import CHAIN_PODS, chain_for
 from .compiled import preempt_brief
 from .dryrun import DryRuns
-from .explain import OFFSET_STREAM, entry_of
+from .explain import OFFSET_STREAM, entry_of, mark_retried
 from .offset import OffsetDraw
 
 
@@ -110,8 +110,7 @@ def simulate_preemption(
                                                      cluster.budgets, pct, absolute,
                                                      result.node_names, verdicts)  # fmt: skip
         if retry and entry["victims"]:  # (PostFilter's Success: the node nominated)
-            entry["retried"], entry["firstError"] = True, result.errors[i]
-            result.errors[i] = None
+            mark_retried(entry, result.errors, i)
             cycle(i)
 
     def schedule(i: int) -> None:
