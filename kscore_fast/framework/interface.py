@@ -161,6 +161,12 @@ class Plugin:
     #: every failure of ``filter_node`` is ``UnschedulableAndUnresolvable`` (see
     #: :meth:`unresolvable`, which a plugin with both kinds overrides)
     all_unresolvable: ClassVar[bool] = False
+    #: the pod fields (``PodRecord`` attributes) ``prepare`` reads of the batch's pods:
+    #: ``prepare`` of a batch of one pod is then a function of the snapshot, the plugin's
+    #: args and these fields, and a lone pod whose fields equal a former lone pod's on the
+    #: same snapshot is given that pod's state (and PreScore errors) again
+    #: (:mod:`.lone_states`); None: prepared for every batch
+    lone_fields: ClassVar[tuple[str, ...] | None] = None
     #: ``EventsToRegister``: the cluster events that may make a pod this plugin rejected
     #: schedulable (:mod:`.cluster_events`); None: every event, as for a Go plugin without
     #: ``EnqueueExtensions``. The scheduling queue retries a pod on these events only.

@@ -32,10 +32,11 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..model.snapshot import ClusterSnapshot, PodBatch, pod_twins, spec_twins
-from . import abi, arrays, search, sharing, verdicts
+from . import abi, arrays, lone_states, search, sharing, verdicts
 from .entries import PluginTable
 from .interface import Chunk
 from .kernels import settle_chunk, top_k
+from .lone_states import LoneKeys
 from .nodeorder import num_feasible_nodes_to_find
 from .result import ScoreResult, ScoresMode
 from .scoring import score_todo
@@ -92,6 +93,8 @@ class _TableRows:
         self._no_rows: dict[int, sharing.TwinRows] = {}
         #: a lone pod's row per score plugin: none (``score_todo``'s ``rows``, read only)
         self.lone_rows = arrays.full((len(self.sids), 1), -1, np.int64)
+        #: the plugins' keys of a lone pod's kept states (:mod:`.lone_states`)
+        self.lone_keys = LoneKeys(self.plugins)
 
     def no_rows(self, n_nodes: int) -> sharing.TwinRows:
         """The :class:`~.sharing.TwinRows` of a run where no pods share rows (a lone pod):
@@ -256,6 +259,9 @@ class _Run:
 
     #: the plugins' entry points the run calls (:mod:`.abi`)
     COLUMNS = (abi.FILTER, abi.SCORE, abi.NORMALIZE, abi.SCORE_NORMALIZE)
+    #: a lone pod's states may be shared with other runs (kept on the snapshot: a batch
+    #: run never writes a state)
+    shares_states = True
 
     def __init__(
         self,
@@ -276,7 +282,9 @@ class _Run:
             self._sharing(fw, snapshot, batch, num_to_find)
         self.memo = self.done = self.reps = None
         n_classes = int(self.classes.max()) + 1 if len(batch) and len(self.fids) else 0
-        if 0 < n_classes * self.n_nodes <= MEMO_ENTRIES:  # verdicts kept for the whole run
+        # verdicts kept for the whole run (not a lone pod's: its one search reads only the
+        # nodes it examines, filtered as it goes)
+        if 0 < n_classes * self.n_nodes <= MEMO_ENTRIES and len(batch) > 1:
             self.reps = np.empty(n_classes, dtype=np.int64)
             self.reps[self.classes[::-1]] = np.arange(len(batch))[::-1]
             self.memo = np.empty((n_classes, self.n_nodes), dtype=np.int64)
@@ -308,8 +316,13 @@ class _Run:
         #: the profile's plugins (each once), their states and the table the loops read
         self.plugins, self.sids = rows.plugins, rows.sids
         self.score_plugins, self.weights = rows.score_plugins, rows.weights
-        self.adopt_states(self.owned([p.prepare(snapshot, batch) for p in self.plugins]))
-        self.choose_filters()
+        #: PreScore errors of the plugins whose lone pod's state was kept, by identity
+        self.kept_errors: dict[int, dict[int, str]] = {}
+        if len(batch) == 1 and self.shares_states:
+            self._lone_profile(snapshot, batch)
+        else:
+            self.adopt_states(self.owned([p.prepare(snapshot, batch) for p in self.plugins]))
+            self.choose_filters()
         self.prescore_errors = self._prescore_errors(snapshot, batch)
         #: bool[B]: the pod's PreScore failed (it is not scored; PreScore runs only when
         #: scoring)
@@ -340,6 +353,30 @@ class _Run:
         self.pre_filter_slots = [k for k, p in enumerate(self.filter_slots)
                                  if p.pre_filter_failures(self.states[int(self.fids[k])])
                                  is not None]  # fmt: skip
+
+    def _lone_profile(self, snapshot: ClusterSnapshot, batch: PodBatch) -> None:
+        """A lone pod's states, plugin table and filter choice, kept on the snapshot by
+        the pod's fields the plugins read (:mod:`.lone_states`)."""
+        rows = self.fw.table_rows
+        setup = lone_states.kept_setup(rows, rows.lone_keys, snapshot, batch.pods[0],
+                                       lambda encoded: self._lone_setup(snapshot, batch,
+                                                                        encoded))  # fmt: skip
+        self.states, self.kept_errors = setup.states, setup.errors
+        self.plugin_table = setup.plugin_table
+        self.table = setup.plugin_table.table
+        self.score_states = [setup.states[p] for p in self.sids.tolist()]
+        self.filter_slots, self.filter_positions, self.fids, self.pre_filter_slots = setup.filters
+
+    def _lone_setup(self, snapshot: ClusterSnapshot, batch: PodBatch, encoded: list[bytes]
+                    ) -> lone_states.LoneSetup:  # fmt: skip
+        rows = self.fw.table_rows
+        keys = rows.lone_keys.keys(encoded)
+        states, errors = lone_states.lone_states(self.plugins, keys, snapshot, batch)
+        self.adopt_states(states)
+        self.choose_filters()
+        filters = (self.filter_slots, self.filter_positions, self.fids, self.pre_filter_slots)
+        return lone_states.LoneSetup(rows, snapshot.storage, states, errors, self.plugin_table,
+                                     filters)  # fmt: skip
 
     def owned(self, states: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """The states this run may change: a batch run changes none (see
@@ -382,8 +419,12 @@ class _Run:
         profile's PreScore order, which may hold plugins its Score list does not), for
         plugins whose PreScore can fail (``pre_score_errors(snapshot, batch)``)."""
         errors: dict[int, str] = {}
+        kept = self.kept_errors
         for plugin in reversed(self.fw.pre_score_plugins):
-            for pod, message in plugin.pre_score_errors(snapshot, batch).items():
+            found = kept.get(id(plugin))
+            if found is None:
+                found = plugin.pre_score_errors(snapshot, batch)
+            for pod, message in found.items():
                 errors[pod] = f"running PreScore plugin {_go_quote(plugin.name)}: {message}"
         return errors
 
@@ -394,7 +435,11 @@ class _Run:
         n_nodes = self.n_nodes
         if not len(self.fids):
             return _no_verdicts(len(pods), n_nodes)
-        if self.memo is None:
+        if self.memo is None and len(pods) == 1:  # (one pod: its own class)
+            classes, reps = _ONE_CLASS, pods
+            memo = np.empty((1, n_nodes), dtype=np.int64)
+            done = np.zeros((1, -(-n_nodes // BLOCK)), dtype=np.bool_)
+        elif self.memo is None:
             local, inverse = np.unique(self.classes[pods], return_inverse=True)
             classes = inverse.reshape(-1).astype(np.int64)
             reps = np.empty(len(local), dtype=np.int64)
@@ -737,6 +782,9 @@ _NO_REJECTIONS = (np.empty(0, np.int32), np.empty(0, np.int64))
 def _no_memo(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
     return np.empty((0, n_nodes), np.int64), np.zeros((0, 1), np.bool_)
 
+
+#: the filter class of a chunk of one pod (read only)
+_ONE_CLASS = arrays.full(1, 0, np.int64)
 
 #: an empty int64 array (shared: nothing can be written to it)
 _NO_IDS = np.zeros(0, np.int64)

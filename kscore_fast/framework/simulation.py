@@ -63,6 +63,8 @@ class _Sequence(_Run):
     """A sequential run: the profile's states, updated in place by ``assume``."""
 
     COLUMNS = (FILTER, SCORE_SERIAL, NORMALIZE, ASSUME, REMOVE)
+    #: the states are this run's own (it writes those of the plugins that follow binds)
+    shares_states = False
 
     def __init__(self, fw: Framework, snapshot: ClusterSnapshot, batch: PodBatch,
                  num_to_find: int, explain: bool) -> None:  # fmt: skip

@@ -248,6 +248,12 @@ class PodRecord(msgspec.Struct, frozen=True, gc=False):
             return self.claims
         return tuple(c for i, c in enumerate(self.claims) if i not in self.ephemeral)
 
+    @property
+    def ephemeral_owner(self) -> str:
+        """The pod's name when it has ephemeral volumes (their claims' checks name it in
+        their messages), else "": what the volume plugins read of the name."""
+        return self.name if self.ephemeral else ""
+
     def controller_ref(self) -> OwnerReference | None:
         """``metav1.GetControllerOfNoCopy``: the first reference with controller=true."""
         return controller_of(self.owner_references)

@@ -23,6 +23,7 @@ import numpy as np
 from ...errors import InputError
 from ...framework.interface import Plugin
 from ...model.snapshot import ClusterSnapshot, PodBatch, spec_representatives
+from ..helper.pod_fields import CONTAINERS
 from ..helper.twins import expand_rows
 from . import kernels
 from .reference import INT64_MIN, NAME, node_image_states, normalized_image_name
@@ -106,6 +107,8 @@ class ImageLocality(Plugin):
     """
 
     name = NAME
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = CONTAINERS
     filters = False
     scores = True
     normalizes = False

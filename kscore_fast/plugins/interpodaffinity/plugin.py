@@ -39,6 +39,7 @@ from ...model.rows import unique_rows
 from ...model.selectors import Selector, SelectorSpace, label_selector_as_selector
 from ...model.snapshot import ClusterSnapshot, PodBatch, build_cluster, pod_twins, twin_firsts
 from ..helper import counter_table as ct
+from ..helper.pod_fields import POD_AFFINITY
 from ..helper.twins import Interner, shape_rows
 from . import index
 from . import kernels as k
@@ -386,6 +387,8 @@ class InterPodAffinity(Plugin):
     """
 
     name = NAME
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = POD_AFFINITY
     events_to_register = events((POD, ALL), (NODE, ADD | UPDATE_NODE_LABEL))
     filters = True
     scores = True

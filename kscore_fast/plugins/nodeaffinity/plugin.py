@@ -34,6 +34,7 @@ from ...model.objects import (
 )
 from ...model.selectors import IN, Requirement, SelectorSpace
 from ...model.snapshot import ClusterSnapshot, PodBatch, spec_representatives
+from ..helper.pod_fields import NODE_AFFINITY
 from ..helper.twins import expand_rows
 from . import kernels as k
 from .reference import (
@@ -359,6 +360,8 @@ class NodeAffinity(Plugin):
     """
 
     name = NAME
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = NODE_AFFINITY
     events_to_register = events((NODE, ADD | UPDATE_NODE_LABEL))
     filters = True
     scores = True

@@ -22,6 +22,8 @@ class NodeName(NoArgs):
     """The NodeName filter plugin."""
 
     name = NAME
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = ("node_name",)
     events_to_register = events((NODE, ADD))
     filters = True
     scores = False

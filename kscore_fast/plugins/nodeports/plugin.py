@@ -15,6 +15,7 @@ from ...framework.cluster_events import ADD, DELETE, NODE, POD, events
 from ...model.objects import PodRecord
 from ...model.snapshot import ClusterSnapshot, PodBatch, spec_representatives
 from ..helper.base import NoArgs
+from ..helper.pod_fields import CONTAINERS
 from ..helper.twins import expand_rows
 from . import kernels
 from .kernels import CONFLICT, EMPTY, build_tables
@@ -127,6 +128,8 @@ class NodePorts(NoArgs):
     """The NodePorts filter plugin (PreFilter, Filter)."""
 
     name = NAME
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = CONTAINERS
     events_to_register = events((POD, DELETE), (NODE, ADD))
     filters = True
     scores = False

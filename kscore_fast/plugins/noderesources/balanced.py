@@ -14,6 +14,7 @@ from typing import Any
 
 from ...framework.interface import Plugin
 from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper.pod_fields import REQUESTS
 from . import args as plugin_args
 from . import balanced_kernels, resources
 
@@ -24,6 +25,8 @@ class NodeResourcesBalancedAllocation(Plugin):
     """The NodeResourcesBalancedAllocation score plugin (no NormalizeScore)."""
 
     name = NAME
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = REQUESTS
     filters = False
     scores = True
     normalizes = False

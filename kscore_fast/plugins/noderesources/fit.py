@@ -20,6 +20,7 @@ from ...framework.cluster_events import ADD, DELETE, NODE, POD, UPDATE_NODE_ALLO
 from ...framework.interface import Plugin
 from ...model.rows import unique_rows
 from ...model.snapshot import ClusterSnapshot, PodBatch
+from ..helper.pod_fields import REQUESTS
 from ..helper.texts import text_at, text_table
 from . import args as fit_args
 from . import fit_kernels as fk
@@ -42,6 +43,8 @@ class NodeResourcesFit(Plugin):
     """The NodeResourcesFit filter and score plugin (no NormalizeScore)."""
 
     name = NAME
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = REQUESTS
     events_to_register = events((POD, DELETE), (NODE, ADD | UPDATE_NODE_ALLOCATABLE))
     filters = True
     scores = True

@@ -10,6 +10,7 @@ import numpy as np
 from ...framework.cluster_events import ADD, NODE, UPDATE_NODE_TAINT, events
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
+from ..helper.pod_fields import TOLERATIONS
 from ..helper.taints import EMPTY, NO_SCHEDULE, UNSCHEDULABLE_KEY, sets_tolerate, taint_columns
 from . import kernels
 from .kernels import UNSCHEDULABLE
@@ -22,6 +23,8 @@ class NodeUnschedulable(NoArgs):
     """The NodeUnschedulable filter plugin."""
 
     name = NAME
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = TOLERATIONS
     events_to_register = events((NODE, ADD | UPDATE_NODE_TAINT))
     filters = True
     scores = False

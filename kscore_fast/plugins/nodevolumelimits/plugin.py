@@ -24,6 +24,7 @@ from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper import counter_table as table
 from ..helper.base import NoArgs
 from ..helper.ephemeral import foreign_claim, volume_is_for_pod
+from ..helper.pod_fields import VOLUMES
 from ..helper.texts import text_at, text_table
 from . import kernels
 from .kernels import EXCEEDED
@@ -57,6 +58,8 @@ class _Limits(NoArgs):
     events_to_register = events((NODE, ADD), (POD, DELETE))
     kernels = kernels
     reads_storage = True
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = VOLUMES
 
     def prepare(self, snapshot: ClusterSnapshot, batch: PodBatch) -> tuple:
         return batch.prepared(self.name, snapshot, lambda: _Builder(self, snapshot, batch).state())

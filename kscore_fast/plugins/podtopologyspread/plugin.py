@@ -24,6 +24,7 @@ from ...framework.cluster_events import ADD, ALL, DELETE, NODE, POD, UPDATE_NODE
 from ...framework.interface import Plugin
 from ...model.snapshot import ClusterSnapshot, PodBatch, build_cluster
 from ..helper.counter_table import copy_table
+from ..helper.pod_fields import SPREAD
 from . import kernels
 from .build import build_state
 from .reference import (
@@ -47,6 +48,8 @@ class PodTopologySpread(Plugin):
     """
 
     name = NAME
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = SPREAD
     events_to_register = events((POD, ALL), (NODE, ADD | DELETE | UPDATE_NODE_LABEL))
     filters = True
     scores = True

@@ -10,6 +10,7 @@ from ...framework.cluster_events import ADD, NODE, UPDATE_NODE_TAINT, events
 from ...model.objects import Taint
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
+from ..helper.pod_fields import TOLERATIONS
 from ..helper.taints import PREFER_NO_SCHEDULE, string_at, taint_columns
 from . import kernels
 from .reference import reason
@@ -21,6 +22,8 @@ class TaintToleration(NoArgs):
     """The TaintToleration plugin (Filter, PreScore, Score, NormalizeScore)."""
 
     name = NAME
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = TOLERATIONS
     events_to_register = events((NODE, ADD | UPDATE_NODE_TAINT))
     filters = True
     scores = True

@@ -49,6 +49,7 @@ from ...framework.cluster_events import (
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ...model.storage import Storage
 from ..helper.base import NoArgs
+from ..helper.pod_fields import VOLUMES
 from ..helper.texts import text_at, text_table
 from . import gate_kernels, kernels, state
 from .reference import (
@@ -79,6 +80,8 @@ class PreFilterGate(NoArgs):
     filter is reached. Named as the plugin (Go's ``FailedPlugin``)."""
 
     name = NAME
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = VOLUMES
     events_to_register = _EVENTS
     filters = True
     scores = False
@@ -116,6 +119,8 @@ class VolumeBinding(NoArgs):
     :class:`PreFilterGate`)."""
 
     name = NAME
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = VOLUMES
     events_to_register = _EVENTS
     filters = True
     scores = True

@@ -18,6 +18,7 @@ from ...framework.cluster_events import ADD, DELETE, NODE, POD, PVC, UPDATE, eve
 from ...model.disks import AWS_EBS, RBD, DiskVolume
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
+from ..helper.pod_fields import VOLUMES
 from . import kernels
 from .kernels import CONFLICT
 from .reference import CHECKED, ERR_REASON_DISK_CONFLICT
@@ -50,6 +51,8 @@ class VolumeRestrictions(NoArgs):
     """The VolumeRestrictions filter plugin."""
 
     name = NAME
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = VOLUMES
     events_to_register = events((POD, DELETE), (NODE, ADD), (PVC, ADD | UPDATE))
     filters = True
     scores = False

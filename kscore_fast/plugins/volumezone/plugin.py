@@ -29,6 +29,7 @@ from ...model.rows import unique_rows
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
 from ..helper.claims import claim_classes
+from ..helper.pod_fields import VOLUMES
 from ..helper.texts import text_at, text_table
 from . import kernels
 from .reference import filter as reference_filter
@@ -41,6 +42,8 @@ class VolumeZone(NoArgs):
     """The VolumeZone filter plugin."""
 
     name = NAME
+    #: what ``prepare`` reads of a pod (a lone pod's state is kept by them)
+    lone_fields = VOLUMES
     reads_storage = True
     events_to_register = events(
         (STORAGE_CLASS, ADD), (NODE, ADD | UPDATE_NODE_LABEL), (PVC, ADD), (PV, ADD | UPDATE)
