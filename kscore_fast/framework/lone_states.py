@@ -32,9 +32,18 @@ import msgspec
 
 from ..model.snapshot import ClusterSnapshot, PodBatch
 
-#: states kept per plugin and snapshot (the last used): a state of a lone pod may hold
-#: per-node arrays of its own
-KEPT_PER_PLUGIN = 16
+#: bytes the states kept per plugin (and the setups kept per profile) may take on a
+#: snapshot, counting ``OWN_ARRAYS`` per-node int64 arrays of its own per state (the
+#: default profile's lone pod on openb holds 1-11 arrays of its own, 13-135 KB): at least
+#: ``KEPT_MIN`` states kept, at most ``KEPT_MAX`` (the last used)
+KEPT_BYTES, OWN_ARRAYS, KEPT_MIN, KEPT_MAX = 1 << 25, 16, 16, 256
+
+
+def kept_limit(n_nodes: int) -> int:
+    """How many lone pods' states a plugin keeps on a snapshot of ``n_nodes`` nodes (1,523:
+    172; 15,000: 17)."""
+    return max(KEPT_MIN, min(KEPT_MAX, KEPT_BYTES // (OWN_ARRAYS * 8 * max(n_nodes, 1))))
+
 
 _encode = msgspec.msgpack.Encoder().encode
 
@@ -83,7 +92,7 @@ def lone_states(plugins: Sequence[Any], keys: list[bytes | None], snapshot: Clus
         family = ("lone state", id(plugin))
         kept = snapshot.kept(family, (id(storage) if reads else 0, key),
                              lambda p=plugin: _entry(p, snapshot, batch),
-                             KEPT_PER_PLUGIN)  # fmt: skip
+                             kept_limit(snapshot.n_nodes))  # fmt: skip
         if kept[0] is not plugin or (reads and kept[1] is not storage):  # (never: see above)
             kept = _entry(plugin, snapshot, batch)
         states.append(kept[2])
@@ -123,7 +132,7 @@ def kept_setup(owner: Any, keys: LoneKeys, snapshot: ClusterSnapshot, pod: Any,
     storage = snapshot.storage
     key = (id(storage) if keys.reads_storage else 0, *encoded)
     found = snapshot.kept(("lone setup", id(owner)), key, lambda: build(encoded),
-                          KEPT_PER_PLUGIN)  # fmt: skip
+                          kept_limit(snapshot.n_nodes))  # fmt: skip
     if found.owner is not owner or (keys.reads_storage and found.storage is not storage):
         return build(encoded)  # (never: each entry holds both)
     return found

@@ -31,8 +31,20 @@ def _with_host_ports(objects: list[dict], rng: random.Random) -> list[dict]:
     return objects
 
 
+def _tainted(objects: list[dict]) -> list[dict]:
+    """The first node given a NoSchedule taint no pod tolerates, so that TaintToleration
+    (which reads no pod of the nodes) stays among the filters: the walk has a filter to
+    decide once per node even where every other such filter passes every pod
+    (``Plugin.passes_all``: left out of the run)."""
+    node = next(o for o in objects if o["kind"] == "Node")
+    taint = {"key": "narrow", "value": "x", "effect": "NoSchedule"}
+    node["spec"] = {**node.get("spec", {}), "taints": [taint]}
+    return objects
+
+
 def _cluster(tmp_path, seed: int, rng: random.Random) -> api.Cluster:
     objects = _starts_tied(_with_host_ports(preemption_scenario(seed, 10, 8), rng), rng)
+    objects = _tainted(objects)
     path = tmp_path / "cluster.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
     return api.load_cluster(str(path))

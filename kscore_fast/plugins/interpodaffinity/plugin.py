@@ -437,6 +437,12 @@ class InterPodAffinity(Plugin):
         own = (np.diff(state[10]) == 0) & (np.diff(state[13]) == 0)
         return own & (anti_ptr[cls + 1] == anti_ptr[cls])
 
+    @classmethod
+    def passes_all(cls, state: tuple) -> bool:
+        """Every pod of the batch passes whatever is bound (:meth:`filter_ignores_pods`:
+        then ``filter_node`` reads nothing and passes)."""
+        return bool(cls.filter_ignores_pods(state).all())
+
     @staticmethod
     def filter_key(state: tuple) -> np.ndarray:
         """Pods with equal (namespace, label values the selectors read, required affinity

@@ -412,6 +412,12 @@ class NodeAffinity(Plugin):
         )  # fmt: skip
 
     @staticmethod
+    def passes_all(state: tuple) -> bool:
+        """No ``addedAffinity`` selector, and no pod of the batch has a nodeSelector or a
+        required node affinity."""
+        return int(state[15]) < 0 and not (state[13] >= 0).any() and not (state[14] >= 0).any()
+
+    @staticmethod
     def filter_key(state: tuple) -> np.ndarray:
         """Pods with equal (nodeSelector, required affinity) share a key."""
         return state[12]

@@ -46,6 +46,10 @@ class NodeName(NoArgs):
         """The node a pod names (or none)."""
         return state[0].copy()
 
+    def passes_all(self, state: tuple) -> bool:
+        """No pod of the batch names a node."""
+        return bool((state[0] == ANY_NODE).all())
+
     def reasons(self, state: tuple, code: int) -> list[str]:
         assert code == MISMATCH, code
         return [ERR_REASON]

@@ -164,6 +164,10 @@ class NodePorts(NoArgs):
         """The pods without host ports (``filter_node`` checks none)."""
         return np.diff(state[0]) == 0
 
+    def passes_all(self, state: tuple) -> bool:
+        """No pod of the batch wants a host port."""
+        return int(state[0][-1]) == 0
+
     def filter_key(self, state: tuple) -> np.ndarray:
         """The pod's set of host ports."""
         return state[4].copy()

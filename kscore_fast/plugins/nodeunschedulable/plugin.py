@@ -49,6 +49,10 @@ class NodeUnschedulable(NoArgs):
         """Pods tolerating the unschedulable taint, and the others."""
         return state[1].astype(np.int64)
 
+    def passes_all(self, state: tuple) -> bool:
+        """No node is unschedulable, or every pod of the batch tolerates it."""
+        return not state[0].any() or bool(state[1].all())
+
     def reasons(self, state: tuple, code: int) -> list[str]:
         assert code == UNSCHEDULABLE, code
         return [ERR_REASON_UNSCHEDULABLE]

@@ -87,6 +87,10 @@ class _Limits(NoArgs):
         none = np.diff(rows) == 0 if classes else np.ones(len(code), np.bool_)
         return (code != 0) | none
 
+    def passes_all(self, state: tuple) -> bool:
+        """No pod of the batch has a volume the limit counts, nor an error of its own."""
+        return int(state[2][-1]) == 0 and not state[10].any()
+
     def filter_key(self, state: tuple) -> np.ndarray:
         return filter_key(state)
 

@@ -84,6 +84,10 @@ class PodTopologySpread(Plugin):
             cached = batch.cache[key] = (snapshot, state)
         return cached[1]
 
+    def passes_all(self, state: tuple) -> bool:
+        """No pod of the batch has a DoNotSchedule constraint (its own or a default)."""
+        return int(state[1][5][-1]) == 0
+
     def own_state(self, state: tuple) -> tuple:
         """Copies of the counters ``assume`` updates in place, and scratch rows of its own
         (``kernels.SCRATCH``)."""

@@ -11,7 +11,13 @@ from ...model.objects import Taint
 from ...model.snapshot import ClusterSnapshot, PodBatch
 from ..helper.base import NoArgs
 from ..helper.pod_fields import TOLERATIONS
-from ..helper.taints import PREFER_NO_SCHEDULE, string_at, taint_columns
+from ..helper.taints import (
+    NO_EXECUTE,
+    NO_SCHEDULE,
+    PREFER_NO_SCHEDULE,
+    string_at,
+    taint_columns,
+)
 from . import kernels
 from .reference import reason
 
@@ -51,6 +57,11 @@ class TaintToleration(NoArgs):
         i64, i32 = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)
         return (i64, i32, i32, i32, i64[:0], i64, i32, i32, i32, i32,
                 np.zeros(0, dtype=np.uint8), i64)  # fmt: skip
+
+    def passes_all(self, state: tuple) -> bool:
+        """No node has a NoSchedule or NoExecute taint (the only ones Filter reads)."""
+        effect = state[3]
+        return not ((effect == NO_SCHEDULE) | (effect == NO_EXECUTE)).any()
 
     def filter_key(self, state: tuple) -> np.ndarray:
         """The pod's toleration set."""

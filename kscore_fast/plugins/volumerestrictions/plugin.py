@@ -82,6 +82,10 @@ class VolumeRestrictions(NoArgs):
         """Pods with equal check entries get equal verdicts."""
         return state[8]
 
+    def passes_all(self, state: tuple) -> bool:
+        """No pod of the batch has a disk Filter checks."""
+        return int(state[0][-1]) == 0
+
     def reasons(self, state: tuple, code: int) -> list[str]:
         assert code == CONFLICT, code
         return [ERR_REASON_DISK_CONFLICT]
