@@ -62,6 +62,8 @@ class LoneKeys:
             else:
                 self.which.append(getters.setdefault(tuple(fields), len(getters)))
         self.getters: list[Callable[[Any], Any]] = [attrgetter(*f) for f in getters]
+        #: every field some plugin reads, at once (a whole setup's key)
+        self.union = attrgetter(*sorted({f for fields in getters for f in fields} or {"name"}))
         #: every plugin declares its fields: a lone pod's whole setup can be kept
         self.complete = -1 not in self.which
         #: some plugin reads the storage objects
@@ -123,16 +125,14 @@ class LoneSetup:
 
 
 def kept_setup(owner: Any, keys: LoneKeys, snapshot: ClusterSnapshot, pod: Any,
-               build: Callable[[list[bytes]], LoneSetup]) -> LoneSetup:  # fmt: skip
-    """The setup kept for ``pod``'s fields on ``snapshot``, else ``build(encoded)``'s (kept
-    when ``keys`` is complete)."""
-    encoded = keys.encode(pod)
+               build: Callable[[], LoneSetup]) -> LoneSetup:  # fmt: skip
+    """The setup kept for ``pod``'s fields (all the plugins read, encoded at once) on
+    ``snapshot``, else ``build()``'s (kept when ``keys`` is complete)."""
     if not keys.complete:
-        return build(encoded)
+        return build()
     storage = snapshot.storage
-    key = (id(storage) if keys.reads_storage else 0, *encoded)
-    found = snapshot.kept(("lone setup", id(owner)), key, lambda: build(encoded),
-                          kept_limit(snapshot.n_nodes))  # fmt: skip
+    key = (id(storage) if keys.reads_storage else 0, _encode(keys.union(pod)))
+    found = snapshot.kept(("lone setup", id(owner)), key, build, kept_limit(snapshot.n_nodes))
     if found.owner is not owner or (keys.reads_storage and found.storage is not storage):
-        return build(encoded)  # (never: each entry holds both)
+        return build()  # (never: each entry holds both)
     return found

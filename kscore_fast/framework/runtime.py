@@ -281,10 +281,10 @@ class _Run:
         else:
             self._sharing(fw, snapshot, batch, num_to_find)
         self.memo = self.done = self.reps = None
-        n_classes = int(self.classes.max()) + 1 if len(batch) and len(self.fids) else 0
         # verdicts kept for the whole run (not a lone pod's: its one search reads only the
         # nodes it examines, filtered as it goes)
-        if 0 < n_classes * self.n_nodes <= MEMO_ENTRIES and len(batch) > 1:
+        n_classes = int(self.classes.max()) + 1 if len(batch) > 1 and len(self.fids) else 0
+        if 0 < n_classes * self.n_nodes <= MEMO_ENTRIES:
             self.reps = np.empty(n_classes, dtype=np.int64)
             self.reps[self.classes[::-1]] = np.arange(len(batch))[::-1]
             self.memo = np.empty((n_classes, self.n_nodes), dtype=np.int64)
@@ -359,18 +359,16 @@ class _Run:
         the pod's fields the plugins read (:mod:`.lone_states`)."""
         rows = self.fw.table_rows
         setup = lone_states.kept_setup(rows, rows.lone_keys, snapshot, batch.pods[0],
-                                       lambda encoded: self._lone_setup(snapshot, batch,
-                                                                        encoded))  # fmt: skip
+                                       lambda: self._lone_setup(snapshot, batch))  # fmt: skip
         self.states, self.kept_errors = setup.states, setup.errors
         self.plugin_table = setup.plugin_table
         self.table = setup.plugin_table.table
         self.score_states = [setup.states[p] for p in self.sids.tolist()]
         self.filter_slots, self.filter_positions, self.fids, self.pre_filter_slots = setup.filters
 
-    def _lone_setup(self, snapshot: ClusterSnapshot, batch: PodBatch, encoded: list[bytes]
-                    ) -> lone_states.LoneSetup:  # fmt: skip
+    def _lone_setup(self, snapshot: ClusterSnapshot, batch: PodBatch) -> lone_states.LoneSetup:
         rows = self.fw.table_rows
-        keys = rows.lone_keys.keys(encoded)
+        keys = rows.lone_keys.keys(rows.lone_keys.encode(batch.pods[0]))
         states, errors = lone_states.lone_states(self.plugins, keys, snapshot, batch)
         self.adopt_states(states)
         self.choose_filters()
