@@ -318,7 +318,7 @@ class _Run:
         self.score_plugins, self.weights = rows.score_plugins, rows.weights
         #: PreScore errors of the plugins whose lone pod's state was kept, by identity
         self.kept_errors: dict[int, dict[int, str]] = {}
-        if len(batch) == 1 and self.shares_states:
+        if len(batch) == 1 and self.shares_states and rows.lone_keys.getters:
             self._lone_profile(snapshot, batch)
         else:
             self.adopt_states(self.owned([p.prepare(snapshot, batch) for p in self.plugins]))
