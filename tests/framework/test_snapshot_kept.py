@@ -10,24 +10,13 @@ import dataclasses
 import numpy as np
 import pytest
 
+from benchmarks.lone_pod import lone_batch as _lone
 from kscore_fast import Simulator, api
 from kscore_fast.api import _framework
-from kscore_fast.model.snapshot import Cluster, ClusterSnapshot, PodBatch, build_cluster
+from kscore_fast.model.snapshot import Cluster, ClusterSnapshot, build_cluster
 
 from ..scenarios_profile import profile_scenario
 from .test_simulator import _config
-
-
-def _lone(cluster: Cluster, i: int) -> PodBatch:
-    """Pending pod ``i`` of ``cluster`` as a batch of its own over the same snapshot."""
-    b = cluster.batch
-    at = [i]
-    return PodBatch(
-        pods=[b.pods[i]], ns=b.ns[at], labels=cluster.snapshot.labels.table([b.pods[i].labels]),
-        controller_kind=b.controller_kind[at], controller_idx=b.controller_idx[at],
-        has_spread_constraints=b.has_spread_constraints[at], nominated=b.nominated[at],
-        names=[b.names[i]],
-    )  # fmt: skip
 
 
 def _cold(snapshot: ClusterSnapshot) -> ClusterSnapshot:
