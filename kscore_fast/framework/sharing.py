@@ -121,11 +121,11 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, table: np.ndarray,
     pod each pod copies (-1: scored itself), whose entries hold its totals when not
     ``keep``. ``windows``: the lists the search left unwritten (``search.search_chunk``),
     which ``score_todo`` writes: none when pods copy others (their lists are compared)."""
-    if len(pods) > 1:
+    if len(pods) > 1 and not len(windows):
         local, twin = np.unique(twins, return_inverse=True)
         twin = twin.reshape(-1).astype(np.int64)
         todo, copies, source = twins_of(twin, len(local), ptr, nodes)
-    else:  # (a lone pod: nothing to copy)
+    else:  # (a lone pod, or lists left to the scoring: no pod copies another)
         todo, copies, source = np.arange(len(pods), dtype=np.int64), _NONE, _NONE
     row_of = rows.rows_for(table, pods, todo)
     per_pod = (best, count, bad_plugin, bad_value)
