@@ -44,7 +44,9 @@ class Chain:
         # (rows of failed cycles' verdicts, the same row kept once for consecutive pods: at
         # most POOL_ENTRIES entries, a chain stopping when they are used up)
         rows = max(4, min(2 * CHAIN_PODS, POOL_ENTRIES // n_nodes))
-        self.pool = np.zeros((rows, n_nodes), dtype=np.int64)
+        # (the pool and the tie sets are large and read only where a chain wrote them: not
+        # zeroed, a run of a large cluster pays no memset of megabytes)
+        self.pool = np.empty((rows, n_nodes), dtype=np.int64)
         self.cycles = np.zeros((CHAIN_PODS, 2, ck.CYCLE_FIELDS), dtype=np.int64)
         self.walks = np.zeros((CHAIN_PODS, ck.WALK_FIELDS), dtype=np.int64)
         self.vic_ptr = np.zeros(CHAIN_PODS + 1, dtype=np.int64)
@@ -53,7 +55,7 @@ class Chain:
         #: the most nodes a tie set holds: the most candidates a walk keeps (as many as it
         #: wants without PDB violations, as many with)
         self.tie_room = 2 * num_candidates(len(runs.names), pct, absolute)
-        self.ties = np.zeros(CHAIN_PODS * max(self.tie_room, 1), dtype=np.int64)
+        self.ties = np.empty(CHAIN_PODS * max(self.tie_room, 1), dtype=np.int64)
 
     def run(self, rows: Sequence[int], result: ScoreResult) -> tuple[int, np.ndarray | None]:
         """One chain over result ``rows`` (the next ones to schedule; no pod nominated):
