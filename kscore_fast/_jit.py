@@ -39,7 +39,7 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from itertools import pairwise
 from typing import Any
 
@@ -359,14 +359,22 @@ def run_threaded(calls: list[Callable[[], Any]]) -> list[Any]:
 
     For kernels whose arguments numba's ``prange`` cannot carry into its worker
     functions (tuples of plugin states): the caller splits the work and each part runs
-    a serial kernel, in parallel since kernels release the GIL.
+    a serial kernel, in parallel since kernels release the GIL. The calling thread runs
+    the first call itself (no hand-over to a pool thread and back for it), and returns,
+    or raises, once every call has ended.
     """
     global _pool
     if len(calls) <= 1:
         return [c() for c in calls]
     if _pool is None:
         _pool = ThreadPoolExecutor(max_workers=max(2, threads()), thread_name_prefix="kscore")
-    return [f.result() for f in [_pool.submit(c) for c in calls]]
+    others = [_pool.submit(c) for c in calls[1:]]
+    try:
+        first = calls[0]()
+    except BaseException:
+        wait(others)  # (no call may still write to the caller's buffers)
+        raise
+    return [first, *(f.result() for f in others)]
 
 
 def split_work(ptr: np.ndarray, work: int) -> list[tuple[int, int]]:

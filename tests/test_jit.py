@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
+
+import pytest
 
 from kscore_fast import _jit
 from kscore_fast.api import load_cluster, score
@@ -79,3 +83,26 @@ def test_a_stop_signal_during_a_compilation_lands_once_the_kernel_is_ready(monke
     assert len(kernel.overloads) == 1  # compiled whole before the interrupt was raised
     monkeypatch.setattr(_jit._Dispatcher, "_compile", real)
     assert kernel(*args) == (4, 1)
+
+
+def test_run_threaded_runs_the_first_call_itself_and_ends_every_call():
+    caller = threading.get_ident()
+    ran = []
+
+    def part(i, fail=False, delay=0.0):
+        def call():
+            time.sleep(delay)
+            ran.append((i, threading.get_ident()))
+            if fail:
+                raise ValueError(i)
+            return i * 10
+
+        return call
+
+    assert _jit.run_threaded([part(0), part(1), part(2)]) == [0, 10, 20]
+    assert dict(ran)[0] == caller and dict(ran)[1] != caller
+    ran.clear()
+    # the first call fails at once: the exception comes once the slow others have ended
+    with pytest.raises(ValueError, match="0"):
+        _jit.run_threaded([part(0, fail=True), part(1, delay=0.2), part(2, delay=0.2)])
+    assert sorted(i for i, _ in ran) == [0, 1, 2]

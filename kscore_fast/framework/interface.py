@@ -52,15 +52,23 @@ __all__ = [
 CycleState = tuple[Any, ...]
 
 
+#: a chunk whose node lists are all written
+_NO_WINDOWS = np.zeros(0, dtype=np.int64)
+
+
 class Chunk:
     """The pods of one chunk and the nodes each of them is scored on."""
 
-    __slots__ = ("nodes", "pods", "ptr")
+    __slots__ = ("nodes", "pods", "ptr", "windows")
 
-    def __init__(self, pods: np.ndarray, ptr: np.ndarray, nodes: np.ndarray) -> None:
+    def __init__(self, pods: np.ndarray, ptr: np.ndarray, nodes: np.ndarray,
+                 windows: np.ndarray = _NO_WINDOWS) -> None:  # fmt: skip
         self.pods = pods
         self.ptr = ptr
         self.nodes = nodes
+        #: int64[C] or empty: the first node of each pod whose list the search left
+        #: unwritten (-1: written), see ``search.search_chunk``
+        self.windows = windows
 
     def __len__(self) -> int:
         return len(self.pods)

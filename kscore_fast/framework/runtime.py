@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -105,6 +105,9 @@ class _TableRows:
         return found
 
 
+#: an empty int64 array (shared: nothing can be written to it)
+_NO_IDS = np.zeros(0, np.int64)
+
 #: FitError messages a run remembers by their nodes' verdicts (:meth:`_Run.fit_error_row`)
 _FIT_ERRORS_KEPT = 64
 
@@ -122,6 +125,8 @@ class _Searched:
     rej_code: np.ndarray
     classes: np.ndarray
     memo: np.ndarray
+    #: int64[C] or empty: the lists the search left to the scoring (``search_chunk``)
+    windows: np.ndarray = field(default_factory=lambda: _NO_IDS)
 
 
 class Framework:
@@ -274,6 +279,12 @@ class _Run:
             self.twin_rows = fw.table_rows.no_rows(snapshot.n_nodes)
         else:
             self._sharing(fw, snapshot, batch, num_to_find)
+        #: the search leaves a pod's node list to the scoring threads, which write it where
+        #: they read it (not read back from memory after the whole chunk's search): a
+        #: profile without filters scoring a batch whose pods are each scored (no copies:
+        #: ``sharing.twins_of`` compares no lists)
+        self.deferring = (len(batch) > 1 and not len(self.fids) and len(self.sids) > 0
+                          and _distinct(self.copies))  # fmt: skip
         self.memo = self.done = self.reps = None
         n_classes = int(self.classes.max()) + 1 if len(batch) and len(self.fids) else 0
         if 0 < n_classes * self.n_nodes <= MEMO_ENTRIES:  # verdicts kept for the whole run
@@ -430,12 +441,13 @@ class _Run:
             rej_code=np.empty(rej_room, dtype=np.int64),
             classes=classes,
             memo=memo,
+            windows=np.empty(c, dtype=np.int64) if self.deferring else _NO_IDS,
         )
         self.start = search.search_chunk(
             self.fids, self.table, pods, reps, classes, self.nominations(pods),
             self.start, self.num_to_find, n_nodes, memo, done, BLOCK, self.explain, found.ptr,
-            found.nodes,
-            found.failed, found.rej_ptr, found.rej_node, found.rej_code,
+            found.nodes, found.failed, found.rej_ptr, found.rej_node, found.rej_code,
+            found.windows,
         )  # fmt: skip
         return found
 
@@ -452,8 +464,11 @@ class _Run:
             self._record_rejections(pods, found, result)
         if zero or blocked:
             self._settle_failures(pods, found, result, blocked)
-        kept = pods if m == c else pods[keep_idx[:m]]
-        return Chunk(kept, keep_ptr[: m + 1], found.nodes[: keep_ptr[m]])
+        kept, windows = pods, found.windows
+        if m != c:
+            kept = pods[keep_idx[:m]]
+            windows = windows[keep_idx[:m]] if len(windows) else windows
+        return Chunk(kept, keep_ptr[: m + 1], found.nodes[: keep_ptr[m]], windows)
 
     def _settle_failures(self, pods: np.ndarray, found: _Searched, result: ScoreResult,
                          blocked: int) -> None:  # fmt: skip
@@ -491,7 +506,7 @@ class _Run:
         self.start = search.search_chunk(
             self.fids, self.table, pods, reps, classes, self.nominations(pods), self.start,
             self.num_to_find, self.n_nodes, memo, done, BLOCK, explain, ptr, nodes, failed,
-            rej_ptr, *rejections,
+            rej_ptr, *rejections, _NO_IDS,
         )  # fmt: skip
         m, zero, blocked = settle_chunk(pods, ptr, nodes, failed, self.prescore_blocked,
                                         result.feasible, result.evaluated, result.hosts,
@@ -502,7 +517,7 @@ class _Run:
                        whole_raw, whole_norm, base, scratch.total, *per_pod,
                        self.fw.table_rows.lone_rows, rows.raw, rows.n_all, rows.const,
                        rows.const_ok, rows.row_ok, result.keep != 0, seed, chosen,
-                       result.keep in (None, 0))  # fmt: skip
+                       result.keep in (None, 0), _NO_IDS)  # fmt: skip
         if zero or blocked or self.explain:
             found = _Searched(ptr, nodes, failed, rej_ptr, *rejections, classes, memo)
             if self.explain:
@@ -655,7 +670,7 @@ class _Run:
                 self.sids, self.weights, self.table, chunk.pods, self.copies[chunk.pods],
                 self.twin_rows, chunk.ptr, chunk.nodes, whole_raw, whole_norm, base,
                 result.keep != 0, total, best, count, bad_plugin, bad_value, seed, hosts,
-                totals_read=result.keep not in (None, 0),
+                totals_read=result.keep not in (None, 0), windows=chunk.windows,
             )  # fmt: skip
             if (bad_plugin[0] >= 0) if c == 1 else (bad_plugin >= 0).any():
                 if result.keep == 0:  # (the copies' entries hold no totals)
@@ -738,15 +753,22 @@ def _no_memo(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
     return np.empty((0, n_nodes), np.int64), np.zeros((0, 1), np.bool_)
 
 
-#: an empty int64 array (shared: nothing can be written to it)
-_NO_IDS = np.zeros(0, np.int64)
-
-
 @functools.lru_cache(maxsize=16)
 def _no_verdicts(n_pods: int, n_nodes: int) -> tuple[np.ndarray, ...]:
     """:meth:`_Run._verdict_table` of a run without filters, kept for the last shapes:
     the search writes none of them (no filter: no verdict row, no class read)."""
     return np.zeros(n_pods, np.int64), np.zeros(0, np.int64), *_no_memo(n_nodes)
+
+
+def _distinct(ids: np.ndarray) -> bool:
+    """No two of ``ids`` are equal: at once when they rise or fall (a batch of pods with
+    label sets of their own: positions as ids), else by a sort (``np.unique`` hashes,
+    several times slower)."""
+    step = np.diff(ids)
+    if (step > 0).all() or (step < 0).all():
+        return True
+    ranked = np.sort(ids)
+    return not (ranked[1:] == ranked[:-1]).any()
 
 
 def _go_quote(name: str) -> str:

@@ -26,6 +26,7 @@ from .abi import (
     call_score,
     call_score_normalize,
 )
+from .search import fill_window
 from .selection import pick
 
 
@@ -281,7 +282,8 @@ def _todo_scratch(n_plugins, longest, n_rows, keep, own_total):  # pragma: no co
 @kernel
 def score_todo(todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, base, total, best,
                count, bad_plugin, bad_value, rows, row_raw, n_all, row_const, const_ok,
-               row_ok, keep, seed, hosts, own_total):  # fmt: skip  # pragma: no cover - compiled
+               row_ok, keep, seed, hosts, own_total, windows
+               ):  # fmt: skip  # pragma: no cover - compiled
     """``prioritizeNodes`` and ``selectHost`` for the chunk pods ``todo`` (≥ 2 feasible
     nodes each), pod by pod, so that a pod's raw and normalized scores stay in cache
     from its first plugin to its host. ``raw``/``norm_u8`` are whole buffers (one
@@ -295,7 +297,9 @@ def score_todo(todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, base,
     Every pod whose scores are all in range gets its host in ``hosts`` (the chunk's
     ``selection.pick`` with ``seed``, streams ``pods``). With ``own_total`` (no caller
     reads ``total`` after: no copies, no top K), each pod's totals go to one pod-sized
-    place, which stays in cache, instead of its entries of ``total``."""
+    place, which stays in cache, instead of its entries of ``total``. ``windows`` (int64[C]
+    or empty): a pod with ``windows[i] >= 0`` has its node list written here first, the
+    nodes from that one on (``search.search_chunk`` left it), so it is read from cache."""
     n_plugins = sids.shape[0]
     longest = 0
     for q in range(todo.shape[0]):
@@ -308,12 +312,15 @@ def score_todo(todo, sids, weights, table, pods, ptr, nodes, raw, norm_u8, base,
     best, count, bad_plugin, bad_value, rows, row_raw, row_const, const_ok, row_ok, hosts = (
         borrow((best, count, bad_plugin, bad_value, rows, row_raw, row_const, const_ok, row_ok,
                 hosts)))  # fmt: skip
+    windows = borrow(windows)
     owned = _todo_scratch(n_plugins, longest, rows.shape[1], keep, own_total)
     norm, nptr, cflag, cval, own_lists, apart, tot, pod0 = borrow(owned)
     for q in range(todo.shape[0]):
         i = todo[q]
         one = todo[q : q + 1]
         nptr[1] = ptr[i + 1] - ptr[i]
+        if windows.shape[0] > 0 and windows[i] >= 0:
+            fill_window(windows[i], n_all, nodes[ptr[i] : ptr[i + 1]])
         for k in range(n_plugins):
             pod_rows = rows[k] if row_ok[k] else own_lists
             if keep:

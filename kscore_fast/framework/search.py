@@ -127,29 +127,47 @@ def windows_pod(nominated, start, num_to_find, n_nodes, feasible):  # pragma: no
         feasible[0] = nominated
         return 1, 0
     start = start % n_nodes  # (as search_pod)
-    for j in range(num_to_find):
-        node = start + j
-        feasible[j] = node if node < n_nodes else node - n_nodes
+    fill_window(start, n_nodes, feasible[:num_to_find])
     return num_to_find, (start + num_to_find) % n_nodes
+
+
+@inline_kernel
+def fill_window(first, n_nodes, out):  # pragma: no cover - compiled
+    """``out`` = the nodes from ``first`` on, wrapping after node ``n_nodes - 1``."""
+    for j in range(out.shape[0]):
+        node = first + j
+        out[j] = node if node < n_nodes else node - n_nodes
 
 
 @unrefcounted_kernel
 def search_chunk(fids, table, pods, reps, classes, nominated, start, num_to_find, n_nodes, memo,
-                 done, block, explain, ptr, feasible, failed, rej_ptr, rej_node,
-                 rej_code):  # fmt: skip  # pragma: no cover - compiled
+                 done, block, explain, ptr, feasible, failed, rej_ptr, rej_node, rej_code,
+                 windows):  # fmt: skip  # pragma: no cover - compiled
     """Consecutive cycles for the chunk's pods (``nextStartNodeIndex`` carries over).
 
     ``fids`` empty: no filter plugins. Per pod ``i``: its feasible nodes
     ``feasible[ptr[i]:ptr[i+1]]``, ``failed[i]`` (failed nodes), and with ``explain`` its
     failed nodes and verdicts ``rej_node/rej_code[rej_ptr[i]:rej_ptr[i+1]]``. Returns the
     next start.
+
+    ``windows`` (int64[C], or empty): without filters, a pod's list of two nodes or more
+    is left unwritten, its first node kept as ``windows[i]`` (-1: written), for the
+    scoring threads to write where they read it (:func:`fill_window`).
     """
     no_room = rej_node[:0]
     no_override = rej_code[:0]
+    deferring = windows.shape[0] > 0 and num_to_find >= 2
     for i in range(pods.shape[0]):
         lo = ptr[i]
         out = feasible[lo : lo + max(num_to_find, 1)]
-        if fids.shape[0] == 0:
+        if windows.shape[0] > 0:
+            windows[i] = -1
+        if deferring and fids.shape[0] == 0 and nominated[i] < 0:
+            windows[i] = start % n_nodes
+            n, start = num_to_find, (windows[i] + num_to_find) % n_nodes
+            failed[i] = 0
+            rej_ptr[i + 1] = rej_ptr[i]
+        elif fids.shape[0] == 0:
             n, start = windows_pod(nominated[i], start, num_to_find, n_nodes, out)
             failed[i] = 0
             rej_ptr[i + 1] = rej_ptr[i]

@@ -79,13 +79,14 @@ def pick(i, ptr, nodes, scores, scale, best, count, seed, streams, out
           ):  # fmt: skip  # pragma: no cover - compiled
     """Pod ``i``'s host: its ``draw``-th entry with the top total, by scanning its list
     (the ties of 64 entries at a time counted without a branch, vectorized, until the
-    block holding it)."""
+    block holding it). Entries are indexed unsigned: no negative-index check, which kept
+    the compiler from loading a block's entries as a vector (it gathered them one by one)."""
     k = _draw(seed, np.uint64(streams[i]), count[i])
     b = best[i]
-    lo, hi = ptr[i], ptr[i + 1]
+    lo, hi = np.uint64(ptr[i]), np.uint64(ptr[i + 1])
     end = lo
     while end < hi:
-        lo, end = end, min(hi, end + 64)
+        lo, end = end, min(hi, end + np.uint64(64))
         ties = np.int64(0)
         for e in range(lo, end):
             ties += np.int64(scores[e] * scale == b)

@@ -25,6 +25,9 @@ from . import arrays
 from .scoring import fill_rows, score_todo
 from .selection import select_copies
 
+#: no pods (an empty int64 array, never written)
+_NONE = np.zeros(0, dtype=np.int64)
+
 
 @kernel
 def twins_of(twin, n_twin, ptr, nodes):  # pragma: no cover - compiled
@@ -104,7 +107,8 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, table: np.ndarray,
                 nodes: np.ndarray, raw: np.ndarray, norm_u8: np.ndarray, base: int,
                 keep: bool, total: np.ndarray, best: np.ndarray, count: np.ndarray,
                 bad_plugin: np.ndarray, bad_value: np.ndarray, seed: np.uint64,
-                hosts: np.ndarray, totals_read: bool = True) -> np.ndarray:  # fmt: skip
+                hosts: np.ndarray, totals_read: bool = True,
+                windows: np.ndarray = _NONE) -> np.ndarray:  # fmt: skip
     """``prioritizeNodes`` and ``selectHost`` for the chunk's pods: pods of one copy
     class (``twins``: the pods' :func:`copy_classes`) on the same node list are scored
     once and copied, twins on other lists take their raw scores from ``rows``; the pods
@@ -115,18 +119,19 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, table: np.ndarray,
     pods[i], ...)``). ``total`` is written only when the caller reads it after
     (``totals_read``: the top K are kept) or copies need it. Returns int64[C]: the chunk
     pod each pod copies (-1: scored itself), whose entries hold its totals when not
-    ``keep``."""
-    if len(pods) > 1:
+    ``keep``. ``windows``: the lists the search left unwritten (``search.search_chunk``),
+    which ``score_todo`` writes: none when pods copy others (their lists are compared)."""
+    if len(pods) > 1 and not len(windows):
         local, twin = np.unique(twins, return_inverse=True)
         twin = twin.reshape(-1).astype(np.int64)
         todo, copies, source = twins_of(twin, len(local), ptr, nodes)
-    else:  # (a lone pod: nothing to copy)
+    else:  # (a lone pod, or lists left to the scoring: no pod copies another)
         todo, copies, source = np.arange(len(pods), dtype=np.int64), _NONE, _NONE
     row_of = rows.rows_for(table, pods, todo)
     per_pod = (best, count, bad_plugin, bad_value)
     args = (sids, weights, table, pods, ptr, nodes, raw, norm_u8, base, total, *per_pod,
             row_of, rows.raw, rows.n_all, rows.const, rows.const_ok, rows.row_ok, keep, seed,
-            hosts, not totals_read and not len(copies))  # fmt: skip
+            hosts, not totals_read and not len(copies), windows)  # fmt: skip
     if int(ptr[-1]) < _jit.PARALLEL_MIN_WORK:  # (one thread: no split)
         score_todo(todo, *args)
         work_done = int(ptr[-1])
@@ -144,9 +149,6 @@ def score_chunk(sids: np.ndarray, weights: np.ndarray, table: np.ndarray,
             ptr, nodes, total, best, count, seed, pods, source_of, hosts
         )
     return source_of
-
-
-_NONE = np.zeros(0, dtype=np.int64)
 
 
 def copy_classes(plugins: Sequence[Any], states: Sequence[tuple[Any, ...]], twins: np.ndarray,

@@ -8,13 +8,14 @@ import numba
 import numpy as np
 import pytest
 
-from kscore_fast.framework import abi, scoring
+from kscore_fast.framework import abi, runtime, scoring
 from kscore_fast.framework.entries import PluginTable
 from kscore_fast.framework.interface import Plugin
 from kscore_fast.framework.runtime import ERR_NO_NODES, _invalid_score
+from kscore_fast.model.objects import RS_KIND
 from kscore_fast.profile import build_framework
 
-from ..builders import cluster, node, pod, service
+from ..builders import cluster, controller_ref, node, pod, rs, service
 
 
 @numba.njit
@@ -217,3 +218,44 @@ def test_api_score_builds_a_plugins_string_framework_once():
     assert first == again
     fresh = build_framework("SelectorSpread=2").run(c.snapshot, c.batch, seed=4, explain=True)
     assert fresh.to_dict() == first
+
+
+def _own_selectors_cluster(n_nodes=150, n_pending=40):
+    """Pending pods each owned by a ReplicaSet of its own (no two share a selector, so none
+    copies another's scores), some nominated (one-node lists), bound pods they match."""
+    zone = "topology.kubernetes.io/zone"
+    nodes = [node(f"n{i}", {zone: f"z{i % 3}"}) for i in range(n_nodes)]
+    pods = [pod(f"e{i}", ns="default", labels={"g": str(i % 11)}, node=f"n{(i * 7) % n_nodes}")
+            for i in range(90)]  # fmt: skip
+    pods += [pod(f"p{i}", ns="default", labels={"g": str(i % 11), "id": str(i)},
+                 owner=controller_ref(f"rs{i}", RS_KIND), nominated="n5" if i % 9 == 4 else "")
+             for i in range(n_pending)]  # fmt: skip
+    owners = [rs(f"rs{i}", {"g": str(i % 11), "id": str(i)}) for i in range(n_pending)]
+    return cluster(nodes, pods, controllers=owners)
+
+
+@pytest.mark.parametrize("scores", ["all", "top:3", "none"])
+@pytest.mark.parametrize("chunk_size", [7, None])
+def test_node_lists_left_to_the_scoring_equal_lists_written(monkeypatch, scores, chunk_size):
+    """Without filters, a batch whose pods are each scored has its node lists written by
+    the scoring threads (``search_chunk``'s ``windows``): the same results, rotating windows
+    (150 nodes, 100 a cycle) and nominated pods' one-node lists included."""
+    c = _own_selectors_cluster()
+    fw = build_framework("SelectorSpread")
+    decided = []
+
+    def spy(ids):
+        decided.append(runtime._distinct.__wrapped__(ids))
+        return decided[-1]
+
+    spy.__wrapped__ = runtime._distinct
+    monkeypatch.setattr(runtime, "_distinct", spy)
+    left = fw.run(c.snapshot, c.batch, seed=9, scores=scores, chunk_size=chunk_size).to_dict()
+    assert decided == [True]
+    monkeypatch.setattr(runtime, "_distinct", lambda ids: False)
+    written = fw.run(c.snapshot, c.batch, seed=9, scores=scores, chunk_size=chunk_size).to_dict()
+    assert left == written
+    results = left["results"]
+    assert [r["host"] for r in results if r["pod"] in ("default/p4", "default/p13")] == ["n5"] * 2
+    if scores == "all":  # (rotating: the second pod's list starts at node 100)
+        assert [s["node"] for s in results[1]["scores"]][:2] == ["n100", "n101"]

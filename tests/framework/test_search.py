@@ -153,13 +153,20 @@ def _run_chunk(case, pods, start, memo, done, block, explain, got) -> int:
     room = c * n if explain and case.has_filters else 0
     rej_node, rej_code = np.empty(room, np.int32), np.empty(room, np.int64)
     prefilled = np.repeat(done, block, axis=1)[:, :n].copy()
+    # every other call leaves the lists it may (no filters) to the scoring: written below
+    windows = np.full(c if len(got) % 2 else 0, -2, np.int64)
     start = search.search_chunk(
         fids, plugins.table, np.asarray(pods, np.int64),
         np.arange(case.table.shape[0], dtype=np.int64),
         np.asarray(case.classes, np.int64)[pods], np.asarray(case.nominated, np.int32)[pods],
         start, k, n, memo, done, block, explain, ptr, feasible, failed, rej_ptr, rej_node,
-        rej_code,
+        rej_code, windows,
     )  # fmt: skip
+    assert (windows >= -1).all()  # (each pod's: its first node, or -1: written)
+    assert not case.has_filters or not (windows >= 0).any()
+    for i in np.flatnonzero(windows >= 0).tolist():
+        assert ptr[i + 1] - ptr[i] == k and k >= 2 and case.nominated[pods[i]] < 0
+        feasible[ptr[i] : ptr[i + 1]] = (windows[i] + np.arange(k)) % n
     # each plugin filters a class on a node at most once, never on a prefilled block
     assert calls.max(initial=0) <= 1 and not calls[:, prefilled].any()
     for i in range(c):

@@ -64,6 +64,11 @@ def test_lone_label_sets_whatever_the_order_of_the_labels() -> None:
         [{"a": "1", "b": "2"}, {"b": "2", "a": "1"}, {"a": "1"}, {}, {"a": "2", "b": "1"}, {}]
     )
     assert lone_label_sets(table).tolist() == [False, False, True, False, True, False]
+    # every set its own (found by one sort), and one shared pair among many
+    alone = [{"id": str(i), "app": "a"} for i in range(50)]
+    assert lone_label_sets(LabelInterner().table(alone)).all()
+    pair = LabelInterner().table([*alone, {"app": "a", "id": "7"}])
+    assert np.flatnonzero(~lone_label_sets(pair)).tolist() == [7, 50]
 
 
 def test_ids_in_order_of_first_appearance_with_lone_pods_between() -> None:

@@ -374,16 +374,21 @@ def _finish_pod(lo, hi, raw, nodes, node_zone, n_zones, sums, max_node, out):  #
 
 
 @inline_kernel
-def _finish_aligned(raw, zones, table, zs, max_node, out):  # pragma: no cover - compiled
+def _finish_aligned(counts, zones, table, zs, max_node, raw):  # pragma: no cover - compiled
     """:func:`_finish_pod` of entries whose nodes' zones are ``zones`` (aligned with
-    ``raw``: no gather), with :func:`_scorer`'s ``table``/``zs``."""
+    ``counts``: no gather), with :func:`_scorer`'s ``table``/``zs``: each count to
+    ``raw``, its normalized score in its place in ``counts``."""
     width = np.uint64(max_node + 1)
     if table.shape[0] > 0:  # (unsigned indices: no negative-index check, ~2x faster)
-        for e in range(raw.shape[0]):
-            out[e] = table[np.uint64(zones[e] + 1) * width + np.uint64(raw[e])]
+        for e in range(counts.shape[0]):
+            c = counts[e]
+            raw[e] = c
+            counts[e] = table[np.uint64(zones[e] + 1) * width + np.uint64(c)]
     else:
-        for e in range(raw.shape[0]):
-            out[e] = _node_score(raw[e], zones[e] + 1, max_node, zs)
+        for e in range(counts.shape[0]):
+            c = counts[e]
+            raw[e] = c
+            counts[e] = _node_score(c, zones[e] + 1, max_node, zs)
 
 
 @inline_kernel
@@ -468,9 +473,10 @@ def score_normalize_pod(state, pod, nodes, raw, scores):  # pragma: no cover - c
     """:func:`score_pod` into ``raw`` and its :func:`normalize_pod` into ``scores`` (not
     aliasing ``raw``), for a pod whose group is counted per pod (no hot row) on a run of
     consecutive nodes (:func:`_is_run`: the batch's lists when no filter rejects a node):
-    the pod's matching pods are counted straight into ``raw`` at their nodes' positions,
-    with the maxima, and one pass writes ``scores``, reading the nodes' zones in order.
-    False (nothing written) for the other pods and lists."""
+    the pod's matching pods are counted in ``scores`` (the caller's scratch, in cache) at
+    their nodes' positions, with the maxima, and one pass writes ``raw`` and ``scores``,
+    reading the nodes' zones in order (``raw`` is written once: it may be the result's
+    memory, out of cache). False (nothing written) for the other pods and lists."""
     pod_group, skip, grp_ns, grp_req, grp_ctrl, index, node_zone, n_zones, n_nodes, hot_row, _ = (
         state
     )
@@ -479,15 +485,15 @@ def score_normalize_pod(state, pod, nodes, raw, scores):  # pragma: no cover - c
     if skip[pod] or g < 0 or hot_row[g] >= 0 or n == 0 or not _is_run(nodes, n_nodes):
         return False
     for e in range(n):
-        raw[e] = 0
+        scores[e] = 0
     sums = np.zeros(n_zones + 1, dtype=np.int64)  # slot 0: nodes without zone
     first = np.int64(nodes[0])
     run = (first, n_nodes, sums, node_zone)
-    max_node = _count_matching(raw, run, grp_ns[g], grp_req[g], grp_ctrl[g], index)
+    max_node = _count_matching(scores, run, grp_ns[g], grp_req[g], grp_ctrl[g], index)
     table, zs = _scorer(sums, n_zones, max_node, n)
     k = min(n, n_nodes - first)  # (the run wraps after k entries)
-    _finish_aligned(raw[:k], node_zone[first : first + k], table, zs, max_node, scores[:k])
-    _finish_aligned(raw[k:], node_zone[: n - k], table, zs, max_node, scores[k:])
+    _finish_aligned(scores[:k], node_zone[first : first + k], table, zs, max_node, raw[:k])
+    _finish_aligned(scores[k:], node_zone[: n - k], table, zs, max_node, raw[k:])
     return True
 
 
