@@ -143,14 +143,15 @@ class PackedCall:
     arrays are borrowed: ``sources`` are the objects whose identity the caller checks
     (:meth:`current`) before calling again, those it may replace between calls. ``head``:
     arguments of ``entry`` before the address (e.g. the kernel's own address, for an
-    entry that calls it through :func:`call`)."""
+    entry that calls it through :func:`call`). ``like``: the call these arguments replace
+    (only the leaves that changed are written again, :func:`pack`)."""
 
     __slots__ = ("address", "entry", "entry_args", "packed", "slots", "sources")
 
     def __init__(self, entry: Any, args: tuple[Any, ...], numba_type: types.Type,
                  scalars: Sequence[int], sources: tuple[Any, ...],
-                 head: tuple[int, ...] = ()) -> None:  # fmt: skip
-        self.packed = pack(args)
+                 head: tuple[int, ...] = (), like: PackedCall | None = None) -> None:  # fmt: skip
+        self.packed = pack(args, None if like is None else like.packed)
         if self.packed.numba_type != numba_type:
             raise TypeError(f"arguments of type {self.packed.numba_type}, {numba_type} expected")
         self.entry, self.address, self.sources = entry, self.packed.address, sources

@@ -11,7 +11,7 @@ others by total descending, ties in score-list order (K is clamped to the pod's 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -91,8 +91,9 @@ class ScoreResult:
     #: pod → per node of ``rejected``, its failure is ``UnschedulableAndUnresolvable``
     unresolvable: dict[int, np.ndarray] = field(default_factory=dict)
     #: pod → what DefaultPreemption would do for it (``explain``, pods that fit nowhere:
-    #: :func:`kscore_fast.preemption.explain.preemption_entry`)
-    preemptions: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: :func:`kscore_fast.preemption.explain.preemption_entry`; a mapping that behaves as
+    #: a dict: a preempting run's are made when first read)
+    preemptions: MutableMapping[int, dict[str, Any]] = field(default_factory=dict)
     #: pod → what VolumeBinding's Reserve decided for it on its host (simulate, pods with
     #: claims to bind: :func:`volume_binding_entries`)
     volume_bindings: dict[int, list[dict[str, Any]]] = field(default_factory=dict)

@@ -5,7 +5,7 @@ pod for pod)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -14,10 +14,12 @@ from ..framework.gorand import GoRand
 from ..framework.result import ScoreResult
 from ..framework.simulation import _Sequence
 from ..model.disruption import BudgetRecord
+from ..model.objects import PodRecord
 from . import chain_kernel as ck
 from . import fused
 from .dryrun import DryRuns
-from .explain import OFFSET_STREAM, entry_of, mark_retried
+from .entries import LazyEntries
+from .explain import OFFSET_STREAM, entry_fields, retried, victim_entry
 from .reference import NO_CANDIDATE, NO_POTENTIAL, num_candidates
 
 #: pods per chain call (its buffers' size)
@@ -42,7 +44,9 @@ class Chain:
         # (rows of failed cycles' verdicts, the same row kept once for consecutive pods: at
         # most POOL_ENTRIES entries, a chain stopping when they are used up)
         rows = max(4, min(2 * CHAIN_PODS, POOL_ENTRIES // n_nodes))
-        self.pool = np.zeros((rows, n_nodes), dtype=np.int64)
+        # (the pool and the tie sets are large and read only where a chain wrote them: not
+        # zeroed, a run of a large cluster pays no memset of megabytes)
+        self.pool = np.empty((rows, n_nodes), dtype=np.int64)
         self.cycles = np.zeros((CHAIN_PODS, 2, ck.CYCLE_FIELDS), dtype=np.int64)
         self.walks = np.zeros((CHAIN_PODS, ck.WALK_FIELDS), dtype=np.int64)
         self.vic_ptr = np.zeros(CHAIN_PODS + 1, dtype=np.int64)
@@ -51,7 +55,7 @@ class Chain:
         #: the most nodes a tie set holds: the most candidates a walk keeps (as many as it
         #: wants without PDB violations, as many with)
         self.tie_room = 2 * num_candidates(len(runs.names), pct, absolute)
-        self.ties = np.zeros(CHAIN_PODS * max(self.tie_room, 1), dtype=np.int64)
+        self.ties = np.empty(CHAIN_PODS * max(self.tie_room, 1), dtype=np.int64)
 
     def run(self, rows: Sequence[int], result: ScoreResult) -> tuple[int, np.ndarray | None]:
         """One chain over result ``rows`` (the next ones to schedule; no pod nominated):
@@ -59,6 +63,7 @@ class Chain:
         cycle of the row after them (recorded too), that cycle's verdicts (the caller runs
         its PostFilter)."""
         runs, seq = self.runs, self.seq
+        assert not runs.nominated  # (see _record)
         rows_a = np.asarray(rows[:CHAIN_PODS], dtype=np.int64)
         pods = rows_a + self.first
         pod = int(pods[0])
@@ -87,88 +92,135 @@ class Chain:
         seq.start = int(start)
         done, why = int(done), int(why)
         taken = done + (why == ck.STOP_WALK)
-        made = _Made(self.cycles[:taken].tolist(), self.walks[:done].tolist(),
-                     self.vic[: self.vic_ptr[done]].tolist(), self.vic_ptr[: done + 1].tolist(),
-                     self.ties[: self.tie_ptr[done]].tolist(), self.tie_ptr[: done + 1].tolist(),
-                     {})  # fmt: skip
-        rows_l = rows_a[:taken].tolist()
-        first = self.first
-        for j in range(done):
-            self._record(made, j, rows_l[j], rows_l[j] + first, result)
-        if why == ck.STOP_ERROR:  # (the last pod's walk: its buffers still hold it)
-            row = rows_l[done - 1]
-            got = runs._walk_bufs[10].tolist()
-            reason, error = runs.walk_no_candidate(runs.records[row + first], got)
-            entry = result.preemptions[row]
-            entry["reason"] = reason
-            if error:
-                entry["error"] = error
-        stopped = None
-        if why == ck.STOP_WALK:
-            self._cycle(made, made.cycles[done][0], rows_l[done], rows_l[done] + first, result)
-            stopped = self.pool[made.cycles[done][0][ck.ROW]]
         if taken:
-            seq.last, seq.last_pod = seq.one, rows_l[taken - 1] + first
-        return done, stopped
+            self._record(rows_a[:taken], done, why, result)
+            seq.last, seq.last_pod = seq.one, int(rows_a[taken - 1]) + self.first
+        if why == ck.STOP_WALK:  # (its PostFilter to run from Python on its verdicts)
+            return done, self.pool[self.cycles[done, 0, ck.ROW]]
+        return done, None
 
-    def _record(self, made: _Made, j: int, row: int, pod: int, result: ScoreResult) -> None:
-        """Chain pod ``j`` (result row ``row``, batch position ``pod``) into ``result``."""
-        runs = self.runs
-        if not self._cycle(made, made.cycles[j][0], row, pod, result):
+    def _record(self, rows: np.ndarray, done: int, why: int, result: ScoreResult) -> None:
+        """The chain's pods (result ``rows``; the first ``done`` finished, the one after
+        them stopped before its walk if ``why`` is ``STOP_WALK``) into ``result``, as
+        :meth:`.simulation._Sequence.record_one` and the per-pod loop record each: the
+        last cycle of each row (the retry's if any) in the rows' counts, host and error,
+        ``NodeInfo.Pods``' count, the nominations, and the preemption entries (deferred:
+        :class:`.entries.LazyEntries`)."""
+        runs, taken = self.runs, len(rows)
+        cycles, walks = self.cycles[:taken], self.walks[:taken]
+        walked = walks[:, ck.WALKED] != 0  # (``RETRIED`` is stale where no walk ran)
+        retried = walked & (walks[:, ck.RETRIED] != 0)
+        last = cycles[np.arange(taken), retried.astype(np.intp)]
+        host = last[:, ck.HOST]
+        bound = host >= 0
+        result.hosts[rows[bound]] = host[bound]
+        result.feasible[rows] = last[:, ck.FEASIBLE]
+        result.evaluated[rows] = last[:, ck.FEASIBLE] + last[:, ck.FAILED]
+        errors: dict[tuple[int, int], str] = {}
+        for j in np.flatnonzero(~bound).tolist():
+            row = int(rows[j])
+            self.seq.record_failure(result, row, self._error(last[j], row, errors))
+        runs._on_node.total += int(bound.sum()) - int(self.vic_ptr[done])
+        # (the chain starts with no pod nominated and stops after a pod left nominated:
+        # only its last pod's PostFilter may leave a nomination)
+        if done and walked[done - 1]:
+            node, pod = int(walks[done - 1, ck.NODE]), int(rows[done - 1]) + self.first
+            runs.nominate(pod, node, _reason(node, int(walks[done - 1, ck.POTENTIAL])))
+            if bound[done - 1]:
+                runs.nominated.pop(pod)
+        picked = np.flatnonzero(walked)
+        if not len(picked):
             return
-        walk = made.walks[j]
-        if not walk[ck.WALKED]:
-            return
-        node = walk[ck.NODE]
-        victims = made.vic[made.vic_ptr[j] : made.vic_ptr[j + 1]]
-        ties = made.ties[made.tie_ptr[j] : made.tie_ptr[j + 1]]
-        reason = "" if node >= 0 else NO_CANDIDATE if walk[ck.POTENTIAL] else NO_POTENTIAL
-        records = runs.records
-        entry = result.preemptions[row] = entry_of(
-            node, map(records.__getitem__, victims), walk[ck.VIOLATIONS], ties,
-            walk[ck.CANDIDATES], reason, result.node_names)  # fmt: skip
-        runs._on_node.total -= len(victims)
-        runs.nominate(pod, node, reason)
-        if walk[ck.RETRIED]:
-            mark_retried(entry, result.errors, row)
-            self._cycle(made, made.cycles[j][1], row, pod, result)
+        firsts = self._first_errors(cycles[picked, 0], retried[picked], errors)
+        override = None
+        if why == ck.STOP_ERROR:  # (the last pod's walk: its buffers still hold it)
+            got = runs._walk_bufs[10].tolist()
+            override = runs.walk_no_candidate(runs.records[int(rows[done - 1]) + self.first],
+                                              got)  # fmt: skip
+        entries = result.preemptions
+        if not isinstance(entries, LazyEntries):
+            entries = result.preemptions = LazyEntries(dict(entries))
+        entries.defer(_ChainEntries(
+            rows[picked].tolist(), walks[picked].copy(), retried[picked].tolist(), firsts,
+            self.vic[: self.vic_ptr[done]].copy(), self.vic_ptr[picked].copy(),
+            self.vic_ptr[picked + 1].copy(), self.ties[: self.tie_ptr[done]].copy(),
+            self.tie_ptr[picked].copy(), self.tie_ptr[picked + 1].copy(), override,
+            result.node_names, runs.records))  # fmt: skip
 
-    def _cycle(self, made: _Made, fields: list[int], row: int, pod: int,
-               result: ScoreResult) -> bool:  # fmt: skip
-        """A chain cycle of ``pod`` into row ``row`` of ``result`` (as
-        :meth:`.simulation._Sequence.record_one`; bound: ``NodeInfo.Pods`` counts it and
-        it leaves the nominator): whether it fit nowhere."""
-        host, feasible, failed, at, bad_plugin, bad_value = fields
-        result.feasible[row], result.evaluated[row] = feasible, feasible + failed
-        if host >= 0:
-            result.hosts[row] = host
-            self.runs._on_node.total += 1
-            self.runs.nominated.pop(pod, None)
-            return False
-        seq = self.seq
+    def _first_errors(self, cycles: np.ndarray, retried: np.ndarray,
+                      made: dict[tuple[int, int], str]) -> list[str | None]:  # fmt: skip
+        """The FitError of each first cycle of ``cycles`` whose pod was ``retried`` (None
+        for the others: their error is the row's): see :meth:`_error`."""
+        keys = list(zip(cycles[:, ck.ROW].tolist(), cycles[:, ck.FAILED].tolist(), strict=True))
+        for key in set(keys).difference(made):
+            made[key] = self.seq.search_error(self.pool[key[0]], key[1])
+        return [made[key] if again else None
+                for key, again in zip(keys, retried.tolist(), strict=True)]  # fmt: skip
+
+    def _error(self, fields: np.ndarray, row: int, made: dict[tuple[int, int], str]
+               ) -> str | None:  # fmt: skip
+        """The error of a chain cycle that did not bind (``fields``: its ``cycles``
+        entry) of result row ``row``; ``made``: the FitErrors made so far, by (pool row,
+        failed count): one text for a run of failures alike."""
+        _, feasible, failed, at, bad_plugin, bad_value = fields.tolist()
         if feasible == 0:
-            error = made.errors.get(at)
+            error = made.get((at, failed))
             if error is None:
-                error = made.errors[at] = seq.search_error(self.pool[at], failed)
-        elif bad_plugin >= 0:
-            error = seq.invalid_score(bad_plugin, bad_value)
-        else:
-            error = seq.prescore_errors.get(pod)
-        seq.record_failure(result, row, error)
-        return feasible == 0 and failed >= 0
+                error = made[at, failed] = self.seq.search_error(self.pool[at], failed)
+            return error
+        if bad_plugin >= 0:
+            return self.seq.invalid_score(bad_plugin, bad_value)
+        return self.seq.prescore_errors.get(row + self.first)
 
 
-class _Made(NamedTuple):
-    """A chain's outputs as lists (see :func:`.chain_kernel.preempt_chain`), and the
-    error of each pool row read so far."""
+def _reason(node: int, potential: int) -> str:
+    """Why a chain pod's walk nominated no node (``node`` -1; ``potential``: its potential
+    nodes), "" if it nominated ``node``."""
+    if node >= 0:
+        return ""
+    return NO_CANDIDATE if potential else NO_POTENTIAL
 
-    cycles: list[list[list[int]]]
-    walks: list[list[int]]
-    vic: list[int]
-    vic_ptr: list[int]
-    ties: list[int]
-    tie_ptr: list[int]
-    errors: dict[int, str]
+
+class _ChainEntries(NamedTuple):
+    """The preemption entries of a chain's pods that ran PostFilter, made when read
+    (:class:`.entries.LazyEntries`): their result rows, ``walks`` rows, whether retried
+    and the first cycle's error, their victims (``vic[vic_lo[k]:vic_hi[k]]``, batch
+    positions) and tie sets (``ties[tie_lo[k]:tie_hi[k]]``, nodes), the (reason, error)
+    of the last one when its walk met an ``Error`` status (None: as the walk says), the
+    node names and the pods' records."""
+
+    rows: list[int]
+    walks: np.ndarray
+    retried: list[bool]
+    firsts: list[str | None]
+    vic: np.ndarray
+    vic_lo: np.ndarray
+    vic_hi: np.ndarray
+    ties: np.ndarray
+    tie_lo: np.ndarray
+    tie_hi: np.ndarray
+    override: tuple[str, str] | None
+    names: Sequence[str]
+    records: Sequence[PodRecord]
+
+    def entries(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        names, records = self.names, self.records
+        victims = [victim_entry(records[v]) for v in self.vic.tolist()]
+        ties = np.asarray(names, dtype=object)[self.ties].tolist()
+        bounds = zip(self.vic_lo.tolist(), self.vic_hi.tolist(), self.tie_lo.tolist(),
+                     self.tie_hi.tolist(), strict=True)  # fmt: skip
+        last = len(self.rows) - 1
+        for k, (row, walk, (v0, v1, t0, t1)) in enumerate(zip(self.rows, self.walks.tolist(),
+                                                              bounds, strict=True)):  # fmt: skip
+            node = walk[ck.NODE]
+            reason, error = (self.override if k == last and self.override is not None
+                             else (_reason(node, walk[ck.POTENTIAL]), ""))  # fmt: skip
+            entry = entry_fields(names[node] if node >= 0 else None, victims[v0:v1],
+                                 walk[ck.VIOLATIONS], ties[t0:t1], walk[ck.CANDIDATES],
+                                 reason, error)  # fmt: skip
+            if self.retried[k]:
+                retried(entry, self.firsts[k])
+            yield row, entry
 
 
 def _simple(runs: DryRuns, first: int) -> np.ndarray:

@@ -63,6 +63,7 @@ def preempt_chain(
     for node in range(node_count.shape[0]):
         most = max(most, node_count[node])
     n_rows = np.int64(0)
+    split_row = np.int64(-1)  # (the pool row of the last walk's verdicts, in this call)
     vic_ptr[0] = tie_ptr[0] = 0
     for j in range(pods.shape[0]):
         pod = pods[j]
@@ -85,8 +86,12 @@ def preempt_chain(
             continue
         if feasible[0] != 0 or failed[0] < 0:  # (no FitError: no PostFilter)
             continue
-        for node in range(verdicts.shape[0]):
-            verdicts[node] = fail_rows[0, node]
+        if cycles[j, 0, ROW] == split_row:  # (the same verdicts: the walk's split kept)
+            out[fused.KEPT] = 1
+        else:
+            for node in range(verdicts.shape[0]):
+                verdicts[node] = fail_rows[0, node]
+            out[fused.KEPT] = 0
         out[fused.STAGE] = 0
         stream = stream0 + np.uint64(rows[j])
         given = (w[:5] + (mode,) + w[6:7] + (walk_seed, stream, percentage, absolute)  # noqa: RUF005
@@ -94,6 +99,7 @@ def preempt_chain(
         code = fused._call_walk(walk_fn, *given)
         if code != fused.DONE:
             return start, j, STOP_WALK
+        split_row = cycles[j, 0, ROW]
         walks[j, WALKED], walks[j, POTENTIAL] = 1, out[fused.POTENTIAL]
         found = out[fused.CANDIDATES]
         walks[j, CANDIDATES], walks[j, NODE], walks[j, VIOLATIONS] = found, -1, 0

@@ -382,7 +382,7 @@ class DryRuns:
         call, bufs = self._walk_call(budgets, rng)
         verdicts_buf, vptr, cands, out = bufs[0], bufs[5], bufs[8], bufs[10]
         np.copyto(verdicts_buf, verdicts)
-        out[fused.STAGE] = 0
+        out[fused.STAGE] = out[fused.KEPT] = 0
         values = (mode, seed % 2**64, stream % 2**64, percentage, absolute, self.pod, evict)
         while True:
             code = int(call(*values))
@@ -455,7 +455,7 @@ class DryRuns:
             )  # fmt: skip
             call = self._walk_packed = PackedCall(
                 fused.preempt_walk_packed, args, fused.WALK_ARGS, fused.WALK_SCALARS, sources,
-                (fused.preempt_walk_address(),))  # fmt: skip
+                (fused.preempt_walk_address(),), call)  # fmt: skip
         return call, bufs
 
     def _known_for(self, inputs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:

@@ -63,21 +63,42 @@ def entry_of(node: int, victims: Iterable[PodRecord], pdb_violations: int, ties:
     """:func:`preemption_entry` of a preemption's parts: the nominated node (-1: none),
     its victims, PDB violations and tie set, how many candidates, the reason ("" none)
     and the error PostFilter returned ("" none)."""
-    return {
-        "nominatedNode": names[node] if node >= 0 else None,
-        "victims": [
-            {"namespace": p.namespace, "name": p.name, "priority": priority(p)} for p in victims
-        ],
+    return entry_fields(names[node] if node >= 0 else None, list(map(victim_entry, victims)),
+                        pdb_violations, [names[t] for t in ties], candidates, reason,
+                        error)  # fmt: skip
+
+
+def entry_fields(nominated: str | None, victims: list[dict[str, Any]], pdb_violations: int,
+                 ties: list[str], candidates: int, reason: str, error: str = ""
+                 ) -> dict[str, Any]:  # fmt: skip
+    """:func:`entry_of` of parts already named: the nominated node's name (None: none),
+    the victims' objects (:func:`victim_entry`) and the tie set's node names."""
+    entry = {
+        "nominatedNode": nominated,
+        "victims": victims,
         "pdbViolations": pdb_violations,
-        "ties": list(map(names.__getitem__, ties)),
+        "ties": ties,
         "candidates": candidates,
-        **({"reason": reason} if reason else {}),
-        **({"error": error} if error else {}),
     }
+    if reason:
+        entry["reason"] = reason
+    if error:
+        entry["error"] = error
+    return entry
+
+
+def victim_entry(pod: PodRecord) -> dict[str, Any]:
+    """A victim's object in a preemption entry: namespace, name, priority."""
+    return {"namespace": pod.namespace, "name": pod.name, "priority": priority(pod)}
 
 
 def mark_retried(entry: dict[str, Any], errors: list[str | None], row: int) -> None:
     """A preemptor tried again at once (``--retry-nominated``): its entry keeps the first
     cycle's error, and row ``row``'s error is the retry's to record."""
-    entry["retried"], entry["firstError"] = True, errors[row]
+    retried(entry, errors[row])
     errors[row] = None
+
+
+def retried(entry: dict[str, Any], first_error: str | None) -> None:
+    """:func:`mark_retried`'s fields of the entry: retried, and the first cycle's error."""
+    entry["retried"], entry["firstError"] = True, first_error

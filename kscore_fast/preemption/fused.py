@@ -26,9 +26,11 @@ from . import kernels
 #: after the split with ``NEED_OFFSET`` when ``out[STAGE]`` is 0)
 DRAW_GO, DRAW_SEEDED, DRAW_GIVEN = 0, 1, 2
 #: ``out``'s fields: potential nodes, offset, candidates wanted, nodes walked, candidates,
-#: the chosen candidate (the first of the tie set; -1: none), the stage (1: the offset is given)
-POTENTIAL, OFFSET, WANTED, WALKED, CANDIDATES, CHOSEN, STAGE = range(7)
-OUT_FIELDS = 7
+#: the chosen candidate (the first of the tie set; -1: none), the stage (1: the offset is
+#: given), whether the split of the call before is kept (1: the caller vouches that
+#: ``verdicts`` and the known statuses are unchanged since it; read once, then 0)
+POTENTIAL, OFFSET, WANTED, WALKED, CANDIDATES, CHOSEN, STAGE, KEPT = range(8)
+OUT_FIELDS = 8
 #: :func:`preempt_walk`'s return: done; the offset wanted (``DRAW_GIVEN``, stage 0)
 DONE, NEED_OFFSET = 0, 1
 
@@ -62,9 +64,13 @@ def preempt_walk(
     plugins of rows ``evict_ids``; ``bound``: each batch pod's node). Returns ``DONE``,
     ``NEED_OFFSET``, or ``-1 - node`` for the first node whose verdict's status is not
     known (nothing drawn or changed: the caller learns it and calls again)."""
-    n = kernels.split_by_code(verdicts, known_verdicts, unresolvable, potential, unhelpful)
-    if n < 0:
-        return n
+    if out[KEPT] == 1:  # (``potential`` and ``unhelpful`` as the last call left them)
+        n = out[POTENTIAL]
+    else:
+        n = kernels.split_by_code(verdicts, known_verdicts, unresolvable, potential, unhelpful)
+        if n < 0:
+            return n
+    out[KEPT] = 0
     out[POTENTIAL], out[WALKED], out[CANDIDATES], out[CHOSEN] = n, 0, 0, -1
     if n == 0:
         return DONE

@@ -476,8 +476,12 @@ def dry_run(fids, slots, fixed, table, aids, cache, pod, potential, offset, want
     clean = dirty = 0
     vptr[0] = 0
     walked = 0
-    for i in range(n):
-        node = potential[(offset + i) % n]
+    at = offset % n if n > 0 else 0  # (the walk's position: offset + i, modulo n)
+    for _ in range(n):
+        node = potential[at]
+        at += 1
+        if at == n:
+            at = 0
         order[walked] = node
         w = vptr[walked]
         alone = nom_ptr[node + 1] == nom_ptr[node]  # (no nominated pod counted there)
@@ -515,19 +519,38 @@ def dry_run(fids, slots, fixed, table, aids, cache, pod, potential, offset, want
 _SHIFT = np.int64(2**31)
 
 
+#: rows of :func:`_criteria`'s keys: the four criteria, then ``GetEarliestPodStartTime``'s
+#: reading (1: "now", no victim of the highest priority has a start time; else 0) and
+#: the earliest start time
+_CRITERIA, _NOW, _EARLIEST = 4, 4, 5
+
+
 @inline_kernel
-def _criteria(cands, n, vptr, victims, violations, prio, keys):  # pragma: no cover - compiled
+def _criteria(cands, n, vptr, victims, violations, prio, start, keys
+              ):  # fmt: skip  # pragma: no cover - compiled
     """``keys[step, e]``: candidate ``cands[e]``'s key at ``pickOneNodeForPreemption``'s
     criterion ``step`` (each lowest wins): PDB violations, the first victim's priority, the
-    sum of the victims' priorities (each shifted by MaxInt32 + 1), the number of victims."""
+    sum of the victims' priorities (each shifted by MaxInt32 + 1), the number of victims;
+    and ``GetEarliestPodStartTime`` of its victims (rows ``_NOW``, ``_EARLIEST``): the
+    earliest given start among the victims of the highest priority, or "now" (later than
+    any given, see ``reference._Clock``) if none has one. One pass over the victims."""
     for e in range(n):
         k = cands[e]
         lo, hi = vptr[k], vptr[k + 1]
         total = np.int64(0)
+        top = prio[victims[lo]]
+        now, earliest = True, np.int64(0)
         for f in range(lo, hi):
-            total += prio[victims[f]] + _SHIFT
+            q = victims[f]
+            p = prio[q]
+            total += p + _SHIFT
+            if p > top:  # (a higher priority: its victims' times alone count)
+                top, now, earliest = p, True, np.int64(0)
+            if p == top and start[q] != NO_START and (now or start[q] < earliest):
+                now, earliest = False, start[q]
         keys[0, e], keys[1, e] = violations[k], prio[victims[lo]]
         keys[2, e], keys[3, e] = total, hi - lo
+        keys[_NOW, e], keys[_EARLIEST, e] = now, earliest
 
 
 @kernel
@@ -552,9 +575,9 @@ def pick(status, vptr, victims, violations, walked, wanted, prio, start, cands, 
         tie[e] = True
     if n <= 1:
         return n
-    keys = np.empty((4, n), dtype=np.int64)
-    _criteria(cands, n, vptr, victims, violations, prio, keys)
-    for step in range(4):
+    keys = np.empty((_EARLIEST + 1, n), dtype=np.int64)
+    _criteria(cands, n, vptr, victims, violations, prio, start, keys)
+    for step in range(_CRITERIA):
         low = np.iinfo(np.int64).max
         for e in range(n):
             if tie[e]:
@@ -568,31 +591,16 @@ def pick(status, vptr, victims, violations, walked, wanted, prio, start, cands, 
                     left += 1
         if left == 1:
             return n
-    # GetEarliestPodStartTime of each: the earliest given start among the victims of the
-    # highest priority, or "now" (later than any given, see reference._Clock) if none has one
-    now = np.zeros(n, dtype=np.bool_)
-    earliest = np.zeros(n, dtype=np.int64)
+    # GetEarliestPodStartTime of each (rows _NOW, _EARLIEST): "now" wins, else the latest
     any_now = False
-    for e in range(n):
-        if not tie[e]:
-            continue
-        lo, hi = vptr[cands[e]], vptr[cands[e] + 1]
-        top = prio[victims[lo]]
-        for f in range(lo, hi):
-            top = max(top, prio[victims[f]])
-        now[e] = True
-        for f in range(lo, hi):
-            q = victims[f]
-            if prio[q] == top and start[q] != NO_START and (now[e] or start[q] < earliest[e]):
-                now[e], earliest[e] = False, start[q]
-        any_now = any_now or now[e]
     latest = np.iinfo(np.int64).min
     for e in range(n):
-        if tie[e] and not any_now:
-            latest = max(latest, earliest[e])
+        if tie[e]:
+            any_now = any_now or keys[_NOW, e] == 1
+            latest = max(latest, keys[_EARLIEST, e])
     for e in range(n):
         if tie[e]:
-            tie[e] = now[e] if any_now else earliest[e] == latest
+            tie[e] = keys[_NOW, e] == 1 if any_now else keys[_EARLIEST, e] == latest
     return n
 
 
