@@ -156,19 +156,18 @@ def search_chunk(fids, table, pods, reps, classes, nominated, start, num_to_find
     """
     no_room = rej_node[:0]
     no_override = rej_code[:0]
-    deferring = windows.shape[0] > 0 and num_to_find >= 2
+    deferring = windows.shape[0] > 0 and num_to_find >= 2 and fids.shape[0] == 0
     for i in range(pods.shape[0]):
         lo = ptr[i]
         out = feasible[lo : lo + max(num_to_find, 1)]
         if windows.shape[0] > 0:
             windows[i] = -1
-        if deferring and fids.shape[0] == 0 and nominated[i] < 0:
-            windows[i] = start % n_nodes
-            n, start = num_to_find, (windows[i] + num_to_find) % n_nodes
-            failed[i] = 0
-            rej_ptr[i + 1] = rej_ptr[i]
-        elif fids.shape[0] == 0:
-            n, start = windows_pod(nominated[i], start, num_to_find, n_nodes, out)
+        if fids.shape[0] == 0:
+            if deferring and nominated[i] < 0:  # (the list left to the caller)
+                windows[i] = start % n_nodes
+                n, start = num_to_find, (windows[i] + num_to_find) % n_nodes
+            else:
+                n, start = windows_pod(nominated[i], start, num_to_find, n_nodes, out)
             failed[i] = 0
             rej_ptr[i + 1] = rej_ptr[i]
         else:
